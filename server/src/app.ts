@@ -1,0 +1,89 @@
+import Fastify, { type FastifyServerOptions } from 'fastify';
+import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { adminAuth, appAuth, developerAuth } from './auth/hooks';
+import { configFromEnv, type ServerConfig } from './config';
+import openapi from './plugins/openapi';
+import errors from './plugins/errors';
+import actionItems from './routes/action-items';
+import admin from './routes/admin';
+import conversations from './routes/conversations';
+import folders from './routes/folders';
+import goals from './routes/goals';
+import integrations from './routes/integrations';
+import key from './routes/key';
+import memories from './routes/memories';
+import notifications from './routes/notifications';
+import people from './routes/people';
+import screenActivity from './routes/screen-activity';
+import type { Store } from './store/db';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    store: Store;
+    config: ServerConfig;
+  }
+}
+
+export interface AppOptions {
+  store: Store;
+  config?: Partial<ServerConfig>;
+  logger?: FastifyServerOptions['logger'];
+}
+
+// Room for 1000 screen-activity rows or 500 long transcript segments in one request.
+const BODY_LIMIT = 8 * 1024 * 1024;
+
+export async function buildApp({ store, config, logger = false }: AppOptions) {
+  const app = Fastify({ logger, bodyLimit: BODY_LIMIT }).withTypeProvider<ZodTypeProvider>();
+  app.decorate('store', store);
+  app.decorate('config', { ...configFromEnv(), ...config });
+  app.decorateRequest('developerKey', null);
+  app.decorateRequest('integrationApp', null);
+  app.setSerializerCompiler(serializerCompiler);
+
+  await app.register(errors);
+  await app.register(openapi);
+
+  app.get(
+    '/healthz',
+    { schema: { tags: ['Health'], response: { 200: z.object({ status: z.literal('ok') }) } } },
+    () => ({ status: 'ok' as const }),
+  );
+
+  await app.register(
+    async (dev) => {
+      dev.addHook('onRequest', developerAuth(app.config.rateLimit));
+      await dev.register(key);
+      await dev.register(screenActivity, { prefix: '/user' });
+      await dev.register(actionItems, { prefix: '/user' });
+      await dev.register(conversations, { prefix: '/user' });
+      await dev.register(folders, { prefix: '/user' });
+      await dev.register(memories, { prefix: '/user' });
+      await dev.register(goals, { prefix: '/user' });
+      await dev.register(people, { prefix: '/user' });
+      await dev.register(notifications, { prefix: '/user' });
+    },
+    { prefix: '/v1/dev' },
+  );
+
+  await app.register(
+    async (scope) => {
+      scope.addHook('onRequest', adminAuth);
+      await scope.register(admin);
+    },
+    { prefix: '/v1/admin' },
+  );
+
+  await app.register(
+    async (scope) => {
+      scope.addHook('onRequest', appAuth);
+      await scope.register(integrations);
+    },
+    { prefix: '/v2/integrations' },
+  );
+
+  return app;
+}
+
+export type App = Awaited<ReturnType<typeof buildApp>>;

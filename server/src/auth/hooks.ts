@@ -1,0 +1,115 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { Scope } from '../contract/scopes';
+import { HttpError } from '../errors';
+import { FixedWindowLimiter } from './rate-limit';
+import { bearerToken, hashSecret } from './secrets';
+
+export interface DeveloperKey {
+  id: string;
+  userId: string;
+  scopes: Scope[];
+}
+
+export interface IntegrationApp {
+  id: string;
+  name: string;
+  capabilities: string[];
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    developerKey: DeveloperKey | null;
+    integrationApp: IntegrationApp | null;
+  }
+  interface FastifyContextConfig {
+    /** The scope a developer-API route needs. */
+    scope?: Scope;
+  }
+}
+
+const MALFORMED_HEADER = "Missing or invalid Authorization header. Must be 'Bearer API_KEY'";
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+function unauthorized(detail: string): HttpError {
+  return new HttpError(401, detail, { 'www-authenticate': 'Bearer' });
+}
+
+function sameHash(a: string, b: string): boolean {
+  return a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+}
+
+/**
+ * Authenticates `/v1/dev/*` requests by developer key, applies the per-key rate limit, then checks the
+ * route's scope. Runs before validation, so a bad key is a 401 and a missing scope a 403 whatever the input.
+ */
+export function developerAuth(limit: { max: number; windowMs: number }): onRequestAsyncHookHandler {
+  const limiter = new FixedWindowLimiter(limit.max, limit.windowMs);
+  return async function authenticate(request: FastifyRequest, reply: FastifyReply) {
+    const token = bearerToken(request.headers.authorization);
+    if (!token) throw unauthorized(MALFORMED_HEADER);
+    const db = request.server.store.db;
+    const key = await db
+      .selectFrom('api_keys')
+      .select(['id', 'user_id', 'scopes', 'last_used_at'])
+      .where('key_hash', '=', hashSecret(token))
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    if (!key) throw unauthorized('Invalid API Key');
+
+    const now = Date.now();
+    const window = limiter.hit(key.id, now);
+    reply.header('x-ratelimit-limit', String(limiter.max));
+    reply.header('x-ratelimit-remaining', String(window.remaining));
+    reply.header('x-ratelimit-reset', String(Math.ceil(window.resetAt / 1000)));
+    if (!window.allowed) {
+      const retryAfter = Math.max(1, Math.ceil((window.resetAt - now) / 1000));
+      throw new HttpError(429, `Rate limit exceeded. Retry after ${retryAfter} seconds`, {
+        'retry-after': String(retryAfter),
+      });
+    }
+
+    if (key.last_used_at === null || now - key.last_used_at >= LAST_USED_RESOLUTION_MS) {
+      await db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', key.id).execute();
+    }
+    request.developerKey = { id: key.id, userId: key.user_id, scopes: JSON.parse(key.scopes) as Scope[] };
+
+    const required = request.routeOptions.config.scope;
+    if (required && !request.developerKey.scopes.includes(required)) {
+      throw new HttpError(403, `Insufficient permissions. Required scope: ${required}`);
+    }
+  };
+}
+
+/** Authenticates `/v1/admin/*` requests by admin token. */
+export const adminAuth: onRequestAsyncHookHandler = async function authenticateAdmin(request) {
+  const token = bearerToken(request.headers.authorization);
+  if (!token) throw unauthorized("Missing or invalid Authorization header. Must be 'Bearer ADMIN_TOKEN'");
+  const row = await request.server.store.db
+    .selectFrom('admin_tokens')
+    .select('id')
+    .where('token_hash', '=', hashSecret(token))
+    .executeTakeFirst();
+  if (!row) throw unauthorized('Invalid admin token');
+};
+
+/** Authenticates `/v2/integrations/{app_id}/*` requests by the secret of that app. */
+export const appAuth: onRequestAsyncHookHandler = async function authenticateApp(request) {
+  const token = bearerToken(request.headers.authorization);
+  if (!token) throw unauthorized("Missing or invalid Authorization header. Must be 'Bearer APP_SECRET'");
+  const appId = (request.params as { app_id?: string }).app_id ?? '';
+  const app = await request.server.store.db
+    .selectFrom('apps')
+    .select(['id', 'name', 'capabilities', 'secret_hash'])
+    .where('id', '=', appId)
+    .executeTakeFirst();
+  // An unknown app and a wrong secret answer alike, so app ids cannot be probed.
+  if (!app || !sameHash(app.secret_hash, hashSecret(token))) throw unauthorized('Invalid app ID or secret');
+  request.integrationApp = { id: app.id, name: app.name, capabilities: JSON.parse(app.capabilities) as string[] };
+};
+
+/** The user whose developer key authenticated this request. */
+export function callerId(request: FastifyRequest): string {
+  if (!request.developerKey) throw new Error('developerAuth did not run for this route');
+  return request.developerKey.userId;
+}

@@ -1,0 +1,28 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+export const DEV_KEY_PREFIX = 'svc_dev_';
+export const APP_SECRET_PREFIX = 'sk_';
+export const WEBHOOK_SECRET_PREFIX = 'whsec_';
+export const ADMIN_TOKEN_PREFIX = 'svc_admin_';
+
+/** A new secret: the prefix and 32 hex digits. Only its hash is stored. */
+export function newSecret(prefix: string): string {
+  return prefix + randomBytes(16).toString('hex');
+}
+
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+/** The display form of a key, e.g. `svc_dev_abcd...wxyz`. */
+export function displayKey(key: string): string {
+  const body = key.startsWith(DEV_KEY_PREFIX) ? key.slice(DEV_KEY_PREFIX.length) : key;
+  return `${DEV_KEY_PREFIX}${body.slice(0, 4)}...${body.slice(-4)}`;
+}
+
+const BEARER = /^Bearer ([^\s]+)$/;
+
+/** The token of an `Authorization: Bearer <token>` header, or undefined when it is missing or malformed. */
+export function bearerToken(header: string | undefined): string | undefined {
+  return header ? BEARER.exec(header.trim())?.[1] : undefined;
+}

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { dateBound, dateTime, instant, limitParam, offsetParam, queryBool } from './common';
+
+export const actionItem = z
+  .object({
+    id: z.string(),
+    description: z.string(),
+    completed: z.boolean(),
+    created_at: dateTime,
+    updated_at: dateTime,
+    due_at: dateTime.nullable(),
+    completed_at: dateTime.nullable(),
+    conversation_id: z.string().nullable(),
+  })
+  .meta({ id: 'ActionItem' });
+
+export const listActionItemsQuery = z.object({
+  conversation_id: z.string().min(1).optional(),
+  completed: queryBool.optional(),
+  start_date: dateBound('start').optional().meta({ description: 'Created at or after (date or date-time)' }),
+  end_date: dateBound('end').optional().meta({ description: 'Created at or before (date or date-time)' }),
+  limit: limitParam(1000, 100),
+  offset: offsetParam,
+});
+
+const description = z.string().trim().min(1).max(2000);
+
+export const newActionItem = z.object({
+  description,
+  completed: z.boolean().default(false),
+  due_at: instant.nullable().optional(),
+});
+
+export const createActionItemBody = newActionItem.extend({
+  conversation_id: z.string().min(1).nullable().optional(),
+});
+
+export const MAX_ACTION_ITEM_BATCH = 50;
+export const createActionItemsBatchBody = z.object({
+  action_items: z.array(newActionItem).min(1).max(MAX_ACTION_ITEM_BATCH),
+});
+
+export const actionItemsBatchResponse = z.object({
+  action_items: z.array(actionItem),
+  created_count: z.number().int(),
+});
+
+export const updateActionItemBody = z.object({
+  description: description.optional(),
+  completed: z.boolean().optional(),
+  due_at: instant.nullable().optional().meta({ description: 'New due date; null removes it' }),
+});

@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { dateTime } from './common';
+import { capability, proactiveScope, scope } from './scopes';
+import { app, externalIntegration } from './notifications';
+
+export const user = z.object({ id: z.string(), name: z.string(), created_at: dateTime }).meta({ id: 'User' });
+
+export const createUserBody = z.object({ name: z.string().trim().min(1).max(100) });
+
+export const createKeyBody = z.object({
+  name: z.string().trim().min(1).max(100),
+  scopes: z.array(scope).optional().meta({ description: 'Defaults to every :read scope' }),
+});
+
+export const createAppBody = z.object({
+  name: z.string().trim().min(1).max(100),
+  capabilities: z.array(capability),
+  external_integration: externalIntegration.partial({ webhook_url: true }).optional(),
+  proactive_notification: z.object({ scopes: z.array(proactiveScope) }).optional(),
+});
+
+export const createdApp = app
+  .extend({
+    app_secret: z.string().meta({ description: 'Shown only in this response' }),
+    webhook_secret: z.string().meta({ description: 'Signs webhook calls; shown only in this response' }),
+  })
+  .meta({ id: 'CreatedApp' });
+
+export const createInstallBody = z.object({
+  user_id: z.string().min(1),
+  granted_scopes: z.array(proactiveScope).default([]),
+});
+
+export const install = z.object({
+  app_id: z.string(),
+  user_id: z.string(),
+  granted_scopes: z.array(proactiveScope),
+  created_at: dateTime,
+});

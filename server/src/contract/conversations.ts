@@ -1,0 +1,159 @@
+import { z } from 'zod';
+import { dateBound, dateTime, instant, limitParam, offsetParam, queryBool } from './common';
+
+export const CATEGORIES = [
+  'personal',
+  'education',
+  'health',
+  'finance',
+  'legal',
+  'philosophy',
+  'spiritual',
+  'science',
+  'entrepreneurship',
+  'parenting',
+  'romantic',
+  'travel',
+  'inspiration',
+  'technology',
+  'business',
+  'social',
+  'work',
+  'sports',
+  'politics',
+  'literature',
+  'history',
+  'architecture',
+  'music',
+  'weather',
+  'news',
+  'entertainment',
+  'psychology',
+  'design',
+  'family',
+  'economics',
+  'environment',
+  'other',
+] as const;
+
+export const transcriptSegment = z
+  .object({
+    id: z.string(),
+    text: z.string(),
+    speaker_id: z.number().int(),
+    speaker_name: z.string(),
+    is_user: z.boolean(),
+    start: z.number().meta({ description: 'Seconds from the start of the conversation' }),
+    end: z.number().meta({ description: 'Seconds from the start of the conversation' }),
+  })
+  .meta({ id: 'TranscriptSegment' });
+
+export const geolocation = z
+  .object({
+    latitude: z.number().min(-90).max(90),
+    longitude: z.number().min(-180).max(180),
+    address: z.string().max(500).optional(),
+    google_place_id: z.string().max(200).optional(),
+    location_type: z.string().max(100).optional(),
+  })
+  .meta({ id: 'Geolocation' });
+
+export const embeddedActionItem = z.object({
+  description: z.string(),
+  completed: z.boolean(),
+  created_at: dateTime,
+  updated_at: dateTime,
+  due_at: dateTime.nullable(),
+  completed_at: dateTime.nullable(),
+});
+
+export const structured = z
+  .object({
+    title: z.string(),
+    overview: z.string(),
+    category: z.string(),
+    emoji: z.string().optional(),
+    action_items: z.array(embeddedActionItem).optional(),
+    events: z.array(z.record(z.string(), z.unknown())).optional(),
+  })
+  .meta({ id: 'Structured' });
+
+export const conversation = z
+  .object({
+    id: z.string(),
+    created_at: dateTime,
+    started_at: dateTime,
+    finished_at: dateTime,
+    language: z.string(),
+    source: z.string(),
+    structured,
+    transcript_segments: z.array(transcriptSegment).optional(),
+    geolocation: geolocation.nullable(),
+    folder_id: z.string().nullable(),
+    folder_name: z.string().nullable(),
+    discarded: z.boolean(),
+  })
+  .meta({ id: 'Conversation' });
+
+export const listConversationsQuery = z.object({
+  start_date: dateBound('start').optional().meta({ description: 'Started at or after (date or date-time)' }),
+  end_date: dateBound('end').optional().meta({ description: 'Started at or before (date or date-time)' }),
+  folder_id: z.string().min(1).optional(),
+  include_transcript: queryBool.default(false),
+  include_discarded: queryBool.default(false),
+  limit: limitParam(100, 25),
+  offset: offsetParam,
+});
+
+export const getConversationQuery = z.object({ include_transcript: queryBool.default(false) });
+
+/** Caller-supplied summary fields; whatever is missing is derived from the text. */
+const structuredInput = z.object({
+  title: z.string().trim().min(1).max(200).optional(),
+  overview: z.string().max(5000).optional(),
+  category: z.enum(CATEGORIES).optional(),
+  emoji: z.string().max(16).optional(),
+});
+
+const conversationInput = {
+  started_at: instant.optional(),
+  finished_at: instant.optional(),
+  language: z.string().min(2).max(10).default('en'),
+  source: z.string().min(1).max(50).default('api'),
+  geolocation: geolocation.optional(),
+  folder_id: z.string().min(1).nullable().optional(),
+  structured: structuredInput.optional(),
+};
+
+export const createConversationBody = z.object({
+  text: z.string().trim().min(1).max(200_000),
+  text_source: z.enum(['audio_transcript', 'message', 'other_text']).default('other_text'),
+  ...conversationInput,
+});
+
+export const MAX_SEGMENTS = 500;
+export const segmentInput = z.object({
+  text: z.string().trim().min(1).max(10_000),
+  speaker: z.string().max(100).optional().meta({ description: 'Speaker label, e.g. SPEAKER_00' }),
+  speaker_id: z.number().int().min(0).optional(),
+  is_user: z.boolean().default(false),
+  start: z.number().min(0),
+  end: z.number().min(0),
+});
+
+export const createFromSegmentsBody = z.object({
+  transcript_segments: z.array(segmentInput).min(1).max(MAX_SEGMENTS),
+  client_session_id: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .meta({ description: 'Idempotency key: a retry with the same value returns the same conversation' }),
+  ...conversationInput,
+});
+
+export const updateConversationBody = z.object({
+  title: z.string().trim().min(1).max(200).optional(),
+  discarded: z.boolean().optional(),
+  folder_id: z.string().min(1).nullable().optional().meta({ description: 'Folder to move to; null for none' }),
+});

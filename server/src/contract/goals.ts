@@ -1,0 +1,119 @@
+import { z } from 'zod';
+import { dateTime, instant, limitParam, queryBool } from './common';
+
+export const GOAL_TYPES = ['boolean', 'scale', 'numeric'] as const;
+export const GOAL_STATUSES = ['background', 'focused', 'paused', 'achieved', 'abandoned'] as const;
+export const GOAL_SOURCES = ['user', 'ai_suggested', 'imported'] as const;
+/** Statuses in which a goal counts as inactive (`is_active: false`). */
+export const INACTIVE_STATUSES: readonly string[] = ['achieved', 'abandoned'];
+
+export const goalType = z.enum(GOAL_TYPES);
+export const goalStatus = z.enum(GOAL_STATUSES);
+
+export const metric = z.object({
+  type: goalType,
+  current: z.number(),
+  target: z.number(),
+  min: z.number(),
+  max: z.number(),
+  unit: z.string().optional(),
+});
+
+export const goal = z
+  .object({
+    id: z.string(),
+    goal_id: z.string(),
+    title: z.string(),
+    desired_outcome: z.string(),
+    goal_type: goalType,
+    source: z.enum(GOAL_SOURCES),
+    status: goalStatus,
+    is_active: z.boolean(),
+    current_value: z.number(),
+    target_value: z.number(),
+    min_value: z.number(),
+    max_value: z.number(),
+    created_at: dateTime,
+    updated_at: dateTime,
+    focus_rank: z.number().int().nullable(),
+    horizon_at: dateTime.nullable(),
+    metric,
+    success_criteria: z.array(z.string()),
+    unit: z.string().nullable(),
+    why_it_matters: z.string().nullable(),
+  })
+  .meta({ id: 'Goal' });
+
+export const listGoalsQuery = z.object({
+  limit: limitParam(1000, 10),
+  include_inactive: queryBool.default(false).meta({ description: 'Include achieved and abandoned goals' }),
+});
+
+const editable = {
+  title: z.string().trim().min(1).max(200),
+  desired_outcome: z.string().max(2000),
+  status: goalStatus,
+  target_value: z.number(),
+  current_value: z.number(),
+  min_value: z.number(),
+  max_value: z.number(),
+  unit: z.string().max(50).nullable(),
+  focus_rank: z.number().int().min(0).max(1000).nullable(),
+  horizon_at: instant.nullable(),
+  success_criteria: z.array(z.string().trim().min(1).max(500)).max(20),
+  why_it_matters: z.string().max(2000).nullable(),
+};
+
+export const createGoalBody = z.object({
+  title: editable.title,
+  desired_outcome: editable.desired_outcome.default(''),
+  goal_type: goalType.default('numeric'),
+  source: z.enum(GOAL_SOURCES).default('user'),
+  status: editable.status.default('focused'),
+  target_value: editable.target_value.optional().meta({ description: 'Required for numeric goals' }),
+  current_value: editable.current_value.optional(),
+  min_value: editable.min_value.optional(),
+  max_value: editable.max_value.optional(),
+  unit: editable.unit.optional(),
+  focus_rank: editable.focus_rank.optional(),
+  horizon_at: editable.horizon_at.optional(),
+  success_criteria: editable.success_criteria.default([]),
+  why_it_matters: editable.why_it_matters.optional(),
+});
+
+export const updateGoalBody = z.object({
+  title: editable.title.optional(),
+  desired_outcome: editable.desired_outcome.optional(),
+  status: editable.status.optional(),
+  target_value: editable.target_value.optional(),
+  current_value: editable.current_value.optional(),
+  min_value: editable.min_value.optional(),
+  max_value: editable.max_value.optional(),
+  unit: editable.unit.optional(),
+  focus_rank: editable.focus_rank.optional(),
+  horizon_at: editable.horizon_at.optional(),
+  success_criteria: editable.success_criteria.optional(),
+  why_it_matters: editable.why_it_matters.optional(),
+});
+
+export const progressQuery = z.object({
+  current_value: z.coerce.number().refine(Number.isFinite, 'Input should be a finite number'),
+});
+
+export const historyQuery = z.object({
+  days: z.coerce.number().int().min(1).max(365).default(30).meta({ description: 'UTC days back from today (1–365)' }),
+});
+
+export const goalHistory = z
+  .object({
+    goal_id: z.string(),
+    days: z.number().int(),
+    history: z.array(
+      z.object({
+        date: z.iso.date(),
+        value: z.number(),
+        recorded_at: dateTime,
+      }),
+    ),
+  })
+  .meta({ id: 'GoalHistory' });

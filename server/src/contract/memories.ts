@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { dateTime, limitParam, offsetParam } from './common';
+
+export const MEMORY_CATEGORIES = ['interesting', 'system', 'manual'] as const;
+export const memoryCategory = z.enum(MEMORY_CATEGORIES);
+
+export const memory = z
+  .object({
+    id: z.string(),
+    content: z.string(),
+    category: memoryCategory,
+    visibility: z.enum(['private', 'public']),
+    tags: z.array(z.string()),
+    created_at: dateTime,
+    updated_at: dateTime,
+  })
+  .meta({ id: 'Memory' });
+
+export const listMemoriesQuery = z.object({
+  limit: limitParam(1000, 25),
+  offset: offsetParam,
+  categories: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return undefined;
+      const list = v
+        .split(',')
+        .map((c) => c.trim())
+        .filter(Boolean);
+      const unknown = list.filter((c) => !(MEMORY_CATEGORIES as readonly string[]).includes(c));
+      if (unknown.length > 0) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `Unknown categor${unknown.length > 1 ? 'ies' : 'y'} ${unknown.join(', ')}; use ${MEMORY_CATEGORIES.join(', ')}`,
+        });
+        return z.NEVER;
+      }
+      return list;
+    })
+    .meta({ description: `Comma-separated categories to include (${MEMORY_CATEGORIES.join(', ')})` }),
+});
+
+export const newMemory = z.object({
+  content: z.string().trim().min(1).max(5000),
+  category: memoryCategory.default('manual'),
+  visibility: z.enum(['private', 'public']).default('private'),
+  tags: z.array(z.string().trim().min(1).max(50)).max(20).default([]),
+});
+
+export const MAX_MEMORY_BATCH = 25;
+export const createMemoriesBatchBody = z.object({
+  memories: z.array(newMemory).min(1).max(MAX_MEMORY_BATCH),
+});
+export const memoriesBatchResponse = z.object({
+  memories: z.array(memory),
+  created_count: z.number().int(),
+});
+
+export const updateMemoryBody = z.object({
+  content: newMemory.shape.content.optional(),
+  category: memoryCategory.optional(),
+  visibility: z.enum(['private', 'public']).optional(),
+  tags: newMemory.shape.tags.unwrap().optional(),
+});

@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { dateTime, limitParam } from './common';
+import { capability, proactiveScope } from './scopes';
+
+export const directNotificationQuery = z.object({
+  uid: z.string().min(1).max(100).meta({ description: 'The target user id' }),
+  message: z.string().trim().min(1).max(2000).meta({ description: 'The notification text' }),
+});
+export const directNotificationResponse = z.object({ status: z.literal('Ok') });
+
+export const externalIntegration = z.object({
+  triggers_on: z.literal('transcript_processed'),
+  webhook_url: z.url({ protocol: /^https?$/ }).nullable(),
+});
+
+export const app = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    capabilities: z.array(capability),
+    external_integration: externalIntegration.nullable(),
+    proactive_notification: z.object({ scopes: z.array(proactiveScope) }).nullable(),
+    created_at: dateTime,
+    updated_at: dateTime,
+  })
+  .meta({ id: 'App' });
+
+export const notification = z
+  .object({
+    id: z.string(),
+    app_id: z.string(),
+    kind: z.enum(['direct', 'proactive']),
+    title: z.string(),
+    text: z.string(),
+    generated: z.boolean(),
+    created_at: dateTime,
+  })
+  .meta({ id: 'Notification' });
+
+export const listNotificationsQuery = z.object({
+  limit: limitParam(100, 25),
+  cursor: z.string().optional().meta({ description: 'next_cursor of the previous page' }),
+});
+
+export const notificationsPage = z.object({
+  has_more: z.boolean(),
+  next_cursor: z.string().nullable(),
+  notifications: z.array(notification),
+});

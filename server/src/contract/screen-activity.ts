@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { dateBound, dateTime, instant, limitParam } from './common';
+
+export const screenActivityRecord = z
+  .object({
+    id: z.string(),
+    timestamp: dateTime,
+    app_name: z.string(),
+    window_title: z.string(),
+    ocr_text: z.string(),
+  })
+  .meta({ id: 'ScreenActivity' });
+
+export const listScreenActivityQuery = z.object({
+  start_date: dateBound('start').optional(),
+  end_date: dateBound('end').optional(),
+  app: z.string().min(1).optional().meta({ description: 'Exact, case-sensitive app name' }),
+  limit: limitParam(1000, 100),
+  cursor: z.string().optional().meta({ description: 'next_cursor of the previous page' }),
+});
+
+export const screenActivityPage = z.object({
+  has_more: z.boolean(),
+  next_cursor: z.string().nullable(),
+  screen_activity: z.array(screenActivityRecord),
+});
+
+export const createScreenActivityBody = z.object({
+  screen_activity: z
+    .array(
+      z.object({
+        timestamp: instant,
+        app_name: z.string().min(1).max(200),
+        window_title: z.string().max(1000).default(''),
+        ocr_text: z.string().max(1000).default(''),
+      }),
+    )
+    .min(1)
+    .max(1000),
+});
+
+export const createScreenActivityResponse = z.object({ created_count: z.number().int() });

@@ -1,0 +1,67 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import type { z } from 'zod';
+import type { ValidationIssue } from '../contract/common';
+import { HttpError, UnprocessableError } from '../errors';
+
+const LOCATION: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
+
+/** A request part that failed its zod schema; carries zod's issues so they become FastAPI-style `loc`s. */
+export class RequestValidationError extends Error {
+  readonly statusCode = 422;
+  constructor(
+    readonly part: string,
+    readonly issues: z.core.$ZodIssue[],
+  ) {
+    super(issues.map((i) => i.message).join('; '));
+  }
+
+  toIssues(): ValidationIssue[] {
+    const where = LOCATION[this.part] ?? this.part;
+    return this.issues.map((issue) => {
+      const missing = issue.code === 'invalid_type' && issue.input === undefined;
+      return {
+        loc: [where, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
+        msg: missing ? 'Field required' : issue.message,
+        type: missing ? 'missing' : issue.code,
+      };
+    });
+  }
+}
+
+/**
+ * One place that turns every failure into the interface's error bodies: 422 `{detail:[{loc,msg,type}]}` for
+ * bad input, `{detail}` for other client errors, and a bare 500 (logged) for our own faults.
+ */
+async function errorsPlugin(app: FastifyInstance) {
+  app.setValidatorCompiler<z.ZodType>(({ schema, httpPart }) => (data) => {
+    const result = schema.safeParse(data);
+    if (result.success) return { value: result.data };
+    return { error: new RequestValidationError(httpPart ?? 'body', result.error.issues) };
+  });
+
+  // An empty JSON body is "no body", so routes that need none accept one and routes that need one say 422.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    if (body === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(body as string));
+    } catch (error) {
+      done(UnprocessableError.at(['body'], `JSON decode error: ${(error as Error).message}`, 'json_invalid'));
+    }
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof RequestValidationError) return reply.code(422).send({ detail: error.toIssues() });
+    if (error instanceof UnprocessableError) return reply.code(422).send({ detail: error.issues });
+    if (error instanceof HttpError) return reply.code(error.statusCode).headers(error.headers).send({ detail: error.detail });
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) return reply.code(status).send({ detail: error.message });
+    request.log.error({ err: error }, 'request failed');
+    return reply.code(500).send({ detail: 'Internal Server Error' });
+  });
+
+  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ detail: 'Not Found' }));
+}
+
+export default fp(errorsPlugin, { name: 'errors' });

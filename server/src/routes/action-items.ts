@@ -1,0 +1,191 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { Selectable } from 'kysely';
+import { callerId } from '../auth/hooks';
+import {
+  actionItem,
+  actionItemsBatchResponse,
+  createActionItemBody,
+  createActionItemsBatchBody,
+  listActionItemsQuery,
+  updateActionItemBody,
+} from '../contract/action-items';
+import { errors, idParam, iso, success } from '../contract/common';
+import { notFound } from '../errors';
+import { newId } from '../ids';
+import type { ActionItemsTable } from '../store/schema';
+
+const tags = ['Action Items'];
+const params = idParam('action_item_id');
+
+function toActionItem(row: Selectable<ActionItemsTable>) {
+  return {
+    id: row.id,
+    description: row.description,
+    completed: row.completed === 1,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+    due_at: iso(row.due_at),
+    completed_at: iso(row.completed_at),
+    conversation_id: row.conversation_id,
+  };
+}
+
+function newRow(
+  userId: string,
+  input: { description: string; completed: boolean; due_at?: number | null; conversation_id?: string | null },
+  now: number,
+): Selectable<ActionItemsTable> {
+  return {
+    id: newId(now),
+    user_id: userId,
+    description: input.description,
+    completed: input.completed ? 1 : 0,
+    conversation_id: input.conversation_id ?? null,
+    due_at: input.due_at ?? null,
+    completed_at: input.completed ? now : null,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+const actionItems: FastifyPluginAsyncZod = async (app) => {
+  const { db } = app.store;
+
+  async function findOwned(userId: string, id: string) {
+    const row = await db
+      .selectFrom('action_items')
+      .selectAll()
+      .where('id', '=', id)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    if (!row) throw notFound('Action item');
+    return row;
+  }
+
+  app.get(
+    '/action-items',
+    {
+      config: { scope: 'action_items:read' },
+      schema: {
+        tags,
+        summary: 'List action items, newest first',
+        querystring: listActionItemsQuery,
+        response: { 200: actionItem.array(), ...errors(401, 403, 422, 429) },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      let query = db.selectFrom('action_items').selectAll().where('user_id', '=', callerId(request));
+      if (q.conversation_id !== undefined) query = query.where('conversation_id', '=', q.conversation_id);
+      if (q.completed !== undefined) query = query.where('completed', '=', q.completed ? 1 : 0);
+      if (q.start_date !== undefined) query = query.where('created_at', '>=', q.start_date);
+      if (q.end_date !== undefined) query = query.where('created_at', '<=', q.end_date);
+      const rows = await query
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(q.limit)
+        .offset(q.offset)
+        .execute();
+      return rows.map(toActionItem);
+    },
+  );
+
+  app.post(
+    '/action-items',
+    {
+      config: { scope: 'action_items:write' },
+      schema: {
+        tags,
+        summary: 'Create one action item',
+        body: createActionItemBody,
+        response: { 201: actionItem, ...errors(401, 403, 404, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      const userId = callerId(request);
+      const { conversation_id } = request.body;
+      if (conversation_id) {
+        const found = await db
+          .selectFrom('conversations')
+          .select('id')
+          .where('id', '=', conversation_id)
+          .where('user_id', '=', userId)
+          .executeTakeFirst();
+        if (!found) throw notFound('Conversation');
+      }
+      const row = newRow(userId, request.body, Date.now());
+      await db.insertInto('action_items').values(row).execute();
+      return reply.code(201).send(toActionItem(row));
+    },
+  );
+
+  app.post(
+    '/action-items/batch',
+    {
+      config: { scope: 'action_items:write' },
+      schema: {
+        tags,
+        summary: 'Create up to 50 action items; all of them or none',
+        body: createActionItemsBatchBody,
+        response: { 201: actionItemsBatchResponse, ...errors(401, 403, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      const userId = callerId(request);
+      const now = Date.now();
+      // One creation time for the whole batch; ids keep the input order.
+      const rows = request.body.action_items.map((item) => newRow(userId, item, now));
+      await db.insertInto('action_items').values(rows).execute();
+      return reply.code(201).send({ action_items: rows.map(toActionItem), created_count: rows.length });
+    },
+  );
+
+  app.patch(
+    '/action-items/:action_item_id',
+    {
+      config: { scope: 'action_items:write' },
+      schema: {
+        tags,
+        summary: 'Update an action item (only the fields sent)',
+        params,
+        body: updateActionItemBody,
+        response: { 200: actionItem, ...errors(401, 403, 404, 422, 429) },
+      },
+    },
+    async (request) => {
+      const userId = callerId(request);
+      const current = await findOwned(userId, request.params.action_item_id);
+      const { description, completed, due_at } = request.body;
+      const now = Date.now();
+      const changes: Partial<Selectable<ActionItemsTable>> = { updated_at: now };
+      if (description !== undefined) changes.description = description;
+      if (due_at !== undefined) changes.due_at = due_at;
+      if (completed !== undefined && completed !== (current.completed === 1)) {
+        changes.completed = completed ? 1 : 0;
+        changes.completed_at = completed ? now : null;
+      }
+      await db.updateTable('action_items').set(changes).where('id', '=', current.id).execute();
+      return toActionItem({ ...current, ...changes });
+    },
+  );
+
+  app.delete(
+    '/action-items/:action_item_id',
+    {
+      config: { scope: 'action_items:write' },
+      schema: {
+        tags,
+        summary: 'Delete an action item',
+        params,
+        response: { 200: success, ...errors(401, 403, 404, 429) },
+      },
+    },
+    async (request) => {
+      const current = await findOwned(callerId(request), request.params.action_item_id);
+      await db.deleteFrom('action_items').where('id', '=', current.id).execute();
+      return { success: true as const };
+    },
+  );
+};
+
+export default actionItems;

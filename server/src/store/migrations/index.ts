@@ -1,0 +1,7 @@
+import type { Migration } from 'kysely';
+import * as initial from './0001_initial';
+
+// Versioned migrations, applied in key order. Never edit one that has shipped; add the next file.
+export const migrations: Record<string, Migration> = {
+  '0001_initial': initial,
+};

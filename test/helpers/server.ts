@@ -1,0 +1,83 @@
+// Starts the real devdata-server for a test: in this process, on a free loopback port, over a real SQLite
+// file or a PostgreSQL database created for the test and dropped afterwards.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { buildApp, type App } from '../../server/src/app';
+import type { ServerConfig } from '../../server/src/config';
+import { initInstance, type InitResult } from '../../server/src/scripts/init';
+import { migrateToLatest, openStore, type Dialect, type Store } from '../../server/src/store/db';
+
+export type { Dialect };
+
+/** The dialects every server suite runs on; TEST_DIALECTS=sqlite narrows it while iterating locally. */
+export const DIALECTS: Dialect[] = (process.env.TEST_DIALECTS ?? 'sqlite,postgres')
+  .split(',')
+  .map((d) => d.trim())
+  .filter((d): d is Dialect => d === 'sqlite' || d === 'postgres');
+
+export const PG_ADMIN_URL = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export interface TestServer {
+  dialect: Dialect;
+  baseUrl: string;
+  app: App;
+  /** Direct access to the database, for asserting what was (or was not) stored. */
+  store: Store;
+  /** What `devdata-server init` made: a user, a key with every scope, an admin token, an installed app. */
+  init: InitResult;
+  close(): Promise<void>;
+}
+
+/** Creates an empty database and returns its URL and a function that drops it. */
+export async function createDatabase(dialect: Dialect): Promise<{ url: string; drop(): Promise<void> }> {
+  if (dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'devdata-test-'));
+    return { url: `sqlite:${join(dir, 'devdata.sqlite')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const name = `devdata_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: PG_ADMIN_URL });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+export async function startServer(dialect: Dialect, config: Partial<ServerConfig> = {}): Promise<TestServer> {
+  const database = await createDatabase(dialect);
+  const store = openStore(database.url);
+  await migrateToLatest(store.db);
+  const init = await initInstance(store.db);
+  // A generous default rate limit so suites never trip it unless they mean to.
+  const app = await buildApp({ store, config: { rateLimit: { max: 100_000, windowMs: 60_000 }, ...config } });
+  const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+  return {
+    dialect,
+    baseUrl,
+    app,
+    store,
+    init,
+    close: async () => {
+      await app.close();
+      await store.close();
+      await database.drop();
+    },
+  };
+}
