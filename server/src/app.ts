@@ -42,6 +42,16 @@ export async function buildApp({ store, config, logger = false }: AppOptions) {
   app.decorateRequest('integrationApp', null);
   app.setSerializerCompiler(serializerCompiler);
 
+  // While closing, answer in-flight requests with `Connection: close`, so keep-alive clients let go and
+  // close() finishes once those responses are out (idle connections are closed at once).
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
+
   await app.register(errors);
   await app.register(openapi);
 

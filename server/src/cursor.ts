@@ -26,12 +26,16 @@ export function decodeCursor(cursor: string, filters: Record<string, unknown>): 
   }
   const { t, i, f } = (parsed ?? {}) as { t?: unknown; i?: unknown; f?: unknown };
   if (typeof t !== 'number' || !Number.isFinite(t) || typeof i !== 'string' || typeof f !== 'string') {
-    throw UnprocessableError.at(['query', 'cursor'], 'Invalid cursor: pass next_cursor from the previous page unchanged', 'cursor_invalid');
+    throw UnprocessableError.at(
+      ['query', 'cursor'],
+      'Invalid cursor: pass next_cursor from the previous page unchanged',
+      'cursor_invalid',
+    );
   }
   if (f !== fingerprint(filters)) {
     throw UnprocessableError.at(
       ['query', 'cursor'],
-      'Cursor was made for different filters: repeat the first request\'s filters, or start again without a cursor',
+      "Cursor was made for different filters: repeat the first request's filters, or start again without a cursor",
       'cursor_mismatch',
     );
   }

@@ -14,5 +14,9 @@ export function newId(now = Date.now()): string {
     lastMs = now;
     sequence = 0;
   }
-  return now.toString(16).padStart(12, '0') + sequence.toString(16).padStart(4, '0') + randomBytes(4).toString('hex');
+  return (
+    now.toString(16).padStart(12, '0') +
+    sequence.toString(16).padStart(4, '0') +
+    randomBytes(4).toString('hex')
+  );
 }

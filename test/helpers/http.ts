@@ -1,5 +1,4 @@
 // A small HTTP client for tests: real requests over the loopback, JSON in and out.
-import type { z } from 'zod';
 import { SCOPES, type Scope } from '../../server/src/contract/scopes';
 import type { TestServer } from './server';
 
@@ -18,7 +17,11 @@ export interface Client {
   put(path: string, body?: unknown, query?: Query): Promise<Reply>;
   delete(path: string, query?: Query): Promise<Reply>;
   /** Sends exactly these headers and raw body, for malformed-request tests. */
-  raw(method: string, path: string, init: { headers?: Record<string, string>; body?: string }): Promise<Reply>;
+  raw(
+    method: string,
+    path: string,
+    init: { headers?: Record<string, string>; body?: string },
+  ): Promise<Reply>;
 }
 
 export function client(baseUrl: string, token?: string): Client {
@@ -71,23 +74,40 @@ export async function newUser(
   scopes?: Scope[],
 ): Promise<{ id: string; key: string; client: Client }> {
   const admin = adminClient(server);
-  const user = await admin.post('/v1/admin/users', { name: `user-${Math.random().toString(36).slice(2, 8)}` });
+  const user = await admin.post('/v1/admin/users', {
+    name: `user-${Math.random().toString(36).slice(2, 8)}`,
+  });
   expect(user.status).toBe(201);
-  const key = await admin.post(`/v1/admin/users/${user.body.id}/keys`, { name: 'test', scopes: scopes ?? [...SCOPES] });
+  const key = await admin.post(`/v1/admin/users/${user.body.id}/keys`, {
+    name: 'test',
+    scopes: scopes ?? [...SCOPES],
+  });
   expect(key.status).toBe(201);
   return { id: user.body.id, key: key.body.key, client: client(server.baseUrl, key.body.key) };
 }
 
 /** A key for the init user holding only `scopes`. */
 export async function keyWithScopes(server: TestServer, scopes: Scope[]): Promise<Client> {
-  const key = await adminClient(server).post(`/v1/admin/users/${server.init.user_id}/keys`, { name: 'scoped', scopes });
+  const key = await adminClient(server).post(`/v1/admin/users/${server.init.user_id}/keys`, {
+    name: 'scoped',
+    scopes,
+  });
   expect(key.status).toBe(201);
   return client(server.baseUrl, key.body.key);
 }
 
+/** The part of a zod schema tests need; structural, since the server's zod 4 is not the root's zod 3. */
+interface Contract<T> {
+  safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: unknown[] } };
+}
+
 /** Asserts that `value` satisfies the server's zod contract, showing zod's issues when it does not. */
-export function expectShape<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
+export function expectShape<T>(schema: Contract<T>, value: unknown): T {
   const result = schema.safeParse(value);
-  if (!result.success) throw new Error(`Response does not match the contract: ${JSON.stringify(result.error.issues, null, 2)}\n${JSON.stringify(value, null, 2).slice(0, 2000)}`);
+  if (!result.success) {
+    throw new Error(
+      `Response does not match the contract: ${JSON.stringify(result.error.issues, null, 2)}\n${JSON.stringify(value, null, 2).slice(0, 2000)}`,
+    );
+  }
   return result.data;
 }

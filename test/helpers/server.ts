@@ -34,7 +34,10 @@ export interface TestServer {
 export async function createDatabase(dialect: Dialect): Promise<{ url: string; drop(): Promise<void> }> {
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'devdata-test-'));
-    return { url: `sqlite:${join(dir, 'devdata.sqlite')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+    return {
+      url: `sqlite:${join(dir, 'devdata.sqlite')}`,
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
   }
   const name = `devdata_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
   const admin = new pg.Client({ connectionString: PG_ADMIN_URL });

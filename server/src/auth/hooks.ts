@@ -105,7 +105,11 @@ export const appAuth: onRequestAsyncHookHandler = async function authenticateApp
     .executeTakeFirst();
   // An unknown app and a wrong secret answer alike, so app ids cannot be probed.
   if (!app || !sameHash(app.secret_hash, hashSecret(token))) throw unauthorized('Invalid app ID or secret');
-  request.integrationApp = { id: app.id, name: app.name, capabilities: JSON.parse(app.capabilities) as string[] };
+  request.integrationApp = {
+    id: app.id,
+    name: app.name,
+    capabilities: JSON.parse(app.capabilities) as string[],
+  };
 };
 
 /** The user whose developer key authenticated this request. */

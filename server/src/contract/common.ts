@@ -7,10 +7,19 @@ export const validationIssue = z.object({
   msg: z.string(),
   type: z.string(),
 });
-export const validationErrorBody = z.object({ detail: z.array(validationIssue) }).meta({ id: 'ValidationError' });
+export const validationErrorBody = z
+  .object({ detail: z.array(validationIssue) })
+  .meta({ id: 'ValidationError' });
 export type ValidationIssue = z.infer<typeof validationIssue>;
 
-const errorSchemas = { 401: errorBody, 403: errorBody, 404: errorBody, 409: errorBody, 422: validationErrorBody, 429: errorBody };
+const errorSchemas = {
+  401: errorBody,
+  403: errorBody,
+  404: errorBody,
+  409: errorBody,
+  422: validationErrorBody,
+  429: errorBody,
+};
 type ErrorStatus = keyof typeof errorSchemas;
 
 /** Response schemas for the error statuses a route can answer, for the OpenAPI document. */

@@ -127,7 +127,6 @@ const conversationInput = {
 
 export const createConversationBody = z.object({
   text: z.string().trim().min(1).max(200_000),
-  text_source: z.enum(['audio_transcript', 'message', 'other_text']).default('other_text'),
   ...conversationInput,
 });
 
@@ -155,5 +154,10 @@ export const createFromSegmentsBody = z.object({
 export const updateConversationBody = z.object({
   title: z.string().trim().min(1).max(200).optional(),
   discarded: z.boolean().optional(),
-  folder_id: z.string().min(1).nullable().optional().meta({ description: 'Folder to move to; null for none' }),
+  folder_id: z
+    .string()
+    .min(1)
+    .nullable()
+    .optional()
+    .meta({ description: 'Folder to move to; null for none' }),
 });

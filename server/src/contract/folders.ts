@@ -13,9 +13,7 @@ export const folder = z
   })
   .meta({ id: 'Folder' });
 
-const color = z
-  .string()
-  .regex(/^#[0-9a-fA-F]{6}$/, 'Color must be a hex color like #4f46e5');
+const color = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'Color must be a hex color like #4f46e5');
 
 export const createFolderBody = z.object({
   name: z.string().trim().min(1).max(100),

@@ -9,6 +9,9 @@ export const INACTIVE_STATUSES: readonly string[] = ['achieved', 'abandoned'];
 
 export const goalType = z.enum(GOAL_TYPES);
 export const goalStatus = z.enum(GOAL_STATUSES);
+export type GoalType = (typeof GOAL_TYPES)[number];
+export type GoalStatus = (typeof GOAL_STATUSES)[number];
+export type GoalSource = (typeof GOAL_SOURCES)[number];
 
 export const metric = z.object({
   type: goalType,
@@ -97,11 +100,23 @@ export const updateGoalBody = z.object({
 });
 
 export const progressQuery = z.object({
-  current_value: z.coerce.number().refine(Number.isFinite, 'Input should be a finite number'),
+  // A string first, so an empty or missing value is refused instead of being coerced to 0 or NaN.
+  current_value: z
+    .string()
+    .trim()
+    .min(1, 'Input should be a valid number')
+    .pipe(z.coerce.number({ error: 'Input should be a valid, finite number' }))
+    .meta({ description: 'The new current value, within [min_value, max_value]' }),
 });
 
 export const historyQuery = z.object({
-  days: z.coerce.number().int().min(1).max(365).default(30).meta({ description: 'UTC days back from today (1–365)' }),
+  days: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(365)
+    .default(30)
+    .meta({ description: 'UTC days back from today (1–365)' }),
 });
 
 export const goalHistory = z

@@ -3,6 +3,7 @@ import { dateTime, limitParam, offsetParam } from './common';
 
 export const MEMORY_CATEGORIES = ['interesting', 'system', 'manual'] as const;
 export const memoryCategory = z.enum(MEMORY_CATEGORIES);
+export type MemoryCategory = z.infer<typeof memoryCategory>;
 
 export const memory = z
   .object({

@@ -4,7 +4,12 @@ import type { z } from 'zod';
 import type { ValidationIssue } from '../contract/common';
 import { HttpError, UnprocessableError } from '../errors';
 
-const LOCATION: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
+const LOCATION: Record<string, string> = {
+  body: 'body',
+  querystring: 'query',
+  params: 'path',
+  headers: 'header',
+};
 
 /** A request part that failed its zod schema; carries zod's issues so they become FastAPI-style `loc`s. */
 export class RequestValidationError extends Error {
@@ -19,7 +24,9 @@ export class RequestValidationError extends Error {
   toIssues(): ValidationIssue[] {
     const where = LOCATION[this.part] ?? this.part;
     return this.issues.map((issue) => {
-      const missing = issue.code === 'invalid_type' && issue.input === undefined;
+      // An absent body reaches the schema as null; anything else absent as undefined.
+      const absent = issue.input === undefined || (issue.input === null && issue.path.length === 0);
+      const missing = issue.code === 'invalid_type' && absent;
       return {
         loc: [where, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
         msg: missing ? 'Field required' : issue.message,
@@ -35,7 +42,7 @@ export class RequestValidationError extends Error {
  */
 async function errorsPlugin(app: FastifyInstance) {
   app.setValidatorCompiler<z.ZodType>(({ schema, httpPart }) => (data) => {
-    const result = schema.safeParse(data);
+    const result = schema.safeParse(data, { reportInput: true });
     if (result.success) return { value: result.data };
     return { error: new RequestValidationError(httpPart ?? 'body', result.error.issues) };
   });
@@ -54,7 +61,8 @@ async function errorsPlugin(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof RequestValidationError) return reply.code(422).send({ detail: error.toIssues() });
     if (error instanceof UnprocessableError) return reply.code(422).send({ detail: error.issues });
-    if (error instanceof HttpError) return reply.code(error.statusCode).headers(error.headers).send({ detail: error.detail });
+    if (error instanceof HttpError)
+      return reply.code(error.statusCode).headers(error.headers).send({ detail: error.detail });
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) return reply.code(status).send({ detail: error.message });
     request.log.error({ err: error }, 'request failed');

@@ -1,6 +1,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { createAppBody, createdApp, createInstallBody, createKeyBody, createUserBody, install, user } from '../contract/admin';
+import {
+  createAppBody,
+  createdApp,
+  createInstallBody,
+  createKeyBody,
+  createUserBody,
+  install,
+  user,
+} from '../contract/admin';
 import { errors, iso } from '../contract/common';
 import { apiKey, createdApiKey } from '../contract/keys';
 import { app as appSchema } from '../contract/notifications';
@@ -26,7 +34,13 @@ const admin: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/users',
     {
-      schema: { tags, security, summary: 'Create a user', body: createUserBody, response: { 201: user, ...errors(401, 422) } },
+      schema: {
+        tags,
+        security,
+        summary: 'Create a user',
+        body: createUserBody,
+        response: { 201: user, ...errors(401, 422) },
+      },
     },
     async (request, reply) => reply.code(201).send(await createUser(db, request.body.name)),
   );
@@ -123,8 +137,11 @@ const admin: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/apps',
-    { schema: { tags, security, summary: 'List apps', response: { 200: appSchema.array(), ...errors(401) } } },
-    async () => (await db.selectFrom('apps').selectAll().orderBy('created_at').orderBy('id').execute()).map(toApp),
+    {
+      schema: { tags, security, summary: 'List apps', response: { 200: appSchema.array(), ...errors(401) } },
+    },
+    async () =>
+      (await db.selectFrom('apps').selectAll().orderBy('created_at').orderBy('id').execute()).map(toApp),
   );
 
   app.post(
@@ -142,7 +159,12 @@ const admin: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       await requireApp(request.params.app_id);
       await requireUser(request.body.user_id);
-      const created = await installApp(db, request.params.app_id, request.body.user_id, request.body.granted_scopes);
+      const created = await installApp(
+        db,
+        request.params.app_id,
+        request.body.user_id,
+        request.body.granted_scopes,
+      );
       return reply.code(201).send(created);
     },
   );

@@ -1,7 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errors } from '../contract/common';
-import { app as appSchema, directNotificationQuery, directNotificationResponse } from '../contract/notifications';
+import {
+  app as appSchema,
+  directNotificationQuery,
+  directNotificationResponse,
+} from '../contract/notifications';
 import { HttpError } from '../errors';
 import { push } from '../proactive/push';
 import { toApp } from '../store/accounts';
@@ -26,7 +30,13 @@ const integrations: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) =>
-      toApp(await db.selectFrom('apps').selectAll().where('id', '=', request.params.app_id).executeTakeFirstOrThrow()),
+      toApp(
+        await db
+          .selectFrom('apps')
+          .selectAll()
+          .where('id', '=', request.params.app_id)
+          .executeTakeFirstOrThrow(),
+      ),
   );
 
   /** Counts one direct notification in the app's and user's clock hour; atomic on both databases. */
@@ -36,7 +46,9 @@ const integrations: FastifyPluginAsyncZod = async (app) => {
     const row = await db
       .insertInto('rate_counters')
       .values({ key: `direct:${appId}:${userId}:${windowStart}`, count: 1, expires_at: expiresAt })
-      .onConflict((oc) => oc.column('key').doUpdateSet((eb) => ({ count: eb('rate_counters.count', '+', 1) })))
+      .onConflict((oc) =>
+        oc.column('key').doUpdateSet((eb) => ({ count: eb('rate_counters.count', '+', 1) })),
+      )
       .returning('count')
       .executeTakeFirstOrThrow();
     if (row.count === 1) await db.deleteFrom('rate_counters').where('expires_at', '<=', now).execute();

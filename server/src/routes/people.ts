@@ -1,5 +1,166 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { Selectable } from 'kysely';
+import { callerId } from '../auth/hooks';
+import { errors, idParam, iso, success } from '../contract/common';
+import { createPersonBody, peopleList, person, updatePersonBody } from '../contract/people';
+import { HttpError, notFound } from '../errors';
+import { newId } from '../ids';
+import { isUniqueViolation } from '../store/errors';
+import type { PeopleTable } from '../store/schema';
 
-const routes: FastifyPluginAsyncZod = async () => {};
+const tags = ['People'];
+const params = idParam('person_id');
 
-export default routes;
+/** Names are unique per user regardless of case and surrounding spaces. */
+const nameKey = (name: string) => name.trim().toLowerCase();
+
+const nameTaken = (name: string) => new HttpError(409, `A person named ${name} already exists`);
+
+function toPerson(row: Selectable<PeopleTable>) {
+  return {
+    id: row.id,
+    name: row.name,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+    speech_sample_transcripts: JSON.parse(row.speech_sample_transcripts) as string[],
+  };
+}
+
+const people: FastifyPluginAsyncZod = async (app) => {
+  const { db } = app.store;
+
+  const findByKey = (userId: string, key: string) =>
+    db
+      .selectFrom('people')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('name_key', '=', key)
+      .executeTakeFirst();
+
+  async function findOwned(userId: string, id: string) {
+    const row = await db
+      .selectFrom('people')
+      .selectAll()
+      .where('id', '=', id)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    if (!row) throw notFound('Person');
+    return row;
+  }
+
+  app.get(
+    '/people',
+    {
+      config: { scope: 'people:read' },
+      schema: {
+        tags,
+        summary: 'List people, by name',
+        response: { 200: peopleList, ...errors(401, 403, 429) },
+      },
+    },
+    async (request) => {
+      const rows = await db
+        .selectFrom('people')
+        .selectAll()
+        .where('user_id', '=', callerId(request))
+        .orderBy('name_key')
+        .orderBy('id')
+        .execute();
+      return { people: rows.map(toPerson) };
+    },
+  );
+
+  app.post(
+    '/people',
+    {
+      config: { scope: 'people:write' },
+      schema: {
+        tags,
+        summary: 'Create a person, or return the one with this name',
+        description:
+          'Idempotent by name (case-insensitive): answers 201 with a new person, or 200 with the existing one.',
+        body: createPersonBody,
+        response: { 200: person, 201: person, ...errors(401, 403, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      const userId = callerId(request);
+      const { name } = request.body;
+      const key = nameKey(name);
+      const existing = await findByKey(userId, key);
+      if (existing) return reply.code(200).send(toPerson(existing));
+      const now = Date.now();
+      const row: Selectable<PeopleTable> = {
+        id: newId(now),
+        user_id: userId,
+        name,
+        name_key: key,
+        speech_sample_transcripts: '[]',
+        created_at: now,
+        updated_at: now,
+      };
+      try {
+        await db.insertInto('people').values(row).execute();
+      } catch (error) {
+        // A concurrent request created the same name first: answer as if this one came second.
+        const raced = isUniqueViolation(error) ? await findByKey(userId, key) : undefined;
+        if (!raced) throw error;
+        return reply.code(200).send(toPerson(raced));
+      }
+      return reply.code(201).send(toPerson(row));
+    },
+  );
+
+  app.patch(
+    '/people/:person_id',
+    {
+      config: { scope: 'people:write' },
+      schema: {
+        tags,
+        summary: 'Rename a person',
+        params,
+        body: updatePersonBody,
+        response: { 200: person, ...errors(401, 403, 404, 409, 422, 429) },
+      },
+    },
+    async (request) => {
+      const userId = callerId(request);
+      const current = await findOwned(userId, request.params.person_id);
+      const { name } = request.body;
+      if (name === undefined || name === current.name) return toPerson(current);
+      const key = nameKey(name);
+      if (key !== current.name_key) {
+        const other = await findByKey(userId, key);
+        if (other) throw nameTaken(name);
+      }
+      const changes = { name, name_key: key, updated_at: Date.now() };
+      try {
+        await db.updateTable('people').set(changes).where('id', '=', current.id).execute();
+      } catch (error) {
+        if (isUniqueViolation(error)) throw nameTaken(name);
+        throw error;
+      }
+      return toPerson({ ...current, ...changes });
+    },
+  );
+
+  app.delete(
+    '/people/:person_id',
+    {
+      config: { scope: 'people:write' },
+      schema: {
+        tags,
+        summary: 'Delete a person',
+        params,
+        response: { 200: success, ...errors(401, 403, 404, 429) },
+      },
+    },
+    async (request) => {
+      const current = await findOwned(callerId(request), request.params.person_id);
+      await db.deleteFrom('people').where('id', '=', current.id).execute();
+      return { success: true as const };
+    },
+  );
+};
+
+export default people;

@@ -71,7 +71,8 @@ export function toApp(row: Selectable<AppsTable>) {
     name: row.name,
     capabilities: JSON.parse(row.capabilities),
     external_integration: row.external_integration === null ? null : JSON.parse(row.external_integration),
-    proactive_notification: row.proactive_notification === null ? null : JSON.parse(row.proactive_notification),
+    proactive_notification:
+      row.proactive_notification === null ? null : JSON.parse(row.proactive_notification),
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
   };
@@ -122,5 +123,9 @@ export async function installApp(
     .values(row)
     .onConflict((oc) => oc.columns(['app_id', 'user_id']).doUpdateSet({ granted_scopes: row.granted_scopes }))
     .execute();
-  return { ...row, granted_scopes: JSON.parse(row.granted_scopes) as ProactiveScope[], created_at: iso(row.created_at) };
+  return {
+    ...row,
+    granted_scopes: JSON.parse(row.granted_scopes) as ProactiveScope[],
+    created_at: iso(row.created_at),
+  };
 }

@@ -158,7 +158,6 @@ export interface RateCountersTable {
   expires_at: number;
 }
 
-
 export interface Database {
   users: UsersTable;
   admin_tokens: AdminTokensTable;

@@ -169,7 +169,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('goals_user_created').on('goals').columns(['user_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('goals_user_created')
+    .on('goals')
+    .columns(['user_id', 'created_at', 'id'])
+    .execute();
 
   await db.schema
     .createTable('goal_history')

@@ -1,0 +1,92 @@
+import { createdApp, install, user } from '../../server/src/contract/admin';
+import { validationErrorBody } from '../../server/src/contract/common';
+import { apiKey } from '../../server/src/contract/keys';
+import { app as appSchema } from '../../server/src/contract/notifications';
+import { adminClient, client, devClient, expectShape } from '../helpers/http';
+import { DIALECTS, startServer, type TestServer } from '../helpers/server';
+
+describe.each(DIALECTS)('administration on %s', (dialect) => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startServer(dialect);
+  });
+  afterAll(() => server.close());
+
+  it('needs the admin token', async () => {
+    expect((await client(server.baseUrl).get('/v1/admin/users')).status).toBe(401);
+    const withDevKey = await devClient(server).get('/v1/admin/users');
+    expect(withDevKey.status).toBe(401);
+    expect(withDevKey.body).toEqual({ detail: 'Invalid admin token' });
+  });
+
+  it('creates and lists users and their keys', async () => {
+    const admin = adminClient(server);
+    const created = await admin.post('/v1/admin/users', { name: 'Ada' });
+    expect(created.status).toBe(201);
+    const ada = expectShape(user, created.body);
+    const users = expectShape(user.array(), (await admin.get('/v1/admin/users')).body);
+    expect(users.map((u) => u.id)).toEqual([server.init.user_id, ada.id]);
+
+    const key = await admin.post(`/v1/admin/users/${ada.id}/keys`, {
+      name: 'ci',
+      scopes: ['memories:write'],
+    });
+    expect(key.status).toBe(201);
+    const keys = expectShape(apiKey.array(), (await admin.get(`/v1/admin/users/${ada.id}/keys`)).body);
+    expect(keys).toEqual([expect.objectContaining({ id: key.body.id, scopes: ['memories:write'] })]);
+    expect(JSON.stringify(keys)).not.toContain(key.body.key);
+
+    expect((await admin.post('/v1/admin/users/nobody/keys', { name: 'x' })).status).toBe(404);
+    const badScope = await admin.post(`/v1/admin/users/${ada.id}/keys`, {
+      name: 'x',
+      scopes: ['everything'],
+    });
+    expect(badScope.status).toBe(422);
+    expect(expectShape(validationErrorBody, badScope.body).detail[0].loc).toEqual(['body', 'scopes', 0]);
+  });
+
+  it('creates apps, installs and uninstalls them', async () => {
+    const admin = adminClient(server);
+    const created = await admin.post('/v1/admin/apps', {
+      name: 'Coach',
+      capabilities: ['external_integration', 'proactive_notification'],
+      external_integration: {
+        triggers_on: 'transcript_processed',
+        webhook_url: 'https://example.invalid/hook',
+      },
+      proactive_notification: { scopes: ['user_name', 'user_facts'] },
+    });
+    expect(created.status).toBe(201);
+    const coach = expectShape(createdApp, created.body);
+    expect(coach.app_secret).toMatch(/^sk_[0-9a-f]{32}$/);
+    expect(coach.webhook_secret).toMatch(/^whsec_[0-9a-f]{32}$/);
+    const apps = expectShape(appSchema.array(), (await admin.get('/v1/admin/apps')).body);
+    expect(apps.map((a) => a.id)).toContain(coach.id);
+    expect(JSON.stringify(apps)).not.toContain(coach.app_secret);
+
+    const installed = await admin.post(`/v1/admin/apps/${coach.id}/installs`, {
+      user_id: server.init.user_id,
+      granted_scopes: ['user_name'],
+    });
+    expect(installed.status).toBe(201);
+    expect(expectShape(install, installed.body).granted_scopes).toEqual(['user_name']);
+    expect((await admin.post(`/v1/admin/apps/nope/installs`, { user_id: server.init.user_id })).status).toBe(
+      404,
+    );
+    expect((await admin.post(`/v1/admin/apps/${coach.id}/installs`, { user_id: 'nobody' })).status).toBe(404);
+
+    expect((await admin.delete(`/v1/admin/apps/${coach.id}/installs/${server.init.user_id}`)).status).toBe(
+      204,
+    );
+    expect((await admin.delete(`/v1/admin/apps/${coach.id}/installs/${server.init.user_id}`)).status).toBe(
+      404,
+    );
+    const rows = await server.store.db
+      .selectFrom('app_installs')
+      .select('user_id')
+      .where('app_id', '=', coach.id)
+      .execute();
+    expect(rows).toHaveLength(0);
+  });
+});

@@ -1,0 +1,120 @@
+// The built CLI as a self-hoster runs it: init, seed, serve, and a clean shutdown under load.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { openStore } from '../../server/src/store/db';
+import { client } from '../helpers/http';
+import { createDatabase, DIALECTS } from '../helpers/server';
+
+const CLI = join(__dirname, '../../server/dist/cli.js');
+
+function run(args: string[]) {
+  const result = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForHealth(baseUrl: string, child: ChildProcess) {
+  for (let i = 0; i < 100; i += 1) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${baseUrl}/healthz`)).ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('server did not become healthy');
+}
+
+describe('devdata-server --help', () => {
+  it.each(['serve', 'init', 'seed', 'start'])('explains %s', (command) => {
+    const result = run([command, '--help']);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain(`devdata-server ${command}`);
+  });
+
+  it('refuses an unknown command', () => {
+    const result = run(['frobnicate']);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('Unknown command "frobnicate"');
+  });
+});
+
+describe.each(DIALECTS)('devdata-server on %s', (dialect) => {
+  it('inits, seeds, serves, and shuts down without losing an acknowledged write', async () => {
+    const database = await createDatabase(dialect);
+    try {
+      const init = run(['init', '--json', '--database', database.url]);
+      expect(init.status).toBe(0);
+      const credentials = JSON.parse(init.stdout);
+      expect(Object.keys(credentials).sort()).toEqual(
+        ['admin_token', 'app_id', 'app_secret', 'developer_key', 'user_id', 'webhook_secret'].sort(),
+      );
+      expect(credentials.developer_key).toMatch(/^svc_dev_[0-9a-f]{32}$/);
+
+      const seed = run(['seed', '--demo', '--database', database.url]);
+      expect(seed.status).toBe(0);
+      expect(seed.stdout).toContain('"screen_activity":3000');
+
+      const port = await freePort();
+      const child = spawn(
+        process.execPath,
+        [CLI, 'serve', '--port', String(port), '--database', database.url],
+        {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      const logs: string[] = [];
+      child.stdout!.on('data', (chunk) => logs.push(String(chunk)));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      const baseUrl = `http://127.0.0.1:${port}`;
+      try {
+        await waitForHealth(baseUrl, child);
+        const api = client(baseUrl, credentials.developer_key);
+        const page = await api.get('/v1/dev/user/screen-activity', { limit: 1000 });
+        expect(page.status).toBe(200);
+        expect(page.body.screen_activity).toHaveLength(1000);
+        expect(page.body.has_more).toBe(true);
+
+        // Writes in flight when SIGTERM arrives: every one acknowledged must be stored.
+        const writes = Array.from({ length: 30 }, (_, i) =>
+          api.post('/v1/dev/user/action-items', { description: `during shutdown ${i}` }).catch(() => null),
+        );
+        await new Promise((r) => setTimeout(r, 5));
+        child.kill('SIGTERM');
+        const replies = await Promise.all(writes);
+        expect(await exited).toBe(0);
+        const acknowledged = replies.filter((r) => r?.status === 201).map((r) => r!.body.id as string);
+        expect(acknowledged.length).toBeGreaterThan(0);
+
+        const store = openStore(database.url);
+        try {
+          const stored = await store.db
+            .selectFrom('action_items')
+            .select('id')
+            .where('description', 'like', 'during shutdown%')
+            .execute();
+          expect(stored.map((r) => r.id)).toEqual(expect.arrayContaining(acknowledged));
+        } finally {
+          await store.close();
+        }
+        const lines = logs.join('').trim().split('\n');
+        expect(lines.length).toBeGreaterThan(0);
+        expect(() => lines.map((line) => JSON.parse(line))).not.toThrow();
+      } finally {
+        if (child.exitCode === null) child.kill('SIGKILL');
+      }
+    } finally {
+      await database.drop();
+    }
+  });
+});

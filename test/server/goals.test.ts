@@ -1,0 +1,338 @@
+import { errorBody, success, validationErrorBody } from '../../server/src/contract/common';
+import { goal, goalHistory } from '../../server/src/contract/goals';
+import { devClient, expectShape, keyWithScopes, newUser, type Client } from '../helpers/http';
+import { DIALECTS, startServer, type TestServer } from '../helpers/server';
+
+const BASE = '/v1/dev/user/goals';
+const DAY_MS = 86_400_000;
+const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+describe.each(DIALECTS)('goals on %s', (dialect) => {
+  let server: TestServer;
+  let api: Client;
+
+  beforeAll(async () => {
+    server = await startServer(dialect);
+    api = devClient(server);
+  });
+  afterAll(() => server.close());
+
+  const historyRows = (goalId: string) =>
+    server.store.db
+      .selectFrom('goal_history')
+      .selectAll()
+      .where('goal_id', '=', goalId)
+      .orderBy('day')
+      .execute();
+
+  async function create(client: Client, body: Record<string, unknown>) {
+    const reply = await client.post(BASE, body);
+    expect(reply.status).toBe(201);
+    return expectShape(goal, reply.body);
+  }
+
+  it('creates a goal with defaults by type and reads it back', async () => {
+    const numeric = await create(api, {
+      title: 'Run 100 km',
+      target_value: 100,
+      current_value: 12.5,
+      unit: 'km',
+      success_criteria: ['run three times a week'],
+      horizon_at: '2026-12-31T23:00:00-01:00',
+    });
+    expect(numeric).toMatchObject({
+      goal_id: numeric.id,
+      title: 'Run 100 km',
+      desired_outcome: '',
+      goal_type: 'numeric',
+      source: 'user',
+      status: 'focused',
+      is_active: true,
+      min_value: 0,
+      max_value: 100,
+      target_value: 100,
+      current_value: 12.5,
+      unit: 'km',
+      horizon_at: '2027-01-01T00:00:00.000Z',
+      success_criteria: ['run three times a week'],
+      focus_rank: null,
+      why_it_matters: null,
+      metric: { type: 'numeric', current: 12.5, target: 100, min: 0, max: 100, unit: 'km' },
+    });
+    const read = await api.get(`${BASE}/${numeric.id}`);
+    expect(read.status).toBe(200);
+    expect(expectShape(goal, read.body)).toEqual(numeric);
+
+    const boolean = await create(api, { title: 'Ship it', goal_type: 'boolean' });
+    expect(boolean).toMatchObject({ min_value: 0, max_value: 1, target_value: 1, current_value: 0 });
+    expect(boolean.metric).toEqual({ type: 'boolean', current: 0, target: 1, min: 0, max: 1 });
+
+    const scale = await create(api, { title: 'Feel rested', goal_type: 'scale', current_value: 4 });
+    expect(scale).toMatchObject({ min_value: 0, max_value: 10, target_value: 10, current_value: 4 });
+
+    // numeric: max defaults to the larger of target and current; current defaults to min.
+    const down = await create(api, { title: 'Fewer tabs', target_value: 10, current_value: 40 });
+    expect(down).toMatchObject({ min_value: 0, max_value: 40, target_value: 10, current_value: 40 });
+    const fromMin = await create(api, { title: 'Read', target_value: 30, min_value: 5 });
+    expect(fromMin).toMatchObject({ min_value: 5, max_value: 30, target_value: 30, current_value: 5 });
+
+    // Creating records the first history entry, for today.
+    expect((await historyRows(numeric.id)).map((r) => [r.day, r.value])).toEqual([
+      [utcDay(Date.now()), 12.5],
+    ]);
+  });
+
+  it('refuses inconsistent numbers with a loc naming the field', async () => {
+    const cases: [Record<string, unknown>, (string | number)[]][] = [
+      [{ title: 'No target' }, ['body', 'target_value']],
+      [{ title: 'No target', goal_type: 'numeric', current_value: 3 }, ['body', 'target_value']],
+      [{ title: 'x', target_value: 5, min_value: 10, max_value: 2 }, ['body', 'min_value']],
+      [{ title: 'x', target_value: 50, max_value: 20 }, ['body', 'target_value']],
+      [{ title: 'x', goal_type: 'scale', current_value: 11 }, ['body', 'current_value']],
+      [{ title: 'x', goal_type: 'scale', max_value: 5, target_value: 8 }, ['body', 'target_value']],
+      [{ title: 'x', goal_type: 'boolean', current_value: -1 }, ['body', 'current_value']],
+      [{ title: 'x', goal_type: 'weekly' }, ['body', 'goal_type']],
+      [{ title: 'x', target_value: 'ten' }, ['body', 'target_value']],
+      [{ title: 'x', target_value: 1, status: 'done' }, ['body', 'status']],
+      [{ target_value: 1 }, ['body', 'title']],
+      [{ title: 'x', target_value: 1, success_criteria: 'all' }, ['body', 'success_criteria']],
+      [{ title: 'x', target_value: 1, focus_rank: 1.5 }, ['body', 'focus_rank']],
+    ];
+    const before = await server.store.db
+      .selectFrom('goals')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
+    for (const [body, loc] of cases) {
+      const reply = await api.post(BASE, body);
+      expect({ body, status: reply.status }).toEqual({ body, status: 422 });
+      expect({ body, loc: expectShape(validationErrorBody, reply.body).detail[0].loc }).toEqual({
+        body,
+        loc,
+      });
+    }
+    const after = await server.store.db
+      .selectFrom('goals')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
+    expect(Number(after.n)).toBe(Number(before.n));
+  });
+
+  it('updates only the fields sent and validates the merged values', async () => {
+    const g = await create(api, {
+      title: 'Meditate',
+      goal_type: 'scale',
+      current_value: 2,
+      unit: 'sessions',
+    });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const updated = await api.patch(`${BASE}/${g.id}`, {
+      title: 'Meditate daily',
+      focus_rank: 1,
+      unit: null,
+    });
+    expect(updated.status).toBe(200);
+    const u = expectShape(goal, updated.body);
+    expect(u).toMatchObject({
+      title: 'Meditate daily',
+      focus_rank: 1,
+      unit: null,
+      current_value: 2,
+      max_value: 10,
+    });
+    expect(u.metric.unit).toBeUndefined();
+    expect(Date.parse(u.updated_at)).toBeGreaterThan(Date.parse(g.updated_at));
+    expect(expectShape(goal, (await api.get(`${BASE}/${g.id}`)).body)).toEqual(u);
+
+    // Lowering max below the stored current value is refused; the field sent is named.
+    const tooLow = await api.patch(`${BASE}/${g.id}`, { max_value: 1 });
+    expect(tooLow.status).toBe(422);
+    expect(tooLow.body.detail.map((d: { loc: unknown }) => d.loc)).toEqual([
+      ['body', 'max_value'],
+      ['body', 'max_value'],
+    ]);
+    const outside = await api.patch(`${BASE}/${g.id}`, { current_value: 12 });
+    expect(outside.status).toBe(422);
+    expect(outside.body.detail[0].loc).toEqual(['body', 'current_value']);
+    const crossed = await api.patch(`${BASE}/${g.id}`, { min_value: 11 });
+    expect(crossed.status).toBe(422);
+    expect(crossed.body.detail[0].loc).toEqual(['body', 'min_value']);
+    const wrongType = await api.patch(`${BASE}/${g.id}`, { current_value: '5' });
+    expect(wrongType.status).toBe(422);
+    expect(wrongType.body.detail[0].loc).toEqual(['body', 'current_value']);
+    // Nothing was written by the refused updates.
+    expect(expectShape(goal, (await api.get(`${BASE}/${g.id}`)).body)).toEqual(u);
+
+    const widened = await api.patch(`${BASE}/${g.id}`, {
+      max_value: 20,
+      target_value: 15,
+      current_value: 12,
+    });
+    expect(widened.status).toBe(200);
+    expect(widened.body).toMatchObject({ max_value: 20, target_value: 15, current_value: 12 });
+    // A changed current value is today's history entry.
+    const rows = await historyRows(g.id);
+    expect(rows.map((r) => [r.day, r.value])).toEqual([[utcDay(Date.now()), 12]]);
+
+    const achieved = await api.patch(`${BASE}/${g.id}`, { status: 'achieved' });
+    expect(achieved.body).toMatchObject({ status: 'achieved', is_active: false });
+    const refocused = await api.patch(`${BASE}/${g.id}`, { status: 'paused' });
+    expect(refocused.body).toMatchObject({ status: 'paused', is_active: true });
+  });
+
+  it('records progress once per UTC day and reports history in a days window', async () => {
+    const g = await create(api, { title: 'Save money', target_value: 1000, current_value: 100 });
+    const now = Date.now();
+    // Past entries, inserted directly and out of order.
+    await server.store.db
+      .insertInto('goal_history')
+      .values([
+        { goal_id: g.id, day: utcDay(now - 2 * DAY_MS), value: 80, recorded_at: now - 2 * DAY_MS },
+        { goal_id: g.id, day: utcDay(now - 40 * DAY_MS), value: 10, recorded_at: now - 40 * DAY_MS },
+        { goal_id: g.id, day: utcDay(now - 29 * DAY_MS), value: 30, recorded_at: now - 29 * DAY_MS },
+        { goal_id: g.id, day: utcDay(now - 30 * DAY_MS), value: 20, recorded_at: now - 30 * DAY_MS },
+      ])
+      .execute();
+
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const first = await api.patch(`${BASE}/${g.id}/progress`, undefined, { current_value: 250 });
+    expect(first.status).toBe(200);
+    const afterFirst = expectShape(goal, first.body);
+    expect(afterFirst).toMatchObject({ current_value: 250, metric: { current: 250 } });
+    expect(Date.parse(afterFirst.updated_at)).toBeGreaterThan(Date.parse(g.updated_at));
+    const second = await api.patch(`${BASE}/${g.id}/progress`, undefined, { current_value: '312.5' });
+    expect(second.status).toBe(200);
+    expect(expectShape(goal, (await api.get(`${BASE}/${g.id}`)).body).current_value).toBe(312.5);
+
+    const history = await api.get(`${BASE}/${g.id}/history`);
+    expect(history.status).toBe(200);
+    const h = expectShape(goalHistory, history.body);
+    expect(h.goal_id).toBe(g.id);
+    expect(h.days).toBe(30);
+    // The last 30 UTC days including today: 29 days ago is in, 30 and 40 days ago are out; today holds the last value.
+    expect(h.history.map((e) => [e.date, e.value])).toEqual([
+      [utcDay(now - 29 * DAY_MS), 30],
+      [utcDay(now - 2 * DAY_MS), 80],
+      [utcDay(Date.now()), 312.5],
+    ]);
+
+    const short = expectShape(goalHistory, (await api.get(`${BASE}/${g.id}/history`, { days: 3 })).body);
+    expect(short.history.map((e) => e.value)).toEqual([80, 312.5]);
+    const today = expectShape(goalHistory, (await api.get(`${BASE}/${g.id}/history`, { days: 1 })).body);
+    expect(today.history.map((e) => e.value)).toEqual([312.5]);
+    const long = expectShape(goalHistory, (await api.get(`${BASE}/${g.id}/history`, { days: 365 })).body);
+    expect(long.history.map((e) => e.value)).toEqual([10, 20, 30, 80, 312.5]);
+
+    for (const days of ['0', '366', 'week', '1.5']) {
+      const reply = await api.get(`${BASE}/${g.id}/history`, { days });
+      expect(reply.status).toBe(422);
+      expect(expectShape(validationErrorBody, reply.body).detail[0].loc).toEqual(['query', 'days']);
+    }
+  });
+
+  it('refuses progress outside the range or not a number', async () => {
+    const g = await create(api, { title: 'Rate my focus', goal_type: 'scale', current_value: 5 });
+    for (const value of ['11', '-0.5', 'lots', '', 'Infinity']) {
+      const reply = await api.patch(`${BASE}/${g.id}/progress`, undefined, { current_value: value });
+      expect({ value, status: reply.status }).toEqual({ value, status: 422 });
+      expect(expectShape(validationErrorBody, reply.body).detail[0].loc).toEqual(['query', 'current_value']);
+    }
+    const missing = await api.patch(`${BASE}/${g.id}/progress`);
+    expect(missing.status).toBe(422);
+    expect(missing.body.detail[0].loc).toEqual(['query', 'current_value']);
+    expect(expectShape(goal, (await api.get(`${BASE}/${g.id}`)).body).current_value).toBe(5);
+    const edge = await api.patch(`${BASE}/${g.id}/progress`, undefined, { current_value: 10 });
+    expect(edge.status).toBe(200);
+    expect(edge.body.current_value).toBe(10);
+  });
+
+  it('lists active goals newest first; delete abandons a goal', async () => {
+    const user = await newUser(server);
+    const a = await create(user.client, { title: 'A', target_value: 1 });
+    const b = await create(user.client, { title: 'B', target_value: 1, status: 'background' });
+    const c = await create(user.client, { title: 'C', target_value: 1, status: 'achieved' });
+    const d = await create(user.client, { title: 'D', target_value: 1 });
+    expect(c.is_active).toBe(false);
+
+    const list = async (query?: Record<string, string | number | boolean>) => {
+      const reply = await user.client.get(BASE, query);
+      expect(reply.status).toBe(200);
+      return expectShape(goal.array(), reply.body).map((x) => x.id);
+    };
+    expect(await list()).toEqual([d.id, b.id, a.id]);
+    expect(await list({ include_inactive: true })).toEqual([d.id, c.id, b.id, a.id]);
+    expect(await list({ limit: 2 })).toEqual([d.id, b.id]);
+
+    const deleted = await user.client.delete(`${BASE}/${b.id}`);
+    expect(deleted.status).toBe(200);
+    expectShape(success, deleted.body);
+    const gone = expectShape(goal, (await user.client.get(`${BASE}/${b.id}`)).body);
+    expect(gone).toMatchObject({ id: b.id, status: 'abandoned', is_active: false });
+    expect(await list()).toEqual([d.id, a.id]);
+    expect(await list({ include_inactive: 'true' })).toEqual([d.id, c.id, b.id, a.id]);
+    expect(await list({ include_inactive: 'false' })).toEqual([d.id, a.id]);
+    // Deleting again is harmless; the goal stays abandoned.
+    expect((await user.client.delete(`${BASE}/${b.id}`)).status).toBe(200);
+
+    for (const limit of ['0', '1001', '2.5', 'ten']) {
+      const reply = await user.client.get(BASE, { limit });
+      expect(reply.status).toBe(422);
+      expect(expectShape(validationErrorBody, reply.body).detail[0].loc).toEqual(['query', 'limit']);
+    }
+    const flag = await user.client.get(BASE, { include_inactive: 'maybe' });
+    expect(flag.status).toBe(422);
+    expect(flag.body.detail[0].loc).toEqual(['query', 'include_inactive']);
+  });
+
+  it('refuses missing and wrong credentials and missing scopes', async () => {
+    const anonymous = await fetch(`${server.baseUrl}${BASE}`);
+    expect(anonymous.status).toBe(401);
+    expectShape(errorBody, await anonymous.json());
+    const malformed = await fetch(`${server.baseUrl}${BASE}`, { headers: { authorization: 'Token abc' } });
+    expect(malformed.status).toBe(401);
+
+    const g = await create(api, { title: 'Scoped', target_value: 3 });
+    const writeOnly = await keyWithScopes(server, ['goals:write']);
+    for (const reply of await Promise.all([
+      writeOnly.get(BASE),
+      writeOnly.get(`${BASE}/${g.id}`),
+      writeOnly.get(`${BASE}/${g.id}/history`),
+    ])) {
+      expect(reply.status).toBe(403);
+      expect(reply.body).toEqual({ detail: 'Insufficient permissions. Required scope: goals:read' });
+    }
+    const readOnly = await keyWithScopes(server, ['goals:read']);
+    for (const reply of await Promise.all([
+      readOnly.post(BASE, { title: 'x', target_value: 1 }),
+      readOnly.patch(`${BASE}/${g.id}`, { title: 'y' }),
+      readOnly.patch(`${BASE}/${g.id}/progress`, undefined, { current_value: 1 }),
+      readOnly.delete(`${BASE}/${g.id}`),
+    ])) {
+      expect(reply.status).toBe(403);
+      expect(reply.body).toEqual({ detail: 'Insufficient permissions. Required scope: goals:write' });
+    }
+    expect(expectShape(goal, (await api.get(`${BASE}/${g.id}`)).body)).toEqual(g);
+  });
+
+  it("answers 404 for missing goals and another user's", async () => {
+    const other = await newUser(server);
+    const mine = await create(api, { title: 'Private goal', target_value: 5 });
+    const requests = (client: Client, id: string) => [
+      client.get(`${BASE}/${id}`),
+      client.patch(`${BASE}/${id}`, { title: 'taken' }),
+      client.patch(`${BASE}/${id}/progress`, undefined, { current_value: 1 }),
+      client.get(`${BASE}/${id}/history`),
+      client.delete(`${BASE}/${id}`),
+    ];
+    for (const reply of await Promise.all([
+      ...requests(other.client, mine.id),
+      ...requests(api, 'no-such-goal'),
+    ])) {
+      expect(reply.status).toBe(404);
+      expect(reply.body).toEqual({ detail: 'Goal not found' });
+    }
+    expect(
+      expectShape(goal.array(), (await other.client.get(BASE, { include_inactive: true })).body),
+    ).toEqual([]);
+    expect(expectShape(goal, (await api.get(`${BASE}/${mine.id}`)).body)).toEqual(mine);
+  });
+});

@@ -1,0 +1,131 @@
+import { errorBody, validationErrorBody } from '../../server/src/contract/common';
+import {
+  app as appSchema,
+  directNotificationResponse,
+  notificationsPage,
+} from '../../server/src/contract/notifications';
+import { adminClient, client, devClient, expectShape, keyWithScopes, newUser } from '../helpers/http';
+import { DIALECTS, startServer, type TestServer } from '../helpers/server';
+
+describe.each(DIALECTS)('direct notifications and the inbox on %s', (dialect) => {
+  let server: TestServer;
+  let notify: (
+    query: Record<string, string>,
+    secret?: string,
+  ) => ReturnType<ReturnType<typeof client>['post']>;
+
+  beforeAll(async () => {
+    server = await startServer(dialect);
+    notify = (query, secret = server.init.app_secret) =>
+      client(server.baseUrl, secret).post(
+        `/v2/integrations/${server.init.app_id}/notification`,
+        undefined,
+        query,
+      );
+  });
+  afterAll(() => server.close());
+
+  it('proves the app secret with GET /v2/integrations/{app_id}/app', async () => {
+    const reply = await client(server.baseUrl, server.init.app_secret).get(
+      `/v2/integrations/${server.init.app_id}/app`,
+    );
+    expect(reply.status).toBe(200);
+    expect(expectShape(appSchema, reply.body).id).toBe(server.init.app_id);
+    const wrong = await client(server.baseUrl, 'sk_wrong').get(`/v2/integrations/${server.init.app_id}/app`);
+    expect(wrong.status).toBe(401);
+  });
+
+  it('pushes a message into the user inbox, newest first, with cursor pages', async () => {
+    for (const message of ['first', 'second', 'third']) {
+      const reply = await notify({ uid: server.init.user_id, message });
+      expect(reply.status).toBe(200);
+      expect(expectShape(directNotificationResponse, reply.body)).toEqual({ status: 'Ok' });
+      expect(reply.headers.get('x-ratelimit-limit')).toBe('10');
+    }
+    const inbox = devClient(server);
+    const first = expectShape(
+      notificationsPage,
+      (await inbox.get('/v1/dev/user/notifications', { limit: 2 })).body,
+    );
+    expect(first.notifications.map((n) => n.text)).toEqual(['third', 'second']);
+    expect(first.notifications[0]).toMatchObject({
+      app_id: server.init.app_id,
+      kind: 'direct',
+      generated: false,
+    });
+    expect(first.has_more).toBe(true);
+    const second = expectShape(
+      notificationsPage,
+      (await inbox.get('/v1/dev/user/notifications', { limit: 2, cursor: first.next_cursor! })).body,
+    );
+    expect(second.notifications.map((n) => n.text)).toEqual(['first']);
+    expect(second).toMatchObject({ has_more: false, next_cursor: null });
+
+    const noScope = await keyWithScopes(server, ['memories:read']);
+    expect((await noScope.get('/v1/dev/user/notifications')).status).toBe(403);
+    const bad = await inbox.get('/v1/dev/user/notifications', { cursor: 'garbage' });
+    expect(bad.status).toBe(422);
+    expect(expectShape(validationErrorBody, bad.body).detail[0].loc).toEqual(['query', 'cursor']);
+  });
+
+  it('answers 401 for a wrong, malformed or other app secret', async () => {
+    const other = await adminClient(server).post('/v1/admin/apps', { name: 'Other', capabilities: [] });
+    for (const secret of ['sk_00000000000000000000000000000000', other.body.app_secret]) {
+      const reply = await notify({ uid: server.init.user_id, message: 'hi' }, secret);
+      expect(reply.status).toBe(401);
+      expectShape(errorBody, reply.body);
+    }
+    const malformed = await client(server.baseUrl).raw(
+      'POST',
+      `/v2/integrations/${server.init.app_id}/notification?uid=x&message=y`,
+      {
+        headers: { authorization: 'Token abc', 'content-type': 'application/json' },
+      },
+    );
+    expect(malformed.status).toBe(401);
+  });
+
+  it('answers 404 for an unknown user and for a user without the app', async () => {
+    const unknown = await notify({ uid: 'nobody', message: 'hi' });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({ detail: 'User not found' });
+    const stranger = await newUser(server);
+    const notInstalled = await notify({ uid: stranger.id, message: 'hi' });
+    expect(notInstalled.status).toBe(404);
+    expect(notInstalled.body).toEqual({ detail: 'App is not installed for this user' });
+  });
+
+  it('answers 422 for a missing uid or message', async () => {
+    for (const [query, field] of [
+      [{ message: 'hi' }, 'uid'],
+      [{ uid: server.init.user_id }, 'message'],
+      [{ uid: server.init.user_id, message: '   ' }, 'message'],
+    ] as const) {
+      const reply = await notify(query);
+      expect(reply.status).toBe(422);
+      expect(expectShape(validationErrorBody, reply.body).detail[0].loc).toEqual(['query', field]);
+    }
+  });
+
+  it('allows 10 per user per app per hour and answers the 11th with 429 and Retry-After', async () => {
+    const user = await newUser(server);
+    await adminClient(server).post(`/v1/admin/apps/${server.init.app_id}/installs`, { user_id: user.id });
+    const statuses: number[] = [];
+    let last;
+    for (let i = 1; i <= 11; i += 1) {
+      last = await notify({ uid: user.id, message: `n${i}` });
+      statuses.push(last.status);
+    }
+    expect(statuses).toEqual([...Array(10).fill(200), 429]);
+    const retryAfter = Number(last!.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(3600);
+    expect(last!.headers.get('x-ratelimit-remaining')).toBe('0');
+    const inbox = await server.store.db
+      .selectFrom('notifications')
+      .select('text')
+      .where('user_id', '=', user.id)
+      .execute();
+    expect(inbox).toHaveLength(10);
+  });
+});
