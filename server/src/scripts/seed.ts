@@ -96,6 +96,12 @@ const MEMORIES: [string, 'interesting' | 'system' | 'manual'][] = [
   ['Enjoys hiking near lakes on weekends', 'interesting'],
 ];
 
+const GOALS = [
+  { title: 'Run 100 km this month', type: 'numeric', target: 100, max: 100, unit: 'km', daily: 4 },
+  { title: 'Meditate daily', type: 'boolean', target: 1, max: 1, unit: null, daily: 0 },
+  { title: 'Feel rested', type: 'scale', target: 8, max: 10, unit: null, daily: 0 },
+] as const;
+
 const APPS = [
   ['Visual Studio Code', ['sync.ts — n8n-nodes-devdata', 'router.ts — n8n-nodes-devdata']],
   ['Google Chrome', ['Pull request #42 · GitHub', 'Quarterly roadmap - Docs', 'Calendar - Week 47']],
@@ -209,12 +215,7 @@ export async function seedDemo(db: Kysely<Database>) {
         .execute();
     }
 
-    const goals = [
-      { title: 'Run 100 km this month', type: 'numeric', target: 100, max: 100, unit: 'km', daily: 4 },
-      { title: 'Meditate daily', type: 'boolean', target: 1, max: 1, unit: null, daily: 0 },
-      { title: 'Feel rested', type: 'scale', target: 8, max: 10, unit: null, daily: 0 },
-    ] as const;
-    for (const [i, goal] of goals.entries()) {
+    for (const [i, goal] of GOALS.entries()) {
       const createdAt = now - 14 * DAY - i * MINUTE;
       const goalId = newId(createdAt);
       let value = 0;
@@ -301,7 +302,7 @@ export async function seedDemo(db: Kysely<Database>) {
     conversations,
     action_items: actionItems,
     memories: MEMORIES.length,
-    goals: 3,
+    goals: GOALS.length,
     people: 5,
     screen_activity: SCREEN_ROWS,
   };
