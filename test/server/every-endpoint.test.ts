@@ -1,0 +1,146 @@
+// Table-driven checks over every developer endpoint: each needs exactly its scope, and no input, however
+// wrong, gets a 5xx or changes what is stored.
+import { SCOPES, type Scope } from '../../server/src/contract/scopes';
+import { devClient, keyWithScopes, type Client } from '../helpers/http';
+import { DIALECTS, startServer, type TestServer } from '../helpers/server';
+
+type Method = 'get' | 'post' | 'patch' | 'delete';
+const ID = '0000000000000000deadbeef';
+
+const ENDPOINTS: [Method, string, Scope][] = [
+  ['get', '/v1/dev/user/screen-activity', 'screen_activity:read'],
+  ['post', '/v1/dev/user/screen-activity', 'screen_activity:write'],
+  ['get', '/v1/dev/user/action-items', 'action_items:read'],
+  ['post', '/v1/dev/user/action-items', 'action_items:write'],
+  ['post', '/v1/dev/user/action-items/batch', 'action_items:write'],
+  ['patch', `/v1/dev/user/action-items/${ID}`, 'action_items:write'],
+  ['delete', `/v1/dev/user/action-items/${ID}`, 'action_items:write'],
+  ['get', '/v1/dev/user/conversations', 'conversations:read'],
+  ['get', `/v1/dev/user/conversations/${ID}`, 'conversations:read'],
+  ['post', '/v1/dev/user/conversations', 'conversations:write'],
+  ['post', '/v1/dev/user/conversations/from-segments', 'conversations:write'],
+  ['patch', `/v1/dev/user/conversations/${ID}`, 'conversations:write'],
+  ['delete', `/v1/dev/user/conversations/${ID}`, 'conversations:write'],
+  ['get', '/v1/dev/user/folders', 'conversations:read'],
+  ['post', '/v1/dev/user/folders', 'conversations:write'],
+  ['patch', `/v1/dev/user/folders/${ID}`, 'conversations:write'],
+  ['delete', `/v1/dev/user/folders/${ID}`, 'conversations:write'],
+  ['get', '/v1/dev/user/memories', 'memories:read'],
+  ['post', '/v1/dev/user/memories', 'memories:write'],
+  ['post', '/v1/dev/user/memories/batch', 'memories:write'],
+  ['patch', `/v1/dev/user/memories/${ID}`, 'memories:write'],
+  ['delete', `/v1/dev/user/memories/${ID}`, 'memories:write'],
+  ['get', '/v1/dev/user/goals', 'goals:read'],
+  ['get', `/v1/dev/user/goals/${ID}`, 'goals:read'],
+  ['post', '/v1/dev/user/goals', 'goals:write'],
+  ['patch', `/v1/dev/user/goals/${ID}`, 'goals:write'],
+  ['patch', `/v1/dev/user/goals/${ID}/progress`, 'goals:write'],
+  ['get', `/v1/dev/user/goals/${ID}/history`, 'goals:read'],
+  ['delete', `/v1/dev/user/goals/${ID}`, 'goals:write'],
+  ['get', '/v1/dev/user/people', 'people:read'],
+  ['post', '/v1/dev/user/people', 'people:write'],
+  ['patch', `/v1/dev/user/people/${ID}`, 'people:write'],
+  ['delete', `/v1/dev/user/people/${ID}`, 'people:write'],
+  ['get', '/v1/dev/user/notifications', 'notifications:read'],
+];
+
+const GARBAGE_BODIES: unknown[] = [
+  null,
+  [],
+  'text',
+  42,
+  { description: 1, content: [], name: {}, title: true, text: null, segments: 'x', transcript_segments: {} },
+  { action_items: [{}], memories: [null], screen_activity: [{ timestamp: 'yesterday' }] },
+  { due_at: '2026-13-45T99:99:99Z', current_value: 'high', folder_id: 12, completed: 'maybe' },
+];
+const GARBAGE_QUERIES: Record<string, string>[] = [
+  { limit: '-1', offset: 'x', start_date: 'tomorrow', end_date: '2026-02-30' },
+  {
+    limit: '1e3',
+    cursor: '%%%',
+    include_transcript: 'perhaps',
+    completed: 'nah',
+    days: '0',
+    current_value: '',
+  },
+  { categories: ',,,', app: '', include_inactive: '2', folder_id: '' },
+];
+
+const TABLES = [
+  'action_items',
+  'conversations',
+  'folders',
+  'memories',
+  'goals',
+  'goal_history',
+  'people',
+  'screen_activity',
+  'notifications',
+] as const;
+
+describe.each(DIALECTS)('every developer endpoint on %s', (dialect) => {
+  let server: TestServer;
+  let api: Client;
+
+  beforeAll(async () => {
+    server = await startServer(dialect);
+    api = devClient(server);
+  });
+  afterAll(() => server.close());
+
+  it('answers 403 naming the scope when the key holds every scope but that one', async () => {
+    for (const [method, path, scope] of ENDPOINTS) {
+      const lacking = await keyWithScopes(
+        server,
+        SCOPES.filter((s) => s !== scope),
+      );
+      const reply =
+        method === 'get' || method === 'delete'
+          ? await lacking[method](path)
+          : await lacking[method](path, {});
+      expect({ method, path, status: reply.status, body: reply.body }).toEqual({
+        method,
+        path,
+        status: 403,
+        body: { detail: `Insufficient permissions. Required scope: ${scope}` },
+      });
+    }
+  });
+
+  it('never answers 5xx to garbage and never stores any of it', async () => {
+    const snapshot = async () =>
+      Promise.all(
+        TABLES.map(async (table) =>
+          Number(
+            (
+              await server.store.db
+                .selectFrom(table)
+                .select((eb) => eb.fn.countAll().as('n'))
+                .executeTakeFirstOrThrow()
+            ).n,
+          ),
+        ),
+      );
+    const before = await snapshot();
+    for (const [method, path] of ENDPOINTS) {
+      for (const query of GARBAGE_QUERIES) {
+        const bodies = method === 'get' || method === 'delete' ? [undefined] : GARBAGE_BODIES;
+        for (const body of bodies) {
+          const reply =
+            method === 'get' || method === 'delete'
+              ? await api[method](path, query)
+              : await api[method](path, body, query);
+          if (reply.status >= 500) {
+            throw new Error(
+              `${method.toUpperCase()} ${path} ${JSON.stringify(query)} ${JSON.stringify(body)} → ${reply.status} ${JSON.stringify(reply.body)}`,
+            );
+          }
+          // Writes with garbage must be refused; a read may ignore query parameters it does not take.
+          if (method !== 'get') expect(reply.status).toBeGreaterThanOrEqual(400);
+          if (reply.status >= 400) expect(reply.body).toHaveProperty('detail');
+        }
+      }
+    }
+    expect(await snapshot()).toEqual(before);
+  });
+});
