@@ -6,7 +6,10 @@ import { configFromEnv, type ServerConfig } from './config';
 import openapi from './plugins/openapi';
 import errors from './plugins/errors';
 import actionItems from './routes/action-items';
+import { Dispatcher } from './proactive/dispatcher';
+import { Pusher } from './proactive/push';
 import admin from './routes/admin';
+import adminDeliveries from './routes/deliveries';
 import conversations from './routes/conversations';
 import folders from './routes/folders';
 import goals from './routes/goals';
@@ -16,12 +19,17 @@ import memories from './routes/memories';
 import notifications from './routes/notifications';
 import people from './routes/people';
 import screenActivity from './routes/screen-activity';
+import transcripts from './routes/transcripts';
 import type { Store } from './store/db';
 
 declare module 'fastify' {
   interface FastifyInstance {
     store: Store;
     config: ServerConfig;
+    /** Stores, streams and forwards notifications. */
+    pusher: Pusher;
+    /** The proactive pipeline's webhook calls; `dispatcher.idle()` waits for those under way. */
+    dispatcher: Dispatcher;
   }
 }
 
@@ -38,6 +46,8 @@ export async function buildApp({ store, config, logger = false }: AppOptions) {
   const app = Fastify({ logger, bodyLimit: BODY_LIMIT }).withTypeProvider<ZodTypeProvider>();
   app.decorate('store', store);
   app.decorate('config', { ...configFromEnv(), ...config });
+  app.decorate('pusher', new Pusher(store, app.config.pushUrl, app.log));
+  app.decorate('dispatcher', new Dispatcher(store, app.config, app.pusher, app.log));
   app.decorateRequest('developerKey', null);
   app.decorateRequest('integrationApp', null);
   app.setSerializerCompiler(serializerCompiler);
@@ -50,6 +60,10 @@ export async function buildApp({ store, config, logger = false }: AppOptions) {
   });
   app.addHook('onSend', async (_request, reply) => {
     if (closing) reply.header('connection', 'close');
+  });
+  // Webhook calls still under way finish (each is bounded by its timeout) before the store may close.
+  app.addHook('onClose', async () => {
+    await app.dispatcher.idle();
   });
 
   await app.register(errors);
@@ -73,6 +87,7 @@ export async function buildApp({ store, config, logger = false }: AppOptions) {
       await dev.register(goals, { prefix: '/user' });
       await dev.register(people, { prefix: '/user' });
       await dev.register(notifications, { prefix: '/user' });
+      await dev.register(transcripts, { prefix: '/user' });
     },
     { prefix: '/v1/dev' },
   );
@@ -81,6 +96,7 @@ export async function buildApp({ store, config, logger = false }: AppOptions) {
     async (scope) => {
       scope.addHook('onRequest', adminAuth);
       await scope.register(admin);
+      await scope.register(adminDeliveries);
     },
     { prefix: '/v1/admin' },
   );

@@ -4,6 +4,26 @@ export interface ServerConfig {
   rateLimit: { max: number; windowMs: number };
   /** Direct notifications allowed per app per user per clock hour. */
   directNotificationsPerHour: number;
+  /** How long a proactive webhook call may take before it counts as a timeout. */
+  webhookTimeoutMs: number;
+  /** Largest webhook reply read; a bigger one is abandoned as soon as it passes this size. */
+  webhookMaxReplyBytes: number;
+  /** Webhook calls in flight at once (per server instance); the rest wait in an in-process queue. */
+  webhookConcurrency: number;
+  /** Failures in a row after which a webhook URL is paused, and for how long (per server instance). */
+  breakerFailures: number;
+  breakerCooldownMs: number;
+  /** One proactive notification per user per app per this window, counted from the last successful push. */
+  proactiveWindowMs: number;
+  /** OpenAI-compatible endpoint that generates proactive texts; null pushes the filled prompt as is. */
+  llmBaseUrl: string | null;
+  llmModel: string;
+  llmApiKey: string | null;
+  llmTimeoutMs: number;
+  /** ntfy-compatible URL every notification is also POSTed to (plain-text body, Title header); null for none. */
+  pushUrl: string | null;
+  /** Interval of the comment heartbeat on notification streams. */
+  sseHeartbeatMs: number;
 }
 
 export const DIRECT_NOTIFICATIONS_PER_HOUR = 10;
@@ -17,9 +37,28 @@ export function parseRateLimit(value: string | undefined): ServerConfig['rateLim
   return { max: Number(match[1]), windowMs: Number(match[2]) * 1000 };
 }
 
+function positiveMs(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got "${value}"`);
+  return n;
+}
+
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfig {
   return {
     rateLimit: parseRateLimit(env.DEVDATA_RATE_LIMIT),
     directNotificationsPerHour: DIRECT_NOTIFICATIONS_PER_HOUR,
+    webhookTimeoutMs: positiveMs('DEVDATA_WEBHOOK_TIMEOUT_MS', env.DEVDATA_WEBHOOK_TIMEOUT_MS, 15_000),
+    webhookMaxReplyBytes: 1024 * 1024,
+    webhookConcurrency: 8,
+    breakerFailures: 5,
+    breakerCooldownMs: 30_000,
+    proactiveWindowMs: 30_000,
+    llmBaseUrl: env.DEVDATA_LLM_BASE_URL?.replace(/\/+$/, '') || null,
+    llmModel: env.DEVDATA_LLM_MODEL || 'gpt-4o-mini',
+    llmApiKey: env.DEVDATA_LLM_API_KEY || null,
+    llmTimeoutMs: positiveMs('DEVDATA_LLM_TIMEOUT_MS', env.DEVDATA_LLM_TIMEOUT_MS, 30_000),
+    pushUrl: env.DEVDATA_PUSH_URL || null,
+    sseHeartbeatMs: 15_000,
   };
 }

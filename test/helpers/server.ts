@@ -63,13 +63,23 @@ export async function createDatabase(dialect: Dialect): Promise<{ url: string; d
   };
 }
 
-export async function startServer(dialect: Dialect, config: Partial<ServerConfig> = {}): Promise<TestServer> {
+export interface StartOptions {
+  /** Runs on the built app before it listens, e.g. to add a hook that observes requests. */
+  beforeListen?: (app: App) => void | Promise<void>;
+}
+
+export async function startServer(
+  dialect: Dialect,
+  config: Partial<ServerConfig> = {},
+  options: StartOptions = {},
+): Promise<TestServer> {
   const database = await createDatabase(dialect);
   const store = openStore(database.url);
   await migrateToLatest(store.db);
   const init = await initInstance(store.db);
   // A generous default rate limit so suites never trip it unless they mean to.
   const app = await buildApp({ store, config: { rateLimit: { max: 100_000, windowMs: 60_000 }, ...config } });
+  await options.beforeListen?.(app);
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
   return {
     dialect,

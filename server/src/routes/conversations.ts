@@ -31,7 +31,7 @@ type ConversationInput = z.infer<typeof createFromSegmentsBody>;
 /** A conversation row as read for a response: the folder's name joined, the transcript only when asked for. */
 type ConversationRow = Omit<
   Selectable<ConversationsTable>,
-  'transcript_segments' | 'client_session_id' | 'updated_at'
+  'transcript_segments' | 'client_session_id' | 'updated_at' | 'live'
 > & {
   folder_name: string | null;
   transcript_segments?: string;
@@ -48,7 +48,7 @@ function cut(text: string, max: number): string {
 }
 
 /** The summary fields: what the caller supplied wins; the rest is derived from the text. */
-function summarize(text: string, given: ConversationInput['structured']): StoredStructured {
+export function summarize(text: string, given: ConversationInput['structured']): StoredStructured {
   const words = text.split(/\s+/).filter(Boolean);
   const derivedTitle = words.slice(0, TITLE_WORDS).join(' ') + (words.length > TITLE_WORDS ? ELLIPSIS : '');
   return {
@@ -59,7 +59,7 @@ function summarize(text: string, given: ConversationInput['structured']): Stored
   };
 }
 
-function toSegment(input: ConversationInput['transcript_segments'][number], now: number): Segment {
+export function toSegment(input: ConversationInput['transcript_segments'][number], now: number): Segment {
   const label = input.speaker?.trim() || undefined;
   const parsed = label ? SPEAKER_LABEL.exec(label) : null;
   const speakerId = input.speaker_id ?? (parsed ? Number(parsed[1]) : 0);
@@ -215,6 +215,7 @@ const conversations: FastifyPluginAsyncZod = async (app) => {
       transcript_segments: JSON.stringify(segments),
       geolocation: input.geolocation ? JSON.stringify(input.geolocation) : null,
       discarded: 0,
+      live: 0,
       started_at: startedAt,
       finished_at: finishedAt,
       created_at: now,

@@ -6,9 +6,10 @@ import {
   directNotificationQuery,
   directNotificationResponse,
 } from '../contract/notifications';
+import { deliveriesPage, listDeliveriesQuery, putWebhookBody, webhookConfig } from '../contract/proactive';
 import { HttpError } from '../errors';
-import { push } from '../proactive/push';
 import { toApp } from '../store/accounts';
+import { listDeliveries } from './deliveries';
 
 const tags = ['Notifications'];
 const security = [{ appSecret: [] }];
@@ -96,7 +97,7 @@ const integrations: FastifyPluginAsyncZod = async (app) => {
           'retry-after': String(retryAfter),
         });
       }
-      await push(app.store, {
+      await app.pusher.push({
         userId: uid,
         appId,
         kind: 'direct',
@@ -105,6 +106,105 @@ const integrations: FastifyPluginAsyncZod = async (app) => {
         generated: false,
       });
       return reply.headers(headers).send({ status: 'Ok' as const });
+    },
+  );
+
+  app.get(
+    '/:app_id/deliveries',
+    {
+      schema: {
+        tags,
+        security,
+        summary: "The app's webhook deliveries (calls and what came of them), newest first",
+        params,
+        querystring: listDeliveriesQuery,
+        response: { 200: deliveriesPage, ...errors(401, 422) },
+      },
+    },
+    async (request) => listDeliveries(db, { app_id: request.params.app_id }, request.query),
+  );
+
+  async function readWebhook(appId: string) {
+    const row = await db
+      .selectFrom('apps')
+      .select(['external_integration', 'capabilities'])
+      .where('id', '=', appId)
+      .executeTakeFirstOrThrow();
+    const integration = row.external_integration
+      ? (JSON.parse(row.external_integration) as { webhook_url?: string | null })
+      : null;
+    return {
+      capabilities: JSON.parse(row.capabilities) as string[],
+      config: {
+        triggers_on: 'transcript_processed' as const,
+        webhook_url: integration?.webhook_url ?? null,
+      },
+    };
+  }
+
+  async function writeWebhook(appId: string, webhookUrl: string | null, capabilities: string[]) {
+    const config = { triggers_on: 'transcript_processed' as const, webhook_url: webhookUrl };
+    await db
+      .updateTable('apps')
+      .set({
+        external_integration: JSON.stringify(config),
+        capabilities: JSON.stringify(capabilities),
+        updated_at: Date.now(),
+      })
+      .where('id', '=', appId)
+      .execute();
+    return config;
+  }
+
+  app.get(
+    '/:app_id/webhook',
+    {
+      schema: {
+        tags,
+        security,
+        summary: "The app's transcript webhook (webhook_url null when none)",
+        params,
+        response: { 200: webhookConfig, ...errors(401) },
+      },
+    },
+    async (request) => (await readWebhook(request.params.app_id)).config,
+  );
+
+  app.put(
+    '/:app_id/webhook',
+    {
+      schema: {
+        tags,
+        security,
+        summary: "Set the app's transcript webhook (adds the external_integration capability)",
+        params,
+        body: putWebhookBody,
+        response: { 200: webhookConfig, ...errors(401, 422) },
+      },
+    },
+    async (request) => {
+      const { capabilities } = await readWebhook(request.params.app_id);
+      const withCapability = capabilities.includes('external_integration')
+        ? capabilities
+        : [...capabilities, 'external_integration'];
+      return writeWebhook(request.params.app_id, request.body.webhook_url, withCapability);
+    },
+  );
+
+  app.delete(
+    '/:app_id/webhook',
+    {
+      schema: {
+        tags,
+        security,
+        summary: "Remove the app's transcript webhook (webhook_url becomes null)",
+        params,
+        response: { 200: webhookConfig, ...errors(401) },
+      },
+    },
+    async (request) => {
+      const { capabilities } = await readWebhook(request.params.app_id);
+      return writeWebhook(request.params.app_id, null, capabilities);
     },
   );
 };

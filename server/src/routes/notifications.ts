@@ -54,6 +54,55 @@ const notifications: FastifyPluginAsyncZod = async (app) => {
       };
     },
   );
+
+  app.get(
+    '/notifications/stream',
+    {
+      config: { scope: 'notifications:read' },
+      schema: {
+        tags: ['Notifications'],
+        summary: "The user's notifications as Server-Sent Events, from now on",
+        description:
+          'Each push is an `event: notification` whose `data` is the Notification JSON; a `: heartbeat` ' +
+          'comment keeps the connection open. Streams are fed in process: with several server instances, ' +
+          'a stream carries the pushes made by the instance it is connected to.',
+        response: { ...errors(401, 403, 429) },
+      },
+    },
+    async (request, reply) => {
+      const userId = callerId(request);
+      reply.hijack();
+      const raw = reply.raw;
+      raw.writeHead(200, {
+        ...(reply.getHeaders() as Record<string, string>),
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+      });
+      raw.write(': connected\n\n');
+      const unsubscribe = app.pusher.subscribe(userId, (row) => {
+        raw.write(`event: notification\nid: ${row.id}\ndata: ${JSON.stringify(toNotification(row))}\n\n`);
+      });
+      const heartbeat = setInterval(() => raw.write(': heartbeat\n\n'), app.config.sseHeartbeatMs);
+      const end = () => {
+        clearInterval(heartbeat);
+        unsubscribe();
+        streams.delete(end);
+        if (!raw.writableEnded) raw.end();
+      };
+      streams.add(end);
+      request.raw.on('close', end);
+      raw.on('close', end);
+      raw.on('error', end);
+    },
+  );
+
+  // Open streams never go idle, so they are ended when the server starts closing.
+  const streams = new Set<() => void>();
+  app.addHook('preClose', async () => {
+    for (const end of [...streams]) end();
+  });
 };
 
 export default notifications;

@@ -26,6 +26,9 @@ export function openStore(url: string): Store {
           oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
       },
     });
+    // An idle pooled connection that the server ends (restart, terminated backend, a dropped database) is
+    // reported here; without a listener that event would crash the process. The pool just drops the client.
+    pool.on('error', () => undefined);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }

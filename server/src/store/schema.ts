@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 // Row types of the database. Instants are epoch milliseconds (bigint columns, compared as numbers on both
 // dialects); booleans are 0/1 integers and JSON values are text, so SQLite and PostgreSQL share one code path.
 
@@ -80,6 +82,8 @@ export interface ConversationsTable {
   finished_at: number;
   created_at: number;
   updated_at: number;
+  /** 1 while a live transcript session is open (see 0002_proactive). */
+  live: Generated<number>;
 }
 
 export interface FoldersTable {
@@ -158,6 +162,20 @@ export interface RateCountersTable {
   expires_at: number;
 }
 
+export interface DeliveriesTable {
+  id: string;
+  app_id: string;
+  user_id: string;
+  session_id: string;
+  url: string;
+  status_code: number | null;
+  latency_ms: number;
+  outcome: string;
+  detail: string | null;
+  notification_id: string | null;
+  created_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   admin_tokens: AdminTokensTable;
@@ -174,4 +192,5 @@ export interface Database {
   people: PeopleTable;
   notifications: NotificationsTable;
   rate_counters: RateCountersTable;
+  deliveries: DeliveriesTable;
 }

@@ -1,7 +1,9 @@
 import type { Migration } from 'kysely';
 import * as initial from './0001_initial';
+import * as proactive from './0002_proactive';
 
 // Versioned migrations, applied in key order. Never edit one that has shipped; add the next file.
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
+  '0002_proactive': proactive,
 };

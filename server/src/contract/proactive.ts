@@ -1,0 +1,116 @@
+import { z } from 'zod';
+import { dateTime, limitParam } from './common';
+import { segmentInput } from './conversations';
+
+// Live transcript ingestion (developer API).
+
+export const MAX_LIVE_SEGMENTS = 500;
+
+export const sessionParams = z.object({
+  session_id: z
+    .string()
+    .min(1)
+    .max(200)
+    .regex(/^[\w.:-]+$/, 'letters, digits and . _ : - only'),
+});
+
+export const appendSegmentsBody = z.object({
+  segments: z.array(segmentInput).min(1).max(MAX_LIVE_SEGMENTS),
+});
+
+export const segmentsAccepted = z
+  .object({
+    session_id: z.string(),
+    conversation_id: z.string(),
+    dispatched: z.number().int().meta({ description: 'Number of app webhooks these segments are sent to' }),
+  })
+  .meta({ id: 'SegmentsAccepted' });
+
+export const sessionFinished = z
+  .object({ session_id: z.string(), conversation_id: z.string(), finished_at: dateTime })
+  .meta({ id: 'SessionFinished' });
+
+// The webhook call the service makes, and the app's reply.
+
+export const webhookSegment = z.object({ text: z.string(), speaker: z.string(), is_user: z.boolean() });
+export const webhookPayload = z
+  .object({ session_id: z.string(), segments: z.array(webhookSegment) })
+  .meta({ id: 'WebhookPayload' });
+
+/** The app's reply. `params` names are checked against the app's and the user's scopes, not here. */
+export const webhookReply = z.object({
+  session_id: z.string(),
+  notification: z
+    .object({
+      prompt: z.string(),
+      params: z.array(z.string()).default([]),
+    })
+    .optional(),
+});
+export type WebhookReply = z.infer<typeof webhookReply>;
+
+// Delivery records.
+
+export const OUTCOMES = [
+  'pushed',
+  'no_notification',
+  'capability_missing',
+  'not_installed',
+  'scopes_not_granted',
+  'invalid_reply',
+  'prompt_too_short',
+  'generation_failed',
+  'generated_too_short',
+  'rate_limited',
+  'http_error',
+  'timeout',
+  'network_error',
+  'circuit_open',
+] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+export const delivery = z
+  .object({
+    id: z.string(),
+    app_id: z.string(),
+    user_id: z.string(),
+    session_id: z.string(),
+    url: z.string(),
+    status_code: z.number().int().nullable().meta({ description: 'null when no HTTP answer came' }),
+    latency_ms: z.number().int(),
+    outcome: z.enum(OUTCOMES),
+    detail: z.string().nullable().meta({ description: 'Why, in words, when not pushed' }),
+    notification_id: z.string().nullable(),
+    created_at: dateTime,
+  })
+  .meta({ id: 'Delivery' });
+
+export const listDeliveriesQuery = z.object({
+  limit: limitParam(100, 25),
+  cursor: z.string().optional().meta({ description: 'next_cursor of the previous page' }),
+});
+
+export const adminDeliveriesQuery = listDeliveriesQuery.extend({
+  app_id: z.string().min(1).optional(),
+  user_id: z.string().min(1).optional(),
+});
+
+export const deliveriesPage = z.object({
+  has_more: z.boolean(),
+  next_cursor: z.string().nullable(),
+  deliveries: z.array(delivery),
+});
+
+// Webhook registration (app secret).
+
+export const webhookConfig = z
+  .object({
+    triggers_on: z.literal('transcript_processed'),
+    webhook_url: z.url({ protocol: /^https?$/ }).nullable(),
+  })
+  .meta({ id: 'WebhookConfig' });
+
+export const putWebhookBody = z.object({
+  webhook_url: z.url({ protocol: /^https?$/ }).max(2000),
+  triggers_on: z.literal('transcript_processed').default('transcript_processed'),
+});

@@ -1,0 +1,308 @@
+import axios from 'axios';
+import type { FastifyBaseLogger } from 'fastify';
+import type { ServerConfig } from '../config';
+import { webhookReply, type Outcome, type WebhookReply } from '../contract/proactive';
+import { PROACTIVE_SCOPES, type ProactiveScope } from '../contract/scopes';
+import { newId } from '../ids';
+import type { Store } from '../store/db';
+import { Breakers } from './breaker';
+import { generate } from './generator';
+import type { Pusher } from './push';
+import { WorkQueue } from './queue';
+import { sign } from './signature';
+import { contextValues, fill } from './template';
+
+export const MIN_PROMPT = 5;
+export const MIN_GENERATED = 5;
+
+export interface WebhookSegment {
+  text: string;
+  speaker: string;
+  is_user: boolean;
+}
+
+/** One webhook call to make: these new segments of a session, to one app of the session's user. */
+export interface DispatchJob {
+  appId: string;
+  userId: string;
+  sessionId: string;
+  url: string;
+  secret: string;
+  segments: WebhookSegment[];
+}
+
+interface Result {
+  outcome: Outcome;
+  statusCode: number | null;
+  detail: string | null;
+  notificationId?: string;
+}
+
+/** Errors thrown before any HTTP answer; classified into the transport outcomes. */
+function transportOutcome(error: unknown, maxBytes: number): { outcome: Outcome; detail: string } {
+  const e = error as { code?: string; message?: string };
+  if (e.code === 'ECONNABORTED' || e.code === 'ETIMEDOUT' || e.code === 'ERR_CANCELED') {
+    return { outcome: 'timeout', detail: 'The webhook did not answer in time' };
+  }
+  if (/maxContentLength/i.test(e.message ?? '')) {
+    return { outcome: 'invalid_reply', detail: `Reply larger than ${maxBytes} bytes` };
+  }
+  return { outcome: 'network_error', detail: `${e.code ?? 'error'}: ${e.message ?? String(error)}` };
+}
+
+/**
+ * The proactive pipeline after ingestion: calls each app's webhook with the new segments (signed, bounded in
+ * time, size and concurrency, behind a per-URL circuit breaker), validates the reply, fills the template,
+ * generates, pushes, and records every call as a delivery. Runs in this process after the ingestion request
+ * has been answered; nothing here ever throws into ingestion.
+ */
+export class Dispatcher {
+  private readonly queue: WorkQueue;
+  private readonly breakers: Breakers;
+
+  constructor(
+    private readonly store: Store,
+    private readonly config: ServerConfig,
+    private readonly pusher: Pusher,
+    private readonly log: FastifyBaseLogger,
+  ) {
+    this.queue = new WorkQueue(config.webhookConcurrency);
+    this.breakers = new Breakers(config.breakerFailures, config.breakerCooldownMs);
+  }
+
+  /** The apps this user installed that take transcripts: `external_integration` with a webhook URL. */
+  async targets(userId: string): Promise<{ appId: string; url: string; secret: string }[]> {
+    const rows = await this.store.db
+      .selectFrom('app_installs as i')
+      .innerJoin('apps as a', 'a.id', 'i.app_id')
+      .select(['a.id', 'a.capabilities', 'a.external_integration', 'a.webhook_secret'])
+      .where('i.user_id', '=', userId)
+      .where('a.external_integration', 'is not', null)
+      .orderBy('a.id')
+      .execute();
+    return rows.flatMap((row) => {
+      const capabilities = JSON.parse(row.capabilities) as string[];
+      const integration = JSON.parse(row.external_integration!) as {
+        triggers_on?: string;
+        webhook_url?: string | null;
+      };
+      return capabilities.includes('external_integration') &&
+        integration.triggers_on === 'transcript_processed' &&
+        integration.webhook_url
+        ? [{ appId: row.id, url: integration.webhook_url, secret: row.webhook_secret }]
+        : [];
+    });
+  }
+
+  /** Queues one webhook call; it starts on a later tick, so the caller answers its request first. */
+  dispatch(job: DispatchJob): void {
+    this.queue.push(() => this.run(job));
+  }
+
+  /** Resolves once every queued and running call has finished (and its push forward is out). */
+  async idle(): Promise<void> {
+    await this.queue.idle();
+    await this.pusher.settle();
+  }
+
+  private async run(job: DispatchJob): Promise<void> {
+    const started = Date.now();
+    let result: Result;
+    try {
+      result = await this.call(job);
+    } catch (error) {
+      this.log.error({ err: error, app: job.appId, session: job.sessionId }, 'proactive dispatch failed');
+      result = { outcome: 'network_error', statusCode: null, detail: 'Internal error while dispatching' };
+    }
+    const latency = result.outcome === 'circuit_open' ? 0 : Date.now() - started;
+    try {
+      await this.store.db
+        .insertInto('deliveries')
+        .values({
+          id: newId(),
+          app_id: job.appId,
+          user_id: job.userId,
+          session_id: job.sessionId,
+          url: job.url,
+          status_code: result.statusCode,
+          latency_ms: latency,
+          outcome: result.outcome,
+          detail: result.detail,
+          notification_id: result.notificationId ?? null,
+          created_at: Date.now(),
+        })
+        .execute();
+    } catch (error) {
+      this.log.error({ err: error, app: job.appId }, 'recording a delivery failed');
+    }
+    this.log.info(
+      { app: job.appId, session: job.sessionId, outcome: result.outcome, status: result.statusCode, latency },
+      'webhook delivery',
+    );
+  }
+
+  private async call(job: DispatchJob): Promise<Result> {
+    if (this.breakers.isOpen(job.url)) {
+      return {
+        outcome: 'circuit_open',
+        statusCode: null,
+        detail: 'Webhook URL paused after repeated failures',
+      };
+    }
+    const body = JSON.stringify({ session_id: job.sessionId, segments: job.segments });
+    const { webhookTimeoutMs: timeout, webhookMaxReplyBytes: maxBytes } = this.config;
+    let response;
+    try {
+      response = await axios.post<string>(job.url, body, {
+        params: { session_id: job.sessionId, uid: job.userId },
+        headers: {
+          'content-type': 'application/json',
+          'x-signature': sign(job.secret, body),
+          'user-agent': 'devdata-server',
+        },
+        timeout,
+        signal: AbortSignal.timeout(timeout),
+        maxContentLength: maxBytes,
+        maxRedirects: 0,
+        responseType: 'text',
+        transformResponse: [(data: string) => data],
+        validateStatus: () => true,
+      });
+    } catch (error) {
+      this.breakers.failure(job.url);
+      return { ...transportOutcome(error, maxBytes), statusCode: null };
+    }
+    const statusCode = response.status;
+    if (statusCode < 200 || statusCode >= 300) {
+      this.breakers.failure(job.url);
+      return { outcome: 'http_error', statusCode, detail: `The webhook answered HTTP ${statusCode}` };
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(response.data);
+    } catch {
+      this.breakers.failure(job.url);
+      return { outcome: 'invalid_reply', statusCode, detail: 'The reply is not JSON' };
+    }
+    this.breakers.success(job.url);
+    const parsed = webhookReply.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return {
+        outcome: 'invalid_reply',
+        statusCode,
+        detail: `The reply does not match {session_id, notification?:{prompt, params}}: ${issue.path.join('.') || '(root)'}: ${issue.message}`,
+      };
+    }
+    return { ...(await this.handle(job, parsed.data)), statusCode };
+  }
+
+  /** Decides what a valid reply leads to, and pushes when it is a notification that passes every check. */
+  private async handle(job: DispatchJob, reply: WebhookReply): Promise<Omit<Result, 'statusCode'>> {
+    const drop = (outcome: Outcome, detail: string) => ({ outcome, detail });
+    const notification = reply.notification;
+    if (!notification) return { outcome: 'no_notification', detail: null };
+
+    const { db } = this.store;
+    const app = await db.selectFrom('apps').selectAll().where('id', '=', job.appId).executeTakeFirst();
+    if (!app) return drop('not_installed', 'The app no longer exists');
+    if (!(JSON.parse(app.capabilities) as string[]).includes('proactive_notification')) {
+      return drop('capability_missing', 'The app lacks the proactive_notification capability');
+    }
+    const install = await db
+      .selectFrom('app_installs')
+      .select('granted_scopes')
+      .where('app_id', '=', job.appId)
+      .where('user_id', '=', job.userId)
+      .executeTakeFirst();
+    if (!install) return drop('not_installed', 'The user has not installed the app');
+
+    const declared = app.proactive_notification
+      ? (JSON.parse(app.proactive_notification) as { scopes: string[] }).scopes
+      : [];
+    const granted = JSON.parse(install.granted_scopes) as string[];
+    const refused = notification.params.filter((p) => !declared.includes(p) || !granted.includes(p));
+    if (refused.length > 0) {
+      return drop(
+        'scopes_not_granted',
+        `Not declared by the app or not granted by the user: ${[...new Set(refused)].join(', ')}`,
+      );
+    }
+    if (notification.prompt.trim().length < MIN_PROMPT) {
+      return drop('prompt_too_short', `The prompt is shorter than ${MIN_PROMPT} characters`);
+    }
+
+    const window = await this.claimWindow(job.appId, job.userId);
+    if (!window) {
+      return drop(
+        'rate_limited',
+        `At most one proactive notification per user per app every ${this.config.proactiveWindowMs / 1000} s`,
+      );
+    }
+    let pushed = false;
+    try {
+      const variables = notification.params.filter((p): p is ProactiveScope =>
+        (PROACTIVE_SCOPES as readonly string[]).includes(p),
+      );
+      const filled = fill(notification.prompt, await contextValues(db, job.userId, job.appId, variables));
+      const generation = await generate(this.config, filled);
+      if (!generation.ok) return drop('generation_failed', generation.reason);
+      if (generation.text.length < MIN_GENERATED) {
+        return drop('generated_too_short', `The generated text is shorter than ${MIN_GENERATED} characters`);
+      }
+      const row = await this.pusher.push({
+        userId: job.userId,
+        appId: job.appId,
+        kind: 'proactive',
+        title: app.name,
+        text: generation.text,
+        generated: generation.generated,
+      });
+      pushed = true;
+      await window.confirm(row.created_at);
+      return { outcome: 'pushed', detail: null, notificationId: row.id };
+    } finally {
+      if (!pushed) await window.release();
+    }
+  }
+
+  /**
+   * Takes the user's proactive window for this app, atomically (so two instances sharing the database agree):
+   * refused while the last successful push is younger than the window or another push is being prepared.
+   * The window then starts at the push; a failed attempt releases it.
+   */
+  private async claimWindow(appId: string, userId: string) {
+    const { db } = this.store;
+    const key = `proactive:${appId}:${userId}`;
+    const now = Date.now();
+    const pendingUntil = now + this.config.llmTimeoutMs + this.config.webhookTimeoutMs;
+    const claimed = await db
+      .insertInto('rate_counters')
+      .values({ key, count: 1, expires_at: pendingUntil })
+      .onConflict((oc) =>
+        oc
+          .column('key')
+          .doUpdateSet({ count: 1, expires_at: pendingUntil })
+          .where('rate_counters.expires_at', '<=', now),
+      )
+      .returning('expires_at')
+      .executeTakeFirst();
+    if (!claimed) return null;
+    return {
+      confirm: async (pushedAt: number) => {
+        await db
+          .updateTable('rate_counters')
+          .set({ expires_at: pushedAt + this.config.proactiveWindowMs })
+          .where('key', '=', key)
+          .execute();
+      },
+      release: async () => {
+        await db
+          .deleteFrom('rate_counters')
+          .where('key', '=', key)
+          .where('expires_at', '=', pendingUntil)
+          .execute();
+      },
+    };
+  }
+}

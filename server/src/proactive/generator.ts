@@ -1,0 +1,35 @@
+import axios from 'axios';
+import type { ServerConfig } from '../config';
+
+export type Generation = { ok: true; text: string; generated: boolean } | { ok: false; reason: string };
+
+/**
+ * Generates the notification text from the filled prompt with an OpenAI-compatible `/chat/completions`
+ * endpoint (OpenAI, Ollama, vLLM, llama.cpp); without one configured the prompt itself is the text.
+ */
+export async function generate(config: ServerConfig, prompt: string): Promise<Generation> {
+  if (!config.llmBaseUrl) return { ok: true, text: prompt.trim(), generated: false };
+  try {
+    const response = await axios.post(
+      `${config.llmBaseUrl}/chat/completions`,
+      { model: config.llmModel, messages: [{ role: 'user', content: prompt }] },
+      {
+        timeout: config.llmTimeoutMs,
+        signal: AbortSignal.timeout(config.llmTimeoutMs),
+        maxContentLength: 1024 * 1024,
+        headers: config.llmApiKey ? { authorization: `Bearer ${config.llmApiKey}` } : {},
+      },
+    );
+    const content = (response.data as { choices?: { message?: { content?: unknown } }[] })?.choices?.[0]
+      ?.message?.content;
+    if (typeof content !== 'string')
+      return { ok: false, reason: 'LLM reply has no choices[0].message.content' };
+    return { ok: true, text: content.trim(), generated: true };
+  } catch (error) {
+    const status = axios.isAxiosError(error) ? error.response?.status : undefined;
+    return {
+      ok: false,
+      reason: `LLM request failed${status ? ` with HTTP ${status}` : ''}: ${(error as Error).message}`,
+    };
+  }
+}

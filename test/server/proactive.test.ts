@@ -1,0 +1,608 @@
+// The proactive pipeline end to end over real HTTP: live segments in → the app's webhook (a real node:http
+// receiver here) → reply → template → generation (a real local OpenAI-compatible endpoint) → inbox, SSE
+// stream and push URL → delivery log. Also every drop reason, transport failures and the circuit breaker.
+import { createHmac } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { errorBody } from '../../server/src/contract/common';
+import { conversation } from '../../server/src/contract/conversations';
+import { notificationsPage } from '../../server/src/contract/notifications';
+import {
+  deliveriesPage,
+  segmentsAccepted,
+  sessionFinished,
+  webhookConfig,
+} from '../../server/src/contract/proactive';
+import { verify } from '../../server/src/proactive/signature';
+import { adminClient, client, expectShape, newUser, type Client } from '../helpers/http';
+import { DIALECTS, startServer, type TestServer } from '../helpers/server';
+
+interface Received {
+  path: string;
+  query: URLSearchParams;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+type Answer = { status?: number; json?: unknown; text?: string; bytes?: number } | 'hang';
+
+/** A real HTTP server on a free loopback port that records each request and answers what `handler` says. */
+async function receiver(handler: (request: Received) => Answer | Promise<Answer>) {
+  const calls: Received[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    req.on('end', async () => {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      const received = { path: url.pathname, query: url.searchParams, headers: req.headers, body };
+      calls.push(received);
+      const answer = await handler(received);
+      if (answer === 'hang') return;
+      res.on('error', () => undefined);
+      if (answer.bytes !== undefined) {
+        res.writeHead(answer.status ?? 200, { 'content-type': 'application/json' });
+        const chunk = Buffer.alloc(64 * 1024, 'a');
+        let sent = 0;
+        const pump = () => {
+          while (sent < answer.bytes! && !res.destroyed) {
+            sent += chunk.length;
+            if (!res.write(chunk)) return void res.once('drain', pump);
+          }
+          res.end();
+        };
+        return pump();
+      }
+      const text = answer.text ?? JSON.stringify(answer.json ?? {});
+      res.writeHead(answer.status ?? 200, {
+        'content-type': answer.text ? 'text/plain' : 'application/json',
+      });
+      res.end(text);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    calls,
+    callsTo: (path: string) => calls.filter((c) => c.path === path),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+type Receiver = Awaited<ReturnType<typeof receiver>>;
+
+/** A fake OpenAI-compatible LLM: "FAIL" in the prompt → 500, "SHORT" → "ok", else "LLM says: <prompt>". */
+function fakeLlm() {
+  return receiver(({ body }) => {
+    const prompt = (JSON.parse(body) as { messages: { content: string }[] }).messages[0].content;
+    if (prompt.includes('FAIL')) return { status: 500, json: { error: 'boom' } };
+    const content = prompt.includes('SHORT') ? 'ok' : `LLM says: ${prompt}`;
+    return { json: { choices: [{ message: { role: 'assistant', content } }] } };
+  });
+}
+
+interface TestApp {
+  id: string;
+  secret: string;
+  webhookSecret: string;
+  client: Client;
+}
+
+async function makeApp(
+  server: TestServer,
+  input: {
+    name: string;
+    webhookUrl?: string;
+    capabilities?: string[];
+    scopes?: string[];
+  },
+): Promise<TestApp> {
+  const created = await adminClient(server).post('/v1/admin/apps', {
+    name: input.name,
+    capabilities: input.capabilities ?? ['external_integration', 'proactive_notification'],
+    ...(input.webhookUrl
+      ? { external_integration: { triggers_on: 'transcript_processed', webhook_url: input.webhookUrl } }
+      : {}),
+    proactive_notification: { scopes: input.scopes ?? ['user_name'] },
+  });
+  expect(created.status).toBe(201);
+  return {
+    id: created.body.id,
+    secret: created.body.app_secret,
+    webhookSecret: created.body.webhook_secret,
+    client: client(server.baseUrl, created.body.app_secret),
+  };
+}
+
+async function install(server: TestServer, appId: string, userId: string, granted: string[] = ['user_name']) {
+  const reply = await adminClient(server).post(`/v1/admin/apps/${appId}/installs`, {
+    user_id: userId,
+    granted_scopes: granted,
+  });
+  expect(reply.status).toBe(201);
+}
+
+const segments = (text: string) => ({
+  segments: [
+    { text, speaker: 'SPEAKER_00', is_user: true, start: 0, end: 1.5 },
+    { text: 'Sounds good.', speaker: 'SPEAKER_01', is_user: false, start: 1.5, end: 2 },
+  ],
+});
+
+/** Reads Server-Sent Events from a stream until one named `event` arrives. */
+async function openStream(baseUrl: string, key: string) {
+  const controller = new AbortController();
+  const response = await fetch(`${baseUrl}/v1/dev/user/notifications/stream`, {
+    headers: { authorization: `Bearer ${key}` },
+    signal: controller.signal,
+  });
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  return {
+    response,
+    async next(event: string, timeoutMs = 5000): Promise<string> {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const frames = buffer.split('\n\n');
+        for (let i = 0; i < frames.length - 1; i += 1) {
+          const lines = frames[i].split('\n');
+          if (lines.includes(`event: ${event}`)) {
+            buffer = frames.slice(i + 1).join('\n\n');
+            return lines.find((l) => l.startsWith('data: '))!.slice('data: '.length);
+          }
+        }
+        if (Date.now() > deadline) throw new Error(`no "${event}" event; got ${buffer}`);
+        const { value, done } = await reader.read();
+        if (done) throw new Error('stream ended');
+        buffer += decoder.decode(value, { stream: true });
+      }
+    },
+    close: () => controller.abort(),
+  };
+}
+
+async function deliveriesOf(app: TestApp) {
+  const reply = await app.client.get(`/v2/integrations/${app.id}/deliveries`, { limit: 100 });
+  expect(reply.status).toBe(200);
+  return expectShape(deliveriesPage, reply.body).deliveries;
+}
+
+describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
+  let server: TestServer;
+  let hooks: Receiver;
+  let llm: Receiver;
+  let pushes: Receiver;
+  const replies = new Map<string, (call: Received) => Answer | Promise<Answer>>();
+  const settle = () => server.app.dispatcher.idle();
+
+  beforeAll(async () => {
+    hooks = await receiver((call) => replies.get(call.path)?.(call) ?? { status: 404 });
+    llm = await fakeLlm();
+    pushes = await receiver(() => ({ text: 'ok' }));
+    server = await startServer(dialect, {
+      llmBaseUrl: llm.url,
+      llmModel: 'test-model',
+      llmApiKey: 'llm-key',
+      pushUrl: `${pushes.url}/devdata`,
+      webhookTimeoutMs: 500,
+    });
+  });
+  afterAll(async () => {
+    await server.close();
+    await Promise.all([hooks.close(), llm.close(), pushes.close()]);
+  });
+
+  it('segments → signed webhook → template → generation → inbox, stream, push URL and delivery log', async () => {
+    const user = await newUser(server);
+    await user.client.post('/v1/dev/user/memories', { content: 'Loves green tea' });
+    await user.client.post('/v1/dev/user/conversations', {
+      text: 'We planned the trip.',
+      structured: { title: 'Trip planning', overview: 'Booked trains to Lyon' },
+    });
+    const app = await makeApp(server, {
+      name: 'Coach',
+      webhookUrl: `${hooks.url}/hook/main?token=abc`,
+      scopes: ['user_name', 'user_facts', 'user_context'],
+    });
+    // user_chat is granted but not declared by the app: it must stay literal.
+    await install(server, app.id, user.id, ['user_name', 'user_facts', 'user_context', 'user_chat']);
+    const userName = (await adminClient(server).get('/v1/admin/users')).body.find(
+      (u: { id: string }) => u.id === user.id,
+    ).name;
+    replies.set('/hook/main', ({ query }) => ({
+      json: {
+        session_id: query.get('session_id'),
+        notification: {
+          prompt:
+            'Hi {{user_name}}!\nFacts:\n{{user_facts}}\nContext:\n{{ user_context }}\nChat: {{user_chat}} {{nope}}',
+          params: ['user_name', 'user_facts', 'user_context'],
+        },
+      },
+    }));
+
+    const stream = await openStream(server.baseUrl, user.key);
+    expect(stream.response.status).toBe(200);
+    expect(stream.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+
+    const accepted = await user.client.post('/v1/dev/user/transcripts/sess-1/segments', segments('Hello!'));
+    expect(accepted.status).toBe(202);
+    const body = expectShape(segmentsAccepted, accepted.body);
+    expect(body).toMatchObject({ session_id: 'sess-1', dispatched: 1 });
+    await settle();
+
+    // The webhook call: query, body, and an HMAC the test recomputes itself.
+    const [call] = hooks.callsTo('/hook/main');
+    expect(call.query.get('session_id')).toBe('sess-1');
+    expect(call.query.get('uid')).toBe(user.id);
+    expect(call.query.get('token')).toBe('abc');
+    expect(call.headers['content-type']).toMatch(/application\/json/);
+    expect(JSON.parse(call.body)).toEqual({
+      session_id: 'sess-1',
+      segments: [
+        { text: 'Hello!', speaker: 'SPEAKER_00', is_user: true },
+        { text: 'Sounds good.', speaker: 'SPEAKER_01', is_user: false },
+      ],
+    });
+    const signature = String(call.headers['x-signature']);
+    const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(signature);
+    expect(match).not.toBeNull();
+    expect(Math.abs(Number(match![1]) - Date.now() / 1000)).toBeLessThan(60);
+    const expected = createHmac('sha256', app.webhookSecret)
+      .update(`${match![1]}.${call.body}`)
+      .digest('hex');
+    expect(match![2]).toBe(expected);
+    expect(verify(app.webhookSecret, call.body, signature)).toBe(true);
+    expect(verify(app.webhookSecret, call.body + ' ', signature)).toBe(false);
+
+    // The LLM got the filled prompt: granted-and-declared variables filled, the others literal.
+    const llmCall = llm.calls.at(-1)!;
+    expect(llmCall.path).toBe('/chat/completions');
+    expect(llmCall.headers.authorization).toBe('Bearer llm-key');
+    const request = JSON.parse(llmCall.body);
+    expect(request.model).toBe('test-model');
+    const prompt = request.messages[0].content as string;
+    expect(prompt).toBe(
+      `Hi ${userName}!\nFacts:\n- Loves green tea\nContext:\n- Hello! Sounds good.: Hello! Sounds good.\n` +
+        '- Trip planning: Booked trains to Lyon\nChat: {{user_chat}} {{nope}}',
+    );
+
+    // Pushed: inbox, stream, push URL.
+    const inbox = expectShape(notificationsPage, (await user.client.get('/v1/dev/user/notifications')).body);
+    expect(inbox.notifications).toHaveLength(1);
+    expect(inbox.notifications[0]).toMatchObject({
+      app_id: app.id,
+      kind: 'proactive',
+      title: 'Coach',
+      text: `LLM says: ${prompt}`,
+      generated: true,
+    });
+    const event = JSON.parse(await stream.next('notification'));
+    expect(event).toEqual(inbox.notifications[0]);
+    stream.close();
+    const forwarded = pushes.calls.at(-1)!;
+    expect(forwarded.path).toBe('/devdata');
+    expect(forwarded.headers.title).toBe('Coach');
+    expect(forwarded.body).toBe(`LLM says: ${prompt}`);
+
+    const [delivery] = await deliveriesOf(app);
+    expect(delivery).toMatchObject({
+      app_id: app.id,
+      user_id: user.id,
+      session_id: 'sess-1',
+      url: `${hooks.url}/hook/main?token=abc`,
+      status_code: 200,
+      outcome: 'pushed',
+      notification_id: inbox.notifications[0].id,
+    });
+    expect(delivery.latency_ms).toBeGreaterThanOrEqual(0);
+
+    // Inside the 30 s window (the real default) the next reply is dropped, and nothing more is pushed.
+    expect(
+      (await user.client.post('/v1/dev/user/transcripts/sess-1/segments', segments('More'))).status,
+    ).toBe(202);
+    await settle();
+    expect((await deliveriesOf(app))[0]).toMatchObject({ outcome: 'rate_limited', status_code: 200 });
+    expect((await user.client.get('/v1/dev/user/notifications')).body.notifications).toHaveLength(1);
+
+    // The session's conversation holds every segment; finishing it refuses more.
+    const finished = await user.client.post('/v1/dev/user/transcripts/sess-1/finish');
+    expect(finished.status).toBe(200);
+    expect(expectShape(sessionFinished, finished.body).conversation_id).toBe(body.conversation_id);
+    const again = await user.client.post('/v1/dev/user/transcripts/sess-1/segments', segments('Late'));
+    expect(again.status).toBe(409);
+    expectShape(errorBody, again.body);
+    const stored = await user.client.get(`/v1/dev/user/conversations/${body.conversation_id}`, {
+      include_transcript: true,
+    });
+    const conv = expectShape(conversation, stored.body);
+    expect(conv.transcript_segments!.map((s) => s.text)).toEqual([
+      'Hello!',
+      'Sounds good.',
+      'More',
+      'Sounds good.',
+    ]);
+    expect(conv.source).toBe('live_transcript');
+    expect((await user.client.post('/v1/dev/user/transcripts/nope/finish')).status).toBe(404);
+  });
+
+  it('records each drop reason as a delivery and pushes nothing; a failed attempt does not start the window', async () => {
+    const user = await newUser(server);
+    const notify = (prompt: string, params: string[] = []) => ({
+      json: { session_id: 's', notification: { prompt, params } },
+    });
+    let round = 1;
+    const cases: Record<string, { app?: Partial<Parameters<typeof makeApp>[1]>; granted?: string[] }> = {
+      no_notification: {},
+      capability_missing: { app: { capabilities: ['external_integration'] } },
+      not_installed: {},
+      not_granted: { app: { scopes: ['user_name', 'user_facts'] }, granted: ['user_name'] },
+      not_declared: { app: { scopes: ['user_name'] }, granted: ['user_name', 'user_facts'] },
+      invalid_shape: {},
+      not_json: {},
+      prompt_too_short: {},
+      generated_too_short: {},
+      generation_failed: {},
+    };
+    const apps: Record<string, TestApp> = {};
+    for (const [name, spec] of Object.entries(cases)) {
+      apps[name] = await makeApp(server, {
+        name,
+        webhookUrl: `${hooks.url}/drops/${name}`,
+        ...spec.app,
+      });
+      await install(server, apps[name].id, user.id, spec.granted);
+    }
+    replies.set('/drops/no_notification', () => ({ json: { session_id: 's' } }));
+    replies.set('/drops/capability_missing', () => notify('Hello there'));
+    replies.set('/drops/not_installed', async () => {
+      await adminClient(server).delete(`/v1/admin/apps/${apps.not_installed.id}/installs/${user.id}`);
+      return notify('Hello there');
+    });
+    replies.set('/drops/not_granted', () => notify('Facts: {{user_facts}}', ['user_facts']));
+    replies.set('/drops/not_declared', () => notify('Facts: {{user_facts}}', ['user_facts']));
+    replies.set('/drops/invalid_shape', () => ({ json: { session_id: 5, notification: 'hi' } }));
+    replies.set('/drops/not_json', () => ({ text: 'thanks!' }));
+    replies.set('/drops/prompt_too_short', () => notify(' hey '));
+    // The first round fails at generation; the second round succeeds at once (no window was started).
+    replies.set('/drops/generated_too_short', () =>
+      notify(round === 1 ? 'SHORT please, {{user_name}}' : 'Say hi to {{user_name}}', ['user_name']),
+    );
+    replies.set('/drops/generation_failed', () => notify(round === 1 ? 'FAIL please' : 'Say hello', []));
+
+    const accepted = await user.client.post('/v1/dev/user/transcripts/drops/segments', segments('Hi'));
+    expect(accepted.body.dispatched).toBe(Object.keys(cases).length);
+    await settle();
+
+    const expected: Record<string, string> = {
+      no_notification: 'no_notification',
+      capability_missing: 'capability_missing',
+      not_installed: 'not_installed',
+      not_granted: 'scopes_not_granted',
+      not_declared: 'scopes_not_granted',
+      invalid_shape: 'invalid_reply',
+      not_json: 'invalid_reply',
+      prompt_too_short: 'prompt_too_short',
+      generated_too_short: 'generated_too_short',
+      generation_failed: 'generation_failed',
+    };
+    for (const [name, outcome] of Object.entries(expected)) {
+      const records = await deliveriesOf(apps[name]);
+      expect({ name, outcome: records.map((r) => r.outcome) }).toEqual({ name, outcome: [outcome] });
+      expect(records[0]).toMatchObject({ status_code: 200, notification_id: null, user_id: user.id });
+      if (outcome !== 'no_notification') expect(records[0].detail).toEqual(expect.any(String));
+    }
+    expect((await user.client.get('/v1/dev/user/notifications')).body.notifications).toEqual([]);
+
+    round = 2;
+    const second = await user.client.post('/v1/dev/user/transcripts/drops/segments', segments('Again'));
+    expect(second.body.dispatched).toBe(Object.keys(cases).length - 1); // not_installed is gone
+    await settle();
+    expect((await deliveriesOf(apps.generated_too_short))[0].outcome).toBe('pushed');
+    expect((await deliveriesOf(apps.generation_failed))[0].outcome).toBe('pushed');
+    const inbox = (await user.client.get('/v1/dev/user/notifications')).body.notifications;
+    expect(inbox.map((n: { app_id: string }) => n.app_id).sort()).toEqual(
+      [apps.generated_too_short.id, apps.generation_failed.id].sort(),
+    );
+  });
+
+  it('survives hanging, failing, non-JSON and 10 MB webhooks; the breaker opens after 5 failures in a row', async () => {
+    const user = await newUser(server);
+    let hung = false;
+    replies.set('/bad/hang', () => {
+      // The first call hangs past the timeout; later ones fail fast, so the breaker test stays short.
+      if (hung) return { status: 503, json: {} };
+      hung = true;
+      return 'hang';
+    });
+    replies.set('/bad/500', () => ({ status: 500, json: { error: 'down' } }));
+    replies.set('/bad/text', () => ({ text: '<html>oops</html>' }));
+    replies.set('/bad/huge', () => ({ bytes: 10 * 1024 * 1024 }));
+    replies.set('/bad/good', ({ query }) => ({ json: { session_id: query.get('session_id') } }));
+    const apps: Record<string, TestApp> = {};
+    for (const name of ['hang', '500', 'text', 'huge', 'good']) {
+      apps[name] = await makeApp(server, { name, webhookUrl: `${hooks.url}/bad/${name}` });
+      await install(server, apps[name].id, user.id);
+    }
+
+    const started = Date.now();
+    const first = await user.client.post('/v1/dev/user/transcripts/bad/segments', segments('One'));
+    expect(Date.now() - started).toBeLessThan(400); // well inside the 500 ms webhook timeout
+    expect(first.status).toBe(202);
+    expect(first.body.dispatched).toBe(5);
+    await settle();
+    const firstOutcomes = Object.fromEntries(
+      await Promise.all(
+        Object.entries(apps).map(async ([name, app]) => [name, (await deliveriesOf(app))[0]] as const),
+      ),
+    );
+    expect(firstOutcomes.hang).toMatchObject({ outcome: 'timeout', status_code: null });
+    expect(firstOutcomes.hang.latency_ms).toBeGreaterThanOrEqual(450);
+    expect(firstOutcomes['500']).toMatchObject({ outcome: 'http_error', status_code: 500 });
+    expect(firstOutcomes.text).toMatchObject({ outcome: 'invalid_reply', status_code: 200 });
+    expect(firstOutcomes.huge).toMatchObject({ outcome: 'invalid_reply', status_code: null });
+    expect(firstOutcomes.huge.detail).toMatch(/larger than 1048576 bytes/);
+    expect(firstOutcomes.huge.latency_ms).toBeLessThan(2000);
+    expect(firstOutcomes.good).toMatchObject({ outcome: 'no_notification', status_code: 200 });
+
+    for (let i = 2; i <= 6; i += 1) {
+      const reply = await user.client.post('/v1/dev/user/transcripts/bad/segments', segments(`Round ${i}`));
+      expect(reply.status).toBe(202);
+      await settle();
+    }
+    // Five failures in a row, then the sixth call is skipped without reaching the receiver.
+    for (const name of ['hang', '500', 'text', 'huge']) {
+      expect(hooks.callsTo(`/bad/${name}`)).toHaveLength(5);
+      const outcomes = (await deliveriesOf(apps[name])).map((d) => d.outcome);
+      expect(outcomes).toHaveLength(6);
+      expect(outcomes[0]).toBe('circuit_open');
+      expect(outcomes.slice(1)).not.toContain('circuit_open');
+    }
+    const open = (await deliveriesOf(apps['500']))[0];
+    expect(open).toMatchObject({ status_code: null, latency_ms: 0 });
+    // The healthy app got every call.
+    expect(hooks.callsTo('/bad/good')).toHaveLength(6);
+    expect((await deliveriesOf(apps.good)).map((d) => d.outcome)).toEqual(Array(6).fill('no_notification'));
+  });
+
+  it('lets an app read, set and clear its webhook', async () => {
+    const user = await newUser(server);
+    const app = await makeApp(server, { name: 'Reg', capabilities: ['proactive_notification'] });
+    await install(server, app.id, user.id);
+    const path = `/v2/integrations/${app.id}/webhook`;
+    expect(expectShape(webhookConfig, (await app.client.get(path)).body)).toEqual({
+      triggers_on: 'transcript_processed',
+      webhook_url: null,
+    });
+    expect(
+      (await user.client.post('/v1/dev/user/transcripts/reg/segments', segments('a'))).body.dispatched,
+    ).toBe(0);
+
+    const url = `${hooks.url}/reg`;
+    replies.set('/reg', () => ({ json: { session_id: 'reg' } }));
+    const put = await app.client.put(path, { webhook_url: url });
+    expect(put.status).toBe(200);
+    expect(put.body).toEqual({ triggers_on: 'transcript_processed', webhook_url: url });
+    const shown = await app.client.get(`/v2/integrations/${app.id}/app`);
+    expect(shown.body.capabilities).toEqual(['proactive_notification', 'external_integration']);
+    expect(shown.body.external_integration).toEqual({
+      triggers_on: 'transcript_processed',
+      webhook_url: url,
+    });
+    expect((await app.client.get(path)).body.webhook_url).toBe(url);
+    expect(
+      (await user.client.post('/v1/dev/user/transcripts/reg/segments', segments('b'))).body.dispatched,
+    ).toBe(1);
+    await settle();
+    expect(hooks.callsTo('/reg')).toHaveLength(1);
+
+    expect((await app.client.put(path, { webhook_url: 'ftp://x' })).status).toBe(422);
+    expect((await app.client.put(path, { webhook_url: url, triggers_on: 'other' })).status).toBe(422);
+    expect((await client(server.baseUrl, 'sk_wrong').get(path)).status).toBe(401);
+
+    const cleared = await app.client.delete(path);
+    expect(cleared.status).toBe(200);
+    expect(cleared.body).toEqual({ triggers_on: 'transcript_processed', webhook_url: null });
+    expect(
+      (await user.client.post('/v1/dev/user/transcripts/reg/segments', segments('c'))).body.dispatched,
+    ).toBe(0);
+  });
+
+  it('shows an app only its own deliveries, and an admin all of them, newest first in pages', async () => {
+    const user = await newUser(server);
+    replies.set('/mine', () => ({ json: { session_id: 'x' } }));
+    const mine = await makeApp(server, { name: 'Mine', webhookUrl: `${hooks.url}/mine` });
+    const theirs = await makeApp(server, { name: 'Theirs', webhookUrl: `${hooks.url}/mine` });
+    await install(server, mine.id, user.id);
+    await install(server, theirs.id, user.id);
+    for (const session of ['p1', 'p2', 'p3']) {
+      await user.client.post(`/v1/dev/user/transcripts/${session}/segments`, segments(session));
+      await settle();
+    }
+    const own = await deliveriesOf(mine);
+    expect(own.map((d) => d.session_id)).toEqual(['p3', 'p2', 'p1']);
+    expect(own.every((d) => d.app_id === mine.id)).toBe(true);
+    const page1 = await mine.client.get(`/v2/integrations/${mine.id}/deliveries`, { limit: 2 });
+    expect(page1.body).toMatchObject({ has_more: true });
+    const page2 = await mine.client.get(`/v2/integrations/${mine.id}/deliveries`, {
+      limit: 2,
+      cursor: page1.body.next_cursor,
+    });
+    expect(page2.body.deliveries.map((d: { session_id: string }) => d.session_id)).toEqual(['p1']);
+    expect(page2.body).toMatchObject({ has_more: false, next_cursor: null });
+    // Another app's secret does not open this app's log.
+    const foreign = await client(server.baseUrl, theirs.secret).get(`/v2/integrations/${mine.id}/deliveries`);
+    expect(foreign.status).toBe(401);
+
+    const admin = adminClient(server);
+    const all = expectShape(
+      deliveriesPage,
+      (await admin.get('/v1/admin/deliveries', { user_id: user.id })).body,
+    );
+    expect(all.deliveries).toHaveLength(6);
+    expect(new Set(all.deliveries.map((d) => d.app_id))).toEqual(new Set([mine.id, theirs.id]));
+    const filtered = (await admin.get('/v1/admin/deliveries', { app_id: theirs.id })).body;
+    expect(filtered.deliveries).toHaveLength(3);
+    expect((await client(server.baseUrl, user.key).get('/v1/admin/deliveries')).status).toBe(401);
+  });
+
+  it('pushes direct notifications to the stream and the push URL too', async () => {
+    const stream = await openStream(server.baseUrl, server.init.developer_key);
+    const sent = await client(server.baseUrl, server.init.app_secret).post(
+      `/v2/integrations/${server.init.app_id}/notification`,
+      undefined,
+      { uid: server.init.user_id, message: 'Direct hello' },
+    );
+    expect(sent.status).toBe(200);
+    expect(JSON.parse(await stream.next('notification'))).toMatchObject({
+      kind: 'direct',
+      text: 'Direct hello',
+      generated: false,
+    });
+    await settle();
+    expect(pushes.calls.at(-1)!.body).toBe('Direct hello');
+    // Left open on purpose: closing the server must end the stream rather than wait for it.
+  });
+});
+
+describe('proactive pipeline without an LLM', () => {
+  let server: TestServer;
+  let hooks: Receiver;
+
+  beforeAll(async () => {
+    hooks = await receiver(({ query }) => ({
+      json: {
+        session_id: query.get('session_id'),
+        notification: { prompt: 'Time for a break, {{user_name}}.', params: ['user_name'] },
+      },
+    }));
+    server = await startServer('sqlite', { llmBaseUrl: null });
+  });
+  afterAll(async () => {
+    await server.close();
+    await hooks.close();
+  });
+
+  it('pushes the filled prompt itself, marked generated: false', async () => {
+    const user = await newUser(server);
+    const app = await makeApp(server, { name: 'Break bot', webhookUrl: `${hooks.url}/hook` });
+    await install(server, app.id, user.id);
+    const accepted = await user.client.post(
+      '/v1/dev/user/transcripts/quiet/segments',
+      segments('Working late'),
+    );
+    expect(accepted.status).toBe(202);
+    await server.app.dispatcher.idle();
+    const userName = (await adminClient(server).get('/v1/admin/users')).body.find(
+      (u: { id: string }) => u.id === user.id,
+    ).name;
+    const inbox = expectShape(notificationsPage, (await user.client.get('/v1/dev/user/notifications')).body);
+    expect(inbox.notifications.map((n) => [n.text, n.generated])).toEqual([
+      [`Time for a break, ${userName}.`, false],
+    ]);
+    expect((await deliveriesOf(app))[0].outcome).toBe('pushed');
+  });
+});
