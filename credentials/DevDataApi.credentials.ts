@@ -1,0 +1,92 @@
+import type {
+  IAuthenticateGeneric,
+  Icon,
+  ICredentialTestRequest,
+  ICredentialType,
+  INodeProperties,
+} from 'n8n-workflow';
+
+export class DevDataApi implements ICredentialType {
+  name = 'devDataApi';
+
+  displayName = 'DevData Developer API';
+
+  icon: Icon = { light: 'file:../nodes/DevData/devData.svg', dark: 'file:../nodes/DevData/devData.dark.svg' };
+
+  documentationUrl = 'https://github.com/devdata/n8n-nodes-devdata#credentials';
+
+  properties: INodeProperties[] = [
+    {
+      displayName: 'Base URL',
+      name: 'baseUrl',
+      type: 'string',
+      default: 'http://127.0.0.1:8080',
+      placeholder: 'https://devdata.example.com',
+      description:
+        'Address of the DevData server, without a trailing path (the node adds /v1/dev/…). A self-hosted devdata-server listens on http://127.0.0.1:8080 by default.',
+      required: true,
+    },
+    {
+      displayName: 'Developer Key',
+      name: 'apiKey',
+      type: 'string',
+      typeOptions: { password: true },
+      default: '',
+      placeholder: 'svc_dev_…',
+      description:
+        'A developer API key, from the DevData app (Settings → Developer → Create Key) or, for a self-hosted devdata-server, the one `npm start` / `devdata-server init` prints. It must start with svc_dev_ — an app secret (sk_…) or an admin token does not work here. The key’s scopes decide what the node may read and write.',
+      required: true,
+    },
+    {
+      displayName:
+        'This does not look like a developer key: DevData developer keys start with svc_dev_. For notifications, use the DevData App credential with the app secret instead.',
+      name: 'keyFormatNotice',
+      type: 'notice',
+      default: '',
+      displayOptions: { hide: { apiKey: ['', { _cnd: { startsWith: 'svc_dev_' } }] } },
+    },
+  ];
+
+  authenticate: IAuthenticateGeneric = {
+    type: 'generic',
+    properties: {
+      headers: {
+        Authorization: '=Bearer {{$credentials.apiKey}}',
+      },
+    },
+  };
+
+  // GET /v1/dev/key answers with the key's own record (name, scopes) when the key is valid.
+  test: ICredentialTestRequest = {
+    request: {
+      baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
+      url: '/v1/dev/key',
+      method: 'GET',
+    },
+    rules: [
+      {
+        type: 'responseCode',
+        properties: {
+          value: 401,
+          message:
+            'Invalid API Key: the server rejected this developer key. Developer keys start with svc_dev_; check that the whole key was pasted and that it has not been revoked.',
+        },
+      },
+      {
+        type: 'responseCode',
+        properties: {
+          value: 404,
+          message:
+            'No DevData developer API at this Base URL (GET /v1/dev/key answered 404). Check the Base URL: it is the server address only, e.g. http://127.0.0.1:8080.',
+        },
+      },
+      {
+        type: 'responseCode',
+        properties: {
+          value: 429,
+          message: 'Rate limit exceeded: the key is valid but made too many requests. Try again in a minute.',
+        },
+      },
+    ],
+  };
+}

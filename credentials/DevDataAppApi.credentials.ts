@@ -1,0 +1,95 @@
+import type {
+  IAuthenticateGeneric,
+  Icon,
+  ICredentialTestRequest,
+  ICredentialType,
+  INodeProperties,
+} from 'n8n-workflow';
+
+export class DevDataAppApi implements ICredentialType {
+  name = 'devDataAppApi';
+
+  displayName = 'DevData App';
+
+  icon: Icon = { light: 'file:../nodes/DevData/devData.svg', dark: 'file:../nodes/DevData/devData.dark.svg' };
+
+  documentationUrl = 'https://github.com/devdata/n8n-nodes-devdata#credentials';
+
+  properties: INodeProperties[] = [
+    {
+      displayName: 'Base URL',
+      name: 'baseUrl',
+      type: 'string',
+      default: 'http://127.0.0.1:8080',
+      placeholder: 'https://devdata.example.com',
+      description:
+        'Address of the DevData server, without a trailing path (the node adds /v2/integrations/…). A self-hosted devdata-server listens on http://127.0.0.1:8080 by default.',
+      required: true,
+    },
+    {
+      displayName: 'App ID',
+      name: 'appId',
+      type: 'string',
+      default: '',
+      description: 'The identifier of your app, from the developer portal (or `devdata-server init`)',
+      required: true,
+    },
+    {
+      displayName: 'App Secret',
+      name: 'appSecret',
+      type: 'string',
+      typeOptions: { password: true },
+      default: '',
+      placeholder: 'sk_…',
+      description:
+        'The app secret shown once when the app was created (it starts with sk_). Sent as a bearer token.',
+      required: true,
+    },
+    {
+      displayName: 'Webhook Signing Secret',
+      name: 'webhookSecret',
+      type: 'string',
+      typeOptions: { password: true },
+      default: '',
+      placeholder: 'whsec_…',
+      description:
+        'Optional. The secret DevData signs its webhook calls with (X-Signature header); the DevData Trigger uses it to reject calls that DevData did not send. Not needed for sending notifications.',
+    },
+  ];
+
+  authenticate: IAuthenticateGeneric = {
+    type: 'generic',
+    properties: {
+      headers: {
+        Authorization: '=Bearer {{$credentials.appSecret}}',
+      },
+    },
+  };
+
+  // GET /v2/integrations/{app_id}/app answers with the app's record only when the secret belongs to that app.
+  test: ICredentialTestRequest = {
+    request: {
+      baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
+      url: '=/v2/integrations/{{encodeURIComponent($credentials.appId)}}/app',
+      method: 'GET',
+    },
+    rules: [
+      {
+        type: 'responseCode',
+        properties: {
+          value: 401,
+          message:
+            'Invalid app ID or secret: the server did not accept this App Secret for this App ID. Check both values (the secret starts with sk_).',
+        },
+      },
+      {
+        type: 'responseCode',
+        properties: {
+          value: 404,
+          message:
+            'No DevData integrations API at this Base URL (the test request answered 404). Check the Base URL: it is the server address only, e.g. http://127.0.0.1:8080.',
+        },
+      },
+    ],
+  };
+}

@@ -1,0 +1,42 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { devDataRequest } from '../../transport';
+import { completedField, descriptionField, dueAtField, newActionItem } from './fields';
+
+const properties: INodeProperties[] = [
+  descriptionField,
+  {
+    displayName: 'Additional Fields',
+    name: 'additionalFields',
+    type: 'collection',
+    description: "Optional fields to set; the server's defaults apply to the others",
+    placeholder: 'Add Field',
+    default: {},
+    options: [
+      completedField,
+      {
+        displayName: 'Conversation ID',
+        name: 'conversationId',
+        type: 'string',
+        default: '',
+        description: 'The conversation the action item comes from; it must be one of your conversations',
+      },
+      dueAtField,
+    ],
+  },
+];
+
+export const description = updateDisplayOptions(
+  { show: { resource: ['actionItem'], operation: ['create'] } },
+  properties,
+);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+  return (await devDataRequest.call(this, {
+    method: 'POST',
+    path: '/v1/dev/user/action-items',
+    body: newActionItem.call(this, itemIndex),
+    itemIndex,
+  })) as IDataObject;
+}

@@ -1,0 +1,39 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { toWireFields } from '../utils';
+
+export const descriptionField: INodeProperties = {
+  displayName: 'Description',
+  name: 'description',
+  type: 'string',
+  required: true,
+  default: '',
+  placeholder: 'e.g. Send the contract to Alex',
+  description: 'What needs to be done (1–2000 characters)',
+};
+
+export const completedField: INodeProperties = {
+  displayName: 'Completed',
+  name: 'completed',
+  type: 'boolean',
+  default: false,
+  description: 'Whether the action item is done; completing it sets completed_at to now, reopening clears it',
+};
+
+export const dueAtField: INodeProperties = {
+  displayName: 'Due At',
+  name: 'dueAt',
+  type: 'dateTime',
+  default: '',
+  description:
+    "When the action item is due. A value without a UTC offset is read in the workflow's timezone; it is sent as UTC.",
+};
+
+/** The wire entry for a new action item from the item's parameters. */
+export function newActionItem(this: IExecuteFunctions, itemIndex: number): IDataObject {
+  const additional = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
+  return {
+    description: this.getNodeParameter('description', itemIndex) as string,
+    ...toWireFields.call(this, additional, itemIndex, ['dueAt']),
+  };
+}

@@ -1,0 +1,78 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { offsetPaginate, toRangeBound } from '../../transport';
+import { returnAllOrLimit } from '../common.description';
+import { limitOf } from '../utils';
+
+/** The server's largest page of action items. */
+export const PAGE_SIZE = 1000;
+
+const properties: INodeProperties[] = [
+  ...returnAllOrLimit('action items'),
+  {
+    displayName: 'Filters',
+    name: 'filters',
+    type: 'collection',
+    description: 'Conditions the returned records must meet',
+    placeholder: 'Add Filter',
+    default: {},
+    options: [
+      {
+        displayName: 'Completed',
+        name: 'completed',
+        type: 'boolean',
+        default: false,
+        description: 'Whether to return only completed (on) or only open (off) action items',
+      },
+      {
+        displayName: 'Conversation ID',
+        name: 'conversationId',
+        type: 'string',
+        default: '',
+        description: 'Return only the action items of this conversation',
+      },
+      {
+        displayName: 'Created After',
+        name: 'startDate',
+        type: 'dateTime',
+        default: '',
+        description:
+          'Return action items created at or after this time (a date alone means the start of that UTC day)',
+      },
+      {
+        displayName: 'Created Before',
+        name: 'endDate',
+        type: 'dateTime',
+        default: '',
+        description:
+          'Return action items created at or before this time (a date alone means the whole UTC day)',
+      },
+    ],
+  },
+];
+
+export const description = updateDisplayOptions(
+  { show: { resource: ['actionItem'], operation: ['getAll'] } },
+  properties,
+);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+  const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
+  return await offsetPaginate.call(this, {
+    path: '/v1/dev/user/action-items',
+    qs: {
+      conversation_id: filters.conversationId,
+      completed: filters.completed,
+      start_date: filters.startDate
+        ? toRangeBound.call(this, filters.startDate, 'Created After', itemIndex)
+        : undefined,
+      end_date: filters.endDate
+        ? toRangeBound.call(this, filters.endDate, 'Created Before', itemIndex)
+        : undefined,
+    },
+    itemIndex,
+    pageSize: PAGE_SIZE,
+    limit: limitOf.call(this, itemIndex),
+  });
+}

@@ -1,0 +1,52 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { devDataRequest } from '../../transport';
+import { recordId } from '../common.description';
+import { assertNotBoth, toWireFields } from '../utils';
+import { completedField, descriptionField, dueAtField } from './fields';
+
+const properties: INodeProperties[] = [
+  recordId('actionItemId', 'Action Item'),
+  {
+    displayName: 'Update Fields',
+    name: 'updateFields',
+    type: 'collection',
+    placeholder: 'Add Field',
+    default: {},
+    description: 'Only the fields added here are changed',
+    options: [
+      {
+        displayName: 'Clear Due Date',
+        name: 'clearDueAt',
+        type: 'boolean',
+        default: true,
+        description: 'Whether to remove the due date (sends due_at: null)',
+      },
+      completedField,
+      { ...descriptionField, required: false },
+      dueAtField,
+    ],
+  },
+];
+
+export const description = updateDisplayOptions(
+  { show: { resource: ['actionItem'], operation: ['update'] } },
+  properties,
+);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+  const id = this.getNodeParameter('actionItemId', itemIndex) as string;
+  const { clearDueAt, ...fields } = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
+  assertNotBoth.call(this, { ...fields, clearDueAt }, 'dueAt', 'clearDueAt', itemIndex);
+  const body = toWireFields.call(this, fields, itemIndex, ['dueAt']);
+  if (clearDueAt === true) body.due_at = null;
+  return (await devDataRequest.call(this, {
+    method: 'PATCH',
+    path: `/v1/dev/user/action-items/${encodeURIComponent(id)}`,
+    body,
+    itemIndex,
+    resource: 'Action item',
+    id,
+  })) as IDataObject;
+}

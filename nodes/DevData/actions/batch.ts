@@ -1,0 +1,83 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+
+import { devDataRequest } from '../transport';
+import { errorItem } from './utils';
+
+export interface BatchSpec {
+  /** The batch endpoint, e.g. `/v1/dev/user/action-items/batch`. */
+  path: string;
+  /** The array's key in the request and the response body, e.g. `action_items`. */
+  key: string;
+  /** The endpoint's largest batch. */
+  maxPerRequest: number;
+  /** Builds the entry for one input item from the node's parameters. */
+  toEntry(this: IExecuteFunctions, itemIndex: number): IDataObject;
+}
+
+interface Entry {
+  itemIndex: number;
+  body: IDataObject;
+}
+
+/**
+ * Creates one record per input item in as few requests as the endpoint allows, sent one after another in
+ * input order. Each output item is the created record, paired with the input item it came from. The server
+ * writes a batch all-or-nothing, so when a batch fails, Continue On Fail marks every item of that batch.
+ */
+export async function createInBatches(
+  this: IExecuteFunctions,
+  items: INodeExecutionData[],
+  spec: BatchSpec,
+): Promise<INodeExecutionData[]> {
+  const continueOnFail = this.continueOnFail();
+  const results: INodeExecutionData[][] = items.map(() => []);
+  const entries: Entry[] = [];
+
+  for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+    const build = () => entries.push({ itemIndex, body: spec.toEntry.call(this, itemIndex) });
+    if (!continueOnFail) {
+      build();
+      continue;
+    }
+    try {
+      build();
+    } catch (error) {
+      results[itemIndex] = [errorItem(error as Error, itemIndex)];
+    }
+  }
+
+  for (let start = 0; start < entries.length; start += spec.maxPerRequest) {
+    const batch = entries.slice(start, start + spec.maxPerRequest);
+    const send = async () =>
+      (await devDataRequest.call(this, {
+        method: 'POST',
+        path: spec.path,
+        body: { [spec.key]: batch.map((entry) => entry.body) },
+        itemIndex: batch[0].itemIndex,
+        // A 422 for `body.<key>[n]…` names the n-th entry of this batch: report it as its input item.
+        batchItemIndex: (loc) =>
+          loc[0] === 'body' && loc[1] === spec.key && typeof loc[2] === 'number'
+            ? batch[loc[2]]?.itemIndex
+            : undefined,
+      })) as IDataObject;
+
+    let response: IDataObject;
+    if (!continueOnFail) {
+      response = await send();
+    } else {
+      try {
+        response = await send();
+      } catch (error) {
+        for (const entry of batch) results[entry.itemIndex] = [errorItem(error as Error, entry.itemIndex)];
+        continue;
+      }
+    }
+    const created = (response[spec.key] as IDataObject[] | undefined) ?? [];
+    batch.forEach((entry, n) => {
+      if (created[n])
+        results[entry.itemIndex] = [{ json: created[n], pairedItem: { item: entry.itemIndex } }];
+    });
+  }
+
+  return results.flat();
+}

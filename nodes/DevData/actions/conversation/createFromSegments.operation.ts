@@ -1,0 +1,150 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, jsonParse, updateDisplayOptions } from 'n8n-workflow';
+
+import { devDataRequest } from '../../transport';
+import { byDisplayName } from '../common.description';
+import { conversationBody, conversationOptions } from './fields';
+
+const properties: INodeProperties[] = [
+  {
+    displayName: 'Segments Input',
+    name: 'segmentsInput',
+    type: 'options',
+    noDataExpression: true,
+    default: 'fields',
+    options: [
+      { name: 'Define Below', value: 'fields', description: 'Enter the segments one by one' },
+      {
+        name: 'JSON',
+        value: 'json',
+        description: 'Give the segments as a JSON array, e.g. from a previous node',
+      },
+    ],
+    description: 'How to give the transcript segments',
+  },
+  {
+    displayName: 'Segments',
+    name: 'transcriptSegments',
+    type: 'fixedCollection',
+    typeOptions: { multipleValues: true, sortable: true },
+    default: {},
+    placeholder: 'Add Segment',
+    description: 'The transcript, one segment per utterance (1–500 segments)',
+    displayOptions: { show: { segmentsInput: ['fields'] } },
+    options: [
+      {
+        displayName: 'Segment',
+        name: 'segment',
+        values: [
+          {
+            displayName: 'Text',
+            name: 'text',
+            type: 'string',
+            default: '',
+            description: 'What was said',
+          },
+          {
+            displayName: 'Speaker',
+            name: 'speaker',
+            type: 'string',
+            default: '',
+            placeholder: 'SPEAKER_00',
+            description: 'Speaker label, e.g. SPEAKER_00',
+          },
+          {
+            displayName: 'Is User',
+            name: 'isUser',
+            type: 'boolean',
+            default: false,
+            description: 'Whether the user (rather than someone else) is speaking',
+          },
+          {
+            displayName: 'Start',
+            name: 'start',
+            type: 'number',
+            typeOptions: { minValue: 0, numberPrecision: 3 },
+            default: 0,
+            description: 'Start of the segment, in seconds from the start of the conversation',
+          },
+          {
+            displayName: 'End',
+            name: 'end',
+            type: 'number',
+            typeOptions: { minValue: 0, numberPrecision: 3 },
+            default: 0,
+            description: 'End of the segment, in seconds from the start of the conversation',
+          },
+        ],
+      },
+    ],
+  },
+  {
+    displayName: 'Segments (JSON)',
+    name: 'transcriptSegmentsJson',
+    type: 'json',
+    default: '[\n  {"text": "Hello", "speaker": "SPEAKER_00", "is_user": true, "start": 0, "end": 1.2}\n]',
+    required: true,
+    description:
+      'An array of segments with text, start and end (seconds), and optionally speaker, speaker_id and is_user. An expression such as {{ $json.segments }} works too.',
+    displayOptions: { show: { segmentsInput: ['json'] } },
+  },
+  {
+    displayName: 'Options',
+    name: 'options',
+    type: 'collection',
+    description: 'Further settings for this operation',
+    placeholder: 'Add Option',
+    default: {},
+    options: byDisplayName([
+      {
+        displayName: 'Client Session ID',
+        name: 'clientSessionId',
+        type: 'string',
+        default: '',
+        description:
+          'Idempotency key: sending the same value again returns the conversation created the first time instead of a new one',
+      },
+      ...conversationOptions,
+    ]),
+  },
+];
+
+export const description = updateDisplayOptions(
+  { show: { resource: ['conversation'], operation: ['createFromSegments'] } },
+  properties,
+);
+
+function segmentsOf(this: IExecuteFunctions, itemIndex: number): IDataObject[] {
+  if (this.getNodeParameter('segmentsInput', itemIndex) === 'fields') {
+    const segments = this.getNodeParameter('transcriptSegments.segment', itemIndex, []) as IDataObject[];
+    return segments.map(({ isUser, speaker, ...segment }) => ({
+      ...segment,
+      is_user: isUser === true,
+      ...(speaker ? { speaker } : {}),
+    }));
+  }
+  const raw = this.getNodeParameter('transcriptSegmentsJson', itemIndex) as unknown;
+  const segments = typeof raw === 'string' ? jsonParse<unknown>(raw, { fallbackValue: undefined }) : raw;
+  if (!Array.isArray(segments)) {
+    throw new NodeOperationError(this.getNode(), 'Segments (JSON) must be a JSON array of segments', {
+      itemIndex,
+      description: 'For example [{"text": "Hello", "start": 0, "end": 1.2}]',
+    });
+  }
+  return segments as IDataObject[];
+}
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+  const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+  const { clientSessionId, ...rest } = options;
+  return (await devDataRequest.call(this, {
+    method: 'POST',
+    path: '/v1/dev/user/conversations/from-segments',
+    body: {
+      transcript_segments: segmentsOf.call(this, itemIndex),
+      ...(clientSessionId ? { client_session_id: clientSessionId } : {}),
+      ...conversationBody.call(this, rest, itemIndex),
+    },
+    itemIndex,
+  })) as IDataObject;
+}

@@ -1,0 +1,45 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { devDataRequest } from '../../transport';
+import { byDisplayName } from '../common.description';
+import { conversationBody, conversationOptions } from './fields';
+
+const properties: INodeProperties[] = [
+  {
+    displayName: 'Text',
+    name: 'text',
+    type: 'string',
+    typeOptions: { rows: 5 },
+    required: true,
+    default: '',
+    description: 'The conversation as plain text (up to 200,000 characters)',
+  },
+  {
+    displayName: 'Options',
+    name: 'options',
+    type: 'collection',
+    description: 'Further settings for this operation',
+    placeholder: 'Add Option',
+    default: {},
+    options: byDisplayName(conversationOptions),
+  },
+];
+
+export const description = updateDisplayOptions(
+  { show: { resource: ['conversation'], operation: ['createFromText'] } },
+  properties,
+);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+  const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+  return (await devDataRequest.call(this, {
+    method: 'POST',
+    path: '/v1/dev/user/conversations',
+    body: {
+      text: this.getNodeParameter('text', itemIndex) as string,
+      ...conversationBody.call(this, options, itemIndex),
+    },
+    itemIndex,
+  })) as IDataObject;
+}

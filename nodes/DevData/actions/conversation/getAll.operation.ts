@@ -1,0 +1,96 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { offsetPaginate, toRangeBound } from '../../transport';
+import { returnAllOrLimit } from '../common.description';
+import { limitOf } from '../utils';
+
+/** The server's largest page of conversations. */
+export const PAGE_SIZE = 100;
+
+const properties: INodeProperties[] = [
+  ...returnAllOrLimit('conversations'),
+  {
+    displayName: 'Filters',
+    name: 'filters',
+    type: 'collection',
+    description: 'Conditions the returned records must meet',
+    placeholder: 'Add Filter',
+    default: {},
+    options: [
+      {
+        displayName: 'Folder ID',
+        name: 'folderId',
+        type: 'string',
+        default: '',
+        description: 'Return only the conversations in this folder',
+      },
+      {
+        displayName: 'Started After',
+        name: 'startDate',
+        type: 'dateTime',
+        default: '',
+        description: 'Return conversations started at or after this time (a date alone means that UTC day)',
+      },
+      {
+        displayName: 'Started Before',
+        name: 'endDate',
+        type: 'dateTime',
+        default: '',
+        description:
+          'Return conversations started at or before this time (a date alone includes the whole UTC day)',
+      },
+    ],
+  },
+  {
+    displayName: 'Options',
+    name: 'options',
+    type: 'collection',
+    description: 'Further settings for this operation',
+    placeholder: 'Add Option',
+    default: {},
+    options: [
+      {
+        displayName: 'Include Discarded',
+        name: 'includeDiscarded',
+        type: 'boolean',
+        default: true,
+        description: 'Whether to include discarded conversations',
+      },
+      {
+        displayName: 'Include Transcript',
+        name: 'includeTranscript',
+        type: 'boolean',
+        default: true,
+        description: 'Whether to include the transcript segments of each conversation',
+      },
+    ],
+  },
+];
+
+export const description = updateDisplayOptions(
+  { show: { resource: ['conversation'], operation: ['getAll'] } },
+  properties,
+);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+  const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
+  const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+  return await offsetPaginate.call(this, {
+    path: '/v1/dev/user/conversations',
+    qs: {
+      folder_id: filters.folderId,
+      start_date: filters.startDate
+        ? toRangeBound.call(this, filters.startDate, 'Started After', itemIndex)
+        : undefined,
+      end_date: filters.endDate
+        ? toRangeBound.call(this, filters.endDate, 'Started Before', itemIndex)
+        : undefined,
+      include_transcript: options.includeTranscript,
+      include_discarded: options.includeDiscarded,
+    },
+    itemIndex,
+    pageSize: PAGE_SIZE,
+    limit: limitOf.call(this, itemIndex),
+  });
+}

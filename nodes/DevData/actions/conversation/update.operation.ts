@@ -1,0 +1,69 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { devDataRequest } from '../../transport';
+import { recordId } from '../common.description';
+import { assertNotBoth, toWireFields } from '../utils';
+
+const properties: INodeProperties[] = [
+  recordId('conversationId', 'Conversation'),
+  {
+    displayName: 'Update Fields',
+    name: 'updateFields',
+    type: 'collection',
+    placeholder: 'Add Field',
+    default: {},
+    description: 'Only the fields added here are changed',
+    options: [
+      {
+        displayName: 'Discarded',
+        name: 'discarded',
+        type: 'boolean',
+        default: true,
+        description: 'Whether the conversation is discarded (hidden from lists unless asked for)',
+      },
+      {
+        displayName: 'Folder ID',
+        name: 'folderId',
+        type: 'string',
+        default: '',
+        description: 'Move the conversation to this folder',
+      },
+      {
+        displayName: 'Remove From Folder',
+        name: 'removeFromFolder',
+        type: 'boolean',
+        default: true,
+        description: 'Whether to take the conversation out of its folder (sends folder_id: null)',
+      },
+      {
+        displayName: 'Title',
+        name: 'title',
+        type: 'string',
+        default: '',
+        description: 'New title of the conversation',
+      },
+    ],
+  },
+];
+
+export const description = updateDisplayOptions(
+  { show: { resource: ['conversation'], operation: ['update'] } },
+  properties,
+);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+  const id = this.getNodeParameter('conversationId', itemIndex) as string;
+  const { removeFromFolder, ...fields } = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
+  assertNotBoth.call(this, { ...fields, removeFromFolder }, 'folderId', 'removeFromFolder', itemIndex);
+  const body = toWireFields.call(this, fields, itemIndex);
+  if (removeFromFolder === true) body.folder_id = null;
+  return (await devDataRequest.call(this, {
+    method: 'PATCH',
+    path: `/v1/dev/user/conversations/${encodeURIComponent(id)}`,
+    body,
+    itemIndex,
+    resource: 'Conversation',
+    id,
+  })) as IDataObject;
+}

@@ -1,0 +1,41 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { devDataRequest } from '../transport';
+import { recordId } from './common.description';
+import type { ItemOperation } from './types';
+
+export interface RecordSpec {
+  /** The resource value, e.g. `folder`. */
+  resource: string;
+  /** The record as the user reads it, e.g. `Folder` or `Action Item`. */
+  label: string;
+  /** The collection path, e.g. `/v1/dev/user/folders`. */
+  path: string;
+  /** The ID parameter's name, e.g. `folderId`. */
+  idName: string;
+}
+
+/** `DELETE <path>/<id>`: the operation every resource with a delete has, answering `{success: true}`. */
+export function deleteById(spec: RecordSpec): ItemOperation {
+  return {
+    description: updateDisplayOptions({ show: { resource: [spec.resource], operation: ['delete'] } }, [
+      recordId(spec.idName, spec.label),
+    ]),
+    async execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+      const id = this.getNodeParameter(spec.idName, itemIndex) as string;
+      return (await devDataRequest.call(this, {
+        method: 'DELETE',
+        path: `${spec.path}/${encodeURIComponent(id)}`,
+        itemIndex,
+        resource: sentenceCase(spec.label),
+        id,
+      })) as IDataObject;
+    },
+  };
+}
+
+/** `Action Item` → `Action item`, as the server names records in its 404 details. */
+export function sentenceCase(label: string): string {
+  return label.charAt(0) + label.slice(1).toLowerCase();
+}

@@ -1,0 +1,9 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { devDataRequest } from '../../transport';
+
+export const description: INodeProperties[] = [];
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+  return (await devDataRequest.call(this, { method: 'GET', path: '/v1/dev/key', itemIndex })) as IDataObject;
+}

@@ -1,0 +1,33 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { devDataRequest } from '../../transport';
+import { folderFields, nameField } from './fields';
+
+const properties: INodeProperties[] = [
+  nameField,
+  {
+    displayName: 'Additional Fields',
+    name: 'additionalFields',
+    type: 'collection',
+    description: "Optional fields to set; the server's defaults apply to the others",
+    placeholder: 'Add Field',
+    default: {},
+    options: folderFields,
+  },
+];
+
+export const description = updateDisplayOptions(
+  { show: { resource: ['folder'], operation: ['create'] } },
+  properties,
+);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+  const additional = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
+  return (await devDataRequest.call(this, {
+    method: 'POST',
+    path: '/v1/dev/user/folders',
+    body: { name: this.getNodeParameter('name', itemIndex) as string, ...additional },
+    itemIndex,
+  })) as IDataObject;
+}

@@ -1,0 +1,27 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+export const nameField: INodeProperties = {
+  displayName: 'Name',
+  name: 'name',
+  type: 'string',
+  required: true,
+  default: '',
+  description: 'Name of the folder (1–100 characters)',
+};
+
+export const folderFields: INodeProperties[] = [
+  {
+    displayName: 'Color',
+    name: 'color',
+    type: 'color',
+    default: '#4f46e5',
+    description: 'Color of the folder, as a hex color like #4f46e5',
+  },
+  {
+    displayName: 'Description',
+    name: 'description',
+    type: 'string',
+    default: '',
+    description: 'What the folder is for (up to 1000 characters)',
+  },
+];

@@ -1,0 +1,82 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { devDataRequest } from '../../transport';
+import { byDisplayName } from '../common.description';
+import { toWireFields } from '../utils';
+import { goalFields, titleField } from './fields';
+
+const properties: INodeProperties[] = [
+  titleField,
+  {
+    displayName: 'Goal Type',
+    name: 'goalType',
+    type: 'options',
+    default: 'numeric',
+    options: [
+      { name: 'Boolean', value: 'boolean', description: 'Done or not done (0–1, target 1)' },
+      { name: 'Numeric', value: 'numeric', description: 'A number to reach; needs a target value' },
+      { name: 'Scale', value: 'scale', description: 'A rating from 0 to 10 (target 10 unless set)' },
+    ],
+    description: 'How progress is measured',
+  },
+  {
+    displayName: 'Target Value',
+    name: 'targetValue',
+    type: 'number',
+    typeOptions: { numberPrecision: 2 },
+    required: true,
+    default: 0,
+    description: 'The value that means the goal is reached',
+    displayOptions: { show: { goalType: ['numeric'] } },
+  },
+  {
+    displayName: 'Additional Fields',
+    name: 'additionalFields',
+    type: 'collection',
+    description: "Optional fields to set; the server's defaults apply to the others",
+    placeholder: 'Add Field',
+    default: {},
+    options: byDisplayName([
+      ...goalFields.map((field) =>
+        field.name === 'targetValue'
+          ? { ...field, displayOptions: { hide: { '/goalType': ['numeric'] } } }
+          : field,
+      ),
+      {
+        displayName: 'Source',
+        name: 'source',
+        type: 'options',
+        default: 'user',
+        options: [
+          { name: 'AI Suggested', value: 'ai_suggested' },
+          { name: 'Imported', value: 'imported' },
+          { name: 'User', value: 'user' },
+        ],
+        description: 'Where the goal comes from',
+      },
+    ]),
+  },
+];
+
+export const description = updateDisplayOptions(
+  { show: { resource: ['goal'], operation: ['create'] } },
+  properties,
+);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+  const goalType = this.getNodeParameter('goalType', itemIndex) as string;
+  const additional = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
+  const body: IDataObject = {
+    title: this.getNodeParameter('title', itemIndex) as string,
+    goal_type: goalType,
+    ...toWireFields.call(this, additional, itemIndex, ['horizonAt']),
+  };
+  if (goalType === 'numeric') body.target_value = this.getNodeParameter('targetValue', itemIndex) as number;
+  return (await devDataRequest.call(this, {
+    method: 'POST',
+    path: '/v1/dev/user/goals',
+    body,
+    itemIndex,
+  })) as IDataObject;
+}

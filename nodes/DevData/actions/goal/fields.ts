@@ -1,0 +1,93 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+export const GOAL_STATUS_OPTIONS = [
+  { name: 'Abandoned', value: 'abandoned' },
+  { name: 'Achieved', value: 'achieved' },
+  { name: 'Background', value: 'background' },
+  { name: 'Focused', value: 'focused' },
+  { name: 'Paused', value: 'paused' },
+];
+
+export const titleField: INodeProperties = {
+  displayName: 'Title',
+  name: 'title',
+  type: 'string',
+  required: true,
+  default: '',
+  placeholder: 'e.g. Run 100 km this month',
+  description: 'Title of the goal (1–200 characters)',
+};
+
+const number = (displayName: string, name: string, description: string): INodeProperties => ({
+  displayName,
+  name,
+  type: 'number',
+  typeOptions: { numberPrecision: 2 },
+  default: 0,
+  description,
+});
+
+/** The fields both Create and Update take, sorted by display name. */
+export const goalFields: INodeProperties[] = [
+  number(
+    'Current Value',
+    'currentValue',
+    'Where the goal stands now; must lie between the minimum and maximum',
+  ),
+  {
+    displayName: 'Desired Outcome',
+    name: 'desiredOutcome',
+    type: 'string',
+    default: '',
+    description: 'What reaching the goal looks like',
+  },
+  {
+    displayName: 'Focus Rank',
+    name: 'focusRank',
+    type: 'number',
+    typeOptions: { minValue: 0, maxValue: 1000 },
+    default: 0,
+    description: 'Order among focused goals (0–1000, lower first)',
+  },
+  {
+    displayName: 'Horizon At',
+    name: 'horizonAt',
+    type: 'dateTime',
+    default: '',
+    description: "When the goal should be reached (no UTC offset means the workflow's timezone)",
+  },
+  number('Max Value', 'maxValue', 'Highest value the goal can take'),
+  number('Min Value', 'minValue', 'Lowest value the goal can take'),
+  {
+    displayName: 'Status',
+    name: 'status',
+    type: 'options',
+    default: 'focused',
+    options: GOAL_STATUS_OPTIONS,
+    description: 'Status of the goal; achieved and abandoned goals are inactive',
+  },
+  {
+    displayName: 'Success Criteria',
+    name: 'successCriteria',
+    type: 'string',
+    typeOptions: { multipleValues: true, multipleValueButtonText: 'Add Criterion' },
+    default: [],
+    description: 'How to tell the goal is reached, one criterion per entry (up to 20)',
+  },
+  number('Target Value', 'targetValue', 'The value that means the goal is reached'),
+  {
+    displayName: 'Unit',
+    name: 'unit',
+    type: 'string',
+    default: '',
+    placeholder: 'e.g. km',
+    description: 'Unit of the values',
+  },
+  {
+    displayName: 'Why It Matters',
+    name: 'whyItMatters',
+    type: 'string',
+    default: '',
+    description: 'Why the goal is worth reaching',
+  },
+];

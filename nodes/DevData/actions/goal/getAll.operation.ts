@@ -1,0 +1,46 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { devDataRequest } from '../../transport';
+import { returnAllOrLimit } from '../common.description';
+import { limitOf } from '../utils';
+
+/** The most goals the server returns; the goal list has no further pages. */
+export const MAX_GOALS = 1000;
+
+const properties: INodeProperties[] = [
+  ...returnAllOrLimit('goals (the server returns at most 1000)'),
+  {
+    displayName: 'Options',
+    name: 'options',
+    type: 'collection',
+    description: 'Further settings for this operation',
+    placeholder: 'Add Option',
+    default: {},
+    options: [
+      {
+        displayName: 'Include Inactive',
+        name: 'includeInactive',
+        type: 'boolean',
+        default: true,
+        description: 'Whether to include achieved and abandoned goals',
+      },
+    ],
+  },
+];
+
+export const description = updateDisplayOptions(
+  { show: { resource: ['goal'], operation: ['getAll'] } },
+  properties,
+);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+  const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+  const limit = limitOf.call(this, itemIndex);
+  return (await devDataRequest.call(this, {
+    method: 'GET',
+    path: '/v1/dev/user/goals',
+    qs: { limit: Math.min(limit ?? MAX_GOALS, MAX_GOALS), include_inactive: options.includeInactive },
+    itemIndex,
+  })) as IDataObject[];
+}

@@ -1,0 +1,32 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { devDataRequest } from '../../transport';
+import { contentField, memoryFields, newMemory } from './fields';
+
+const properties: INodeProperties[] = [
+  contentField,
+  {
+    displayName: 'Additional Fields',
+    name: 'additionalFields',
+    type: 'collection',
+    description: "Optional fields to set; the server's defaults apply to the others",
+    placeholder: 'Add Field',
+    default: {},
+    options: memoryFields,
+  },
+];
+
+export const description = updateDisplayOptions(
+  { show: { resource: ['memory'], operation: ['create'] } },
+  properties,
+);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+  return (await devDataRequest.call(this, {
+    method: 'POST',
+    path: '/v1/dev/user/memories',
+    body: newMemory.call(this, itemIndex),
+    itemIndex,
+  })) as IDataObject;
+}

@@ -1,0 +1,64 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { splitList } from '../utils';
+
+export const CATEGORY_OPTIONS = [
+  { name: 'Interesting', value: 'interesting' },
+  { name: 'Manual', value: 'manual' },
+  { name: 'System', value: 'system' },
+];
+
+export const contentField: INodeProperties = {
+  displayName: 'Content',
+  name: 'content',
+  type: 'string',
+  typeOptions: { rows: 2 },
+  required: true,
+  default: '',
+  placeholder: 'e.g. Prefers meetings after 10am',
+  description: 'The fact, preference or insight to remember (1–5000 characters)',
+};
+
+export const memoryFields: INodeProperties[] = [
+  {
+    displayName: 'Category',
+    name: 'category',
+    type: 'options',
+    default: 'manual',
+    options: CATEGORY_OPTIONS,
+    description: 'Category of the memory (default manual)',
+  },
+  {
+    displayName: 'Tags',
+    name: 'tags',
+    type: 'string',
+    default: '',
+    placeholder: 'e.g. work, schedule',
+    description: 'Comma-separated tags (up to 20, each up to 50 characters)',
+  },
+  {
+    displayName: 'Visibility',
+    name: 'visibility',
+    type: 'options',
+    default: 'private',
+    options: [
+      { name: 'Private', value: 'private' },
+      { name: 'Public', value: 'public' },
+    ],
+    description: 'Who may see the memory (default private)',
+  },
+];
+
+/** The wire fields of a memory collection: tags split into a list. */
+export function memoryWireFields(fields: IDataObject): IDataObject {
+  const { tags, ...rest } = fields;
+  return { ...rest, ...(tags !== undefined ? { tags: splitList(tags) } : {}) };
+}
+
+/** The wire entry for a new memory from the item's parameters. */
+export function newMemory(this: IExecuteFunctions, itemIndex: number): IDataObject {
+  return {
+    content: this.getNodeParameter('content', itemIndex) as string,
+    ...memoryWireFields(this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject),
+  };
+}

@@ -1,0 +1,49 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { offsetPaginate } from '../../transport';
+import { returnAllOrLimit } from '../common.description';
+import { limitOf } from '../utils';
+import { CATEGORY_OPTIONS } from './fields';
+
+/** The server's largest page of memories. */
+export const PAGE_SIZE = 1000;
+
+const properties: INodeProperties[] = [
+  ...returnAllOrLimit('memories'),
+  {
+    displayName: 'Filters',
+    name: 'filters',
+    type: 'collection',
+    description: 'Conditions the returned records must meet',
+    placeholder: 'Add Filter',
+    default: {},
+    options: [
+      {
+        displayName: 'Categories',
+        name: 'categories',
+        type: 'multiOptions',
+        default: [],
+        options: CATEGORY_OPTIONS,
+        description: 'Return only memories in these categories',
+      },
+    ],
+  },
+];
+
+export const description = updateDisplayOptions(
+  { show: { resource: ['memory'], operation: ['getAll'] } },
+  properties,
+);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+  const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
+  const categories = (filters.categories as string[] | undefined) ?? [];
+  return await offsetPaginate.call(this, {
+    path: '/v1/dev/user/memories',
+    qs: { categories: categories.length ? categories.join(',') : undefined },
+    itemIndex,
+    pageSize: PAGE_SIZE,
+    limit: limitOf.call(this, itemIndex),
+  });
+}

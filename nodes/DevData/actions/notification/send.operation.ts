@@ -1,0 +1,50 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { devDataRequest } from '../../transport';
+
+const properties: INodeProperties[] = [
+  {
+    displayName:
+      'Uses the DevData App credential (app ID and secret). The user must have installed the app; each app may send a user at most 10 direct notifications per hour.',
+    name: 'sendNotice',
+    type: 'notice',
+    default: '',
+  },
+  {
+    displayName: 'User ID',
+    name: 'uid',
+    type: 'string',
+    required: true,
+    default: '',
+    description: 'The ID of the user to notify (sent as uid)',
+  },
+  {
+    displayName: 'Message',
+    name: 'message',
+    type: 'string',
+    typeOptions: { rows: 3 },
+    required: true,
+    default: '',
+    description: 'The exact text to push (1–2000 characters)',
+  },
+];
+
+export const description = updateDisplayOptions(
+  { show: { resource: ['notification'], operation: ['send'] } },
+  properties,
+);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+  const { appId } = await this.getCredentials<{ appId: string }>('devDataAppApi', itemIndex);
+  return (await devDataRequest.call(this, {
+    method: 'POST',
+    path: `/v2/integrations/${encodeURIComponent(appId)}/notification`,
+    qs: {
+      uid: this.getNodeParameter('uid', itemIndex) as string,
+      message: this.getNodeParameter('message', itemIndex) as string,
+    },
+    credentialType: 'devDataAppApi',
+    itemIndex,
+  })) as IDataObject;
+}

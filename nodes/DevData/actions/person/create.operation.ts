@@ -1,0 +1,30 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { devDataRequest } from '../../transport';
+
+export const nameField: INodeProperties = {
+  displayName: 'Name',
+  name: 'name',
+  type: 'string',
+  required: true,
+  default: '',
+  placeholder: 'e.g. Alex',
+  description: 'Name of the person (2–40 characters); people are unique by name',
+};
+
+const properties: INodeProperties[] = [nameField];
+
+export const description = updateDisplayOptions(
+  { show: { resource: ['person'], operation: ['create'] } },
+  properties,
+);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+  return (await devDataRequest.call(this, {
+    method: 'POST',
+    path: '/v1/dev/user/people',
+    body: { name: this.getNodeParameter('name', itemIndex) as string },
+    itemIndex,
+  })) as IDataObject;
+}

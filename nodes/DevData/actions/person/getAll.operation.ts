@@ -1,0 +1,24 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { devDataRequest } from '../../transport';
+import { returnAllOrLimit } from '../common.description';
+import { limitOf } from '../utils';
+
+const properties: INodeProperties[] = [...returnAllOrLimit('people')];
+
+export const description = updateDisplayOptions(
+  { show: { resource: ['person'], operation: ['getAll'] } },
+  properties,
+);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+  // The server returns every person in one answer, as {people: [...]} (it has no paging for people).
+  const { people } = (await devDataRequest.call(this, {
+    method: 'GET',
+    path: '/v1/dev/user/people',
+    itemIndex,
+  })) as { people: IDataObject[] };
+  const limit = limitOf.call(this, itemIndex);
+  return limit === undefined ? people : people.slice(0, limit);
+}

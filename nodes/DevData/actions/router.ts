@@ -1,0 +1,75 @@
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import * as actionItem from './actionItem/ActionItem.resource';
+import * as conversation from './conversation/Conversation.resource';
+import * as developerKey from './developerKey/DeveloperKey.resource';
+import * as folder from './folder/Folder.resource';
+import * as goal from './goal/Goal.resource';
+import * as memory from './memory/Memory.resource';
+import * as notification from './notification/Notification.resource';
+import * as person from './person/Person.resource';
+import * as screenActivity from './screenActivity/ScreenActivity.resource';
+import type { ItemOperation, Operation } from './types';
+import { errorItem } from './utils';
+
+const resources: Record<string, Record<string, unknown>> = {
+  actionItem,
+  conversation,
+  developerKey,
+  folder,
+  goal,
+  memory,
+  notification,
+  person,
+  screenActivity,
+};
+
+function operationOf(resource: string, operation: string): Operation | undefined {
+  const candidate = resources[resource]?.[operation] as Partial<Operation> | undefined;
+  return candidate && ('execute' in candidate || 'executeBatch' in candidate)
+    ? (candidate as Operation)
+    : undefined;
+}
+
+/**
+ * Runs the chosen operation. Create Many takes every input item at once (so it can batch); every other
+ * operation runs once per input item, its results paired with that item. With Continue On Fail (or the
+ * error output), a failing item yields `{error}` paired with it and the next item runs.
+ */
+export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+  const items = this.getInputData();
+  const resource = this.getNodeParameter('resource', 0) as string;
+  const operation = this.getNodeParameter('operation', 0) as string;
+  const op = operationOf(resource, operation);
+  if (!op) {
+    throw new NodeOperationError(
+      this.getNode(),
+      `The operation "${operation}" is not supported for "${resource}"`,
+    );
+  }
+  if ('executeBatch' in op) return [await op.executeBatch.call(this, items)];
+
+  const returnData: INodeExecutionData[] = [];
+  const run = async (itemIndex: number) => {
+    const result = await (op as ItemOperation).execute.call(this, itemIndex);
+    returnData.push(
+      ...this.helpers.constructExecutionMetaData(this.helpers.returnJsonArray(result), {
+        itemData: { item: itemIndex },
+      }),
+    );
+  };
+  const continueOnFail = this.continueOnFail();
+  for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+    if (!continueOnFail) {
+      await run(itemIndex);
+      continue;
+    }
+    try {
+      await run(itemIndex);
+    } catch (error) {
+      returnData.push(errorItem(error as Error, itemIndex));
+    }
+  }
+  return [returnData];
+}

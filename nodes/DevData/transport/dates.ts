@@ -1,0 +1,100 @@
+import type { IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+const DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The UTC offset of `timeZone` at the instant `utcMs`, in ms (positive east of Greenwich). */
+function zoneOffsetMs(utcMs: number, timeZone: string): number {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  }).formatToParts(new Date(utcMs));
+  const field = (type: string) => Number(parts.find((p) => p.type === type)?.value);
+  const wallClock = Date.UTC(
+    field('year'),
+    field('month') - 1,
+    field('day'),
+    field('hour'),
+    field('minute'),
+    field('second'),
+  );
+  return wallClock - (utcMs - (((utcMs % 1000) + 1000) % 1000));
+}
+
+/** The instant at which the wall clock of `timeZone` shows the given UTC-fields time. */
+function fromWallClock(wallClockMs: number, timeZone: string): number {
+  const guess = wallClockMs - zoneOffsetMs(wallClockMs, timeZone);
+  // A second pass settles the offset when the first guess fell on the other side of a DST change.
+  return wallClockMs - zoneOffsetMs(guess, timeZone);
+}
+
+/** Parses a date-time as n8n hands it over and returns its epoch ms, or undefined when it is not one. */
+function parseInstant(value: string, timeZone: string): number | undefined {
+  const match = DATE_TIME.exec(value.trim());
+  if (!match) {
+    const parsed = Date.parse(value);
+    return Number.isNaN(parsed) ? undefined : parsed;
+  }
+  const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '', offset] = match;
+  const ms = Number(frac.padEnd(3, '0').slice(0, 3));
+  const wallClock = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), ms);
+  if (Number.isNaN(wallClock)) return undefined;
+  if (!offset) return fromWallClock(wallClock, timeZone);
+  if (offset.toUpperCase() === 'Z') return wallClock;
+  const sign = offset.startsWith('-') ? -1 : 1;
+  const digits = offset.slice(1).replace(':', '');
+  const minutes = Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || '0');
+  return wallClock - sign * minutes * 60_000;
+}
+
+/**
+ * Converts a date-time parameter to ISO 8601 UTC (`…Z`), the only form the server writes. A value with an
+ * offset keeps its instant; a value without one (as n8n's date picker produces) is read in the workflow's
+ * timezone (Workflow Settings → Timezone, else the instance's). Accepts strings, Dates and Luxon DateTimes.
+ */
+export function toUtcIso(
+  this: IExecuteFunctions,
+  value: unknown,
+  parameter: string,
+  itemIndex: number,
+): string {
+  let ms: number | undefined;
+  if (value instanceof Date) ms = value.getTime();
+  else if (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { toMillis?: unknown }).toMillis === 'function'
+  )
+    ms = (value as { toMillis: () => number }).toMillis();
+  else if (typeof value === 'string' || typeof value === 'number')
+    ms = typeof value === 'number' ? value : parseInstant(value, this.getTimezone());
+  if (ms === undefined || !Number.isFinite(ms)) {
+    throw new NodeOperationError(this.getNode(), `"${String(value)}" is not a valid date and time`, {
+      itemIndex,
+      description: `The parameter "${parameter}" needs an ISO 8601 date-time such as 2026-11-21T09:30:00Z. Without an offset, the time is read in the workflow's timezone (${this.getTimezone()}).`,
+    });
+  }
+  return new Date(ms).toISOString();
+}
+
+/**
+ * A range bound for a list filter: a date alone (YYYY-MM-DD) is passed through, and the server reads it as
+ * that whole UTC day; anything else is converted like toUtcIso.
+ */
+export function toRangeBound(
+  this: IExecuteFunctions,
+  value: unknown,
+  parameter: string,
+  itemIndex: number,
+): string {
+  if (typeof value === 'string' && DATE_ONLY.test(value.trim())) return value.trim();
+  return toUtcIso.call(this, value, parameter, itemIndex);
+}

@@ -1,0 +1,134 @@
+import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import type { DevDataCredentialType } from './request';
+
+/** What failed, so a 404 can name the record and a batch error the input item. */
+export interface FailureContext {
+  credentialType: DevDataCredentialType;
+  /** The kind of record, as the user reads it, e.g. "Action item". */
+  resource?: string;
+  /** The id the request addressed, for 404 messages. */
+  id?: string;
+  itemIndex?: number;
+  /** Maps a 422 `loc` inside a batch body to the input item it came from. */
+  batchItemIndex?: (loc: Array<string | number>) => number | undefined;
+  /** Set when a 429 is given up on after retrying. */
+  retries?: number;
+}
+
+interface ValidationIssue {
+  loc: Array<string | number>;
+  msg: string;
+}
+
+function isIssueList(detail: unknown): detail is ValidationIssue[] {
+  return (
+    Array.isArray(detail) &&
+    detail.every(
+      (issue) =>
+        typeof issue === 'object' &&
+        issue !== null &&
+        Array.isArray(issue.loc) &&
+        typeof issue.msg === 'string',
+    )
+  );
+}
+
+/** `["body", "action_items", 3, "due_at"]` → `body.action_items[3].due_at`. */
+export function formatLoc(loc: Array<string | number>): string {
+  return loc.reduce<string>(
+    (path, part) => (typeof part === 'number' ? `${path}[${part}]` : path ? `${path}.${part}` : part),
+    '',
+  );
+}
+
+function detailText(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null) return typeof body === 'string' && body ? body : undefined;
+  const detail = (body as IDataObject).detail;
+  if (typeof detail === 'string') return detail;
+  if (isIssueList(detail)) return detail.map((i) => `${formatLoc(i.loc)}: ${i.msg}`).join('; ');
+  return undefined;
+}
+
+/**
+ * Turns a non-2xx answer of the DevData server into a NodeApiError whose message says what to do and whose
+ * description is the server's own `detail`.
+ */
+export function devDataApiError(
+  node: INode,
+  status: number,
+  body: unknown,
+  context: FailureContext,
+): NodeApiError {
+  const detail = detailText(body);
+  const errorResponse = (
+    typeof body === 'object' && body !== null ? body : { detail: detail ?? '' }
+  ) as JsonObject;
+  let itemIndex = context.itemIndex;
+  let message: string;
+  let description = detail;
+  let failure: NodeApiError['failure'];
+
+  switch (status) {
+    case 401:
+      message =
+        context.credentialType === 'devDataAppApi'
+          ? 'Authorization failed: check the App ID and App Secret of the DevData App credential'
+          : 'Authorization failed: check the Developer Key of the DevData Developer API credential';
+      failure = { cause: 'credential-invalid' };
+      break;
+    case 403: {
+      const scope = /Required scope: (\S+)/.exec(detail ?? '')?.[1];
+      message = scope
+        ? `Forbidden: the developer key lacks the "${scope}" scope`
+        : `Forbidden: ${detail ?? 'the developer key may not do this'}`;
+      description = scope
+        ? `${detail}. Create a developer key that holds the ${scope} scope and put it in the credential.`
+        : detail;
+      failure = { cause: 'credential-invalid' };
+      break;
+    }
+    case 404:
+      message =
+        context.resource && context.id !== undefined
+          ? `${context.resource} not found: no ${context.resource.toLowerCase()} with ID "${context.id}" exists for this user`
+          : (detail ?? 'Not found');
+      failure = { cause: 'configuration-invalid' };
+      break;
+    case 422: {
+      const issues = isIssueList((body as IDataObject | null)?.detail)
+        ? ((body as IDataObject).detail as ValidationIssue[])
+        : [];
+      const first = issues[0];
+      if (first && context.batchItemIndex) itemIndex = context.batchItemIndex(first.loc) ?? itemIndex;
+      const where = itemIndex !== undefined && context.batchItemIndex ? ` (input item ${itemIndex})` : '';
+      message = issues.length
+        ? `Invalid input${where}: ${issues.map((i) => `${formatLoc(i.loc)}: ${i.msg}`).join('; ')}`
+        : `Invalid input: ${detail ?? 'the server refused the request'}`;
+      failure = { cause: 'configuration-invalid' };
+      break;
+    }
+    case 429:
+      message =
+        context.retries !== undefined && context.retries > 0
+          ? `Rate limit exceeded: still limited after ${context.retries} retries`
+          : 'Rate limit exceeded';
+      failure = { cause: 'rate-limited' };
+      break;
+    default:
+      message =
+        status >= 500
+          ? `The DevData server failed to handle the request (HTTP ${status})`
+          : `The DevData server refused the request (HTTP ${status})${detail ? `: ${detail}` : ''}`;
+      if (status >= 500) failure = { cause: 'temporarily-unavailable' };
+  }
+
+  return new NodeApiError(node, errorResponse, {
+    message,
+    description,
+    httpCode: String(status),
+    itemIndex,
+    failure,
+  });
+}

@@ -1,0 +1,6 @@
+export { devDataRequest, MAX_RATE_LIMIT_RETRIES, MAX_RETRY_AFTER_SECONDS } from './request';
+export type { DevDataCredentialType, DevDataRequest } from './request';
+export { cursorPaginate, offsetPaginate } from './pagination';
+export type { ListRequest } from './pagination';
+export { devDataApiError, formatLoc } from './errors';
+export { toRangeBound, toUtcIso } from './dates';

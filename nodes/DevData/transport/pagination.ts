@@ -1,0 +1,67 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import { devDataRequest } from './request';
+
+export interface ListRequest {
+  path: string;
+  qs?: IDataObject;
+  itemIndex: number;
+  /** The endpoint's largest `limit`: every page asks for this many (or fewer, to stop at the user's limit). */
+  pageSize: number;
+  /** How many records to return; undefined returns them all. */
+  limit?: number;
+}
+
+/**
+ * Reads an offset-paginated list (`limit` + `offset`, the body a JSON array) until a page comes back short
+ * or `limit` records were read.
+ */
+export async function offsetPaginate(this: IExecuteFunctions, list: ListRequest): Promise<IDataObject[]> {
+  const records: IDataObject[] = [];
+  for (;;) {
+    const want =
+      list.limit === undefined ? list.pageSize : Math.min(list.pageSize, list.limit - records.length);
+    if (want <= 0) break;
+    const page = (await devDataRequest.call(this, {
+      method: 'GET',
+      path: list.path,
+      qs: { ...list.qs, limit: want, offset: records.length },
+      itemIndex: list.itemIndex,
+    })) as IDataObject[];
+    records.push(...page);
+    if (page.length < want) break;
+  }
+  return records;
+}
+
+interface CursorPage {
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+/**
+ * Reads a cursor-paginated list (`limit` + `cursor`, the body `{has_more, next_cursor, <key>: [...]}`),
+ * passing each page's next_cursor to the next request while has_more is true.
+ */
+export async function cursorPaginate(
+  this: IExecuteFunctions,
+  list: ListRequest & { key: string },
+): Promise<IDataObject[]> {
+  const records: IDataObject[] = [];
+  let cursor: string | undefined;
+  for (;;) {
+    const want =
+      list.limit === undefined ? list.pageSize : Math.min(list.pageSize, list.limit - records.length);
+    if (want <= 0) break;
+    const page = (await devDataRequest.call(this, {
+      method: 'GET',
+      path: list.path,
+      qs: { ...list.qs, limit: want, cursor },
+      itemIndex: list.itemIndex,
+    })) as CursorPage & IDataObject;
+    records.push(...((page[list.key] as IDataObject[] | undefined) ?? []));
+    if (!page.has_more || !page.next_cursor) break;
+    cursor = page.next_cursor;
+  }
+  return records;
+}

@@ -1,0 +1,106 @@
+import type {
+  IDataObject,
+  IExecuteFunctions,
+  IHttpRequestMethods,
+  IHttpRequestOptions,
+  IN8nHttpFullResponse,
+} from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
+
+import { devDataApiError, type FailureContext } from './errors';
+
+export type DevDataCredentialType = 'devDataApi' | 'devDataAppApi';
+
+/** How often a 429 is retried before the node gives up. */
+export const MAX_RATE_LIMIT_RETRIES = 3;
+/** The longest Retry-After the node waits for; a longer wait fails at once (e.g. the hourly notification cap). */
+export const MAX_RETRY_AFTER_SECONDS = 60;
+
+const DEVELOPER_KEY_PREFIX = 'svc_dev_';
+
+export interface DevDataRequest {
+  method: IHttpRequestMethods;
+  /** Path below the Base URL, starting with a slash, e.g. `/v1/dev/user/goals`. */
+  path: string;
+  qs?: IDataObject;
+  body?: IDataObject;
+  /** The credential to authenticate with; the developer key unless said otherwise. */
+  credentialType?: DevDataCredentialType;
+  itemIndex?: number;
+  /** For error messages: the kind of record and its id. */
+  resource?: string;
+  id?: string;
+  batchItemIndex?: FailureContext['batchItemIndex'];
+}
+
+/** Drops undefined query values, so a filter the user left empty is not sent at all. */
+function compact(qs: IDataObject | undefined): IDataObject | undefined {
+  if (!qs) return undefined;
+  return Object.fromEntries(Object.entries(qs).filter(([, value]) => value !== undefined && value !== ''));
+}
+
+/** Seconds to wait before retrying: the server's Retry-After, or an exponential backoff when it sent none. */
+function retryAfterSeconds(headers: IDataObject, attempt: number): number {
+  const value = Number(headers['retry-after']);
+  return Number.isFinite(value) && value >= 0 ? value : 2 ** attempt;
+}
+
+async function baseUrlOf(this: IExecuteFunctions, request: DevDataRequest): Promise<string> {
+  const credentialType = request.credentialType ?? 'devDataApi';
+  const credentials = await this.getCredentials(credentialType, request.itemIndex);
+  if (credentialType === 'devDataApi' && !String(credentials.apiKey ?? '').startsWith(DEVELOPER_KEY_PREFIX)) {
+    throw new NodeOperationError(this.getNode(), 'The Developer Key must start with svc_dev_', {
+      itemIndex: request.itemIndex,
+      description:
+        'The DevData Developer API credential holds something that is not a developer key. Create a developer key in the DevData app (Settings → Developer) and paste all of it. For notifications, use the DevData App credential.',
+    });
+  }
+  return String(credentials.baseUrl ?? '').replace(/\/+$/, '');
+}
+
+/**
+ * Sends one request to the DevData server with the node's credential and returns the parsed body. A 429 is
+ * retried after the server's Retry-After (at most MAX_RATE_LIMIT_RETRIES times); every other error becomes a
+ * NodeApiError that carries the server's detail.
+ */
+export async function devDataRequest<T = unknown>(
+  this: IExecuteFunctions,
+  request: DevDataRequest,
+): Promise<T> {
+  const credentialType = request.credentialType ?? 'devDataApi';
+  const baseUrl = await baseUrlOf.call(this, request);
+  const options: IHttpRequestOptions = {
+    method: request.method,
+    url: `${baseUrl}${request.path}`,
+    qs: compact(request.qs),
+    body: request.body,
+    json: true,
+    returnFullResponse: true,
+    ignoreHttpStatusErrors: true,
+  };
+
+  for (let attempt = 0; ; attempt++) {
+    const response = (await this.helpers.httpRequestWithAuthentication.call(
+      this,
+      credentialType,
+      options,
+    )) as IN8nHttpFullResponse;
+    if (response.statusCode < 400) return response.body as T;
+
+    if (response.statusCode === 429 && attempt < MAX_RATE_LIMIT_RETRIES) {
+      const wait = retryAfterSeconds(response.headers, attempt);
+      if (wait <= MAX_RETRY_AFTER_SECONDS) {
+        await sleep(wait * 1000);
+        continue;
+      }
+    }
+    throw devDataApiError(this.getNode(), response.statusCode, response.body, {
+      credentialType,
+      resource: request.resource,
+      id: request.id,
+      itemIndex: request.itemIndex,
+      batchItemIndex: request.batchItemIndex,
+      retries: response.statusCode === 429 ? attempt : undefined,
+    });
+  }
+}

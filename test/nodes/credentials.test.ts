@@ -1,0 +1,161 @@
+import type { INode } from 'n8n-workflow';
+import { NodeHelpers, Workflow } from 'n8n-workflow';
+import { apiKey } from '../../server/src/contract/keys';
+import { adminClient, expectShape, newUser } from '../helpers/http';
+import {
+  CREDENTIAL_TYPES,
+  CredentialsHelper,
+  credentialsFor,
+  DEVDATA_NODE_TYPE,
+  jsonOut,
+  NodeTypes,
+  runDevData,
+  startNodeTestServer,
+  type NodeTestServer,
+} from './helpers';
+import { testCredential } from './helpers/credential-test';
+
+let server: NodeTestServer;
+beforeAll(async () => {
+  server = await startNodeTestServer();
+});
+afterAll(async () => server.close());
+
+describe('DevData Developer API credential', () => {
+  test('its generic authentication sends the key as a bearer token', async () => {
+    const node: INode = {
+      id: '1',
+      name: 'DevData',
+      type: DEVDATA_NODE_TYPE,
+      typeVersion: 1,
+      position: [0, 0],
+      parameters: {},
+    };
+    const workflow = new Workflow({
+      nodes: [node],
+      connections: {},
+      active: false,
+      nodeTypes: new NodeTypes(),
+    });
+    const helper = new CredentialsHelper({});
+    const options = await helper.authenticate(
+      { baseUrl: 'http://x', apiKey: 'svc_dev_0123' },
+      'devDataApi',
+      { url: 'http://x/v1/dev/key', headers: {} },
+      workflow,
+      node,
+    );
+    expect(options.headers).toEqual({ Authorization: 'Bearer svc_dev_0123' });
+  });
+
+  test('the credential test passes with a valid key', async () => {
+    const result = await testCredential('devDataApi', credentialsFor(server).devDataApi);
+    expect(result).toEqual({ status: 'OK', message: 'Connection successful!' });
+    expect(server.requestsTo('GET', '/v1/dev/key').at(-1)?.status).toBe(200);
+  });
+
+  test('the credential test fails with the 401 message for an unknown key and for a key without svc_dev_', async () => {
+    for (const developerKey of ['svc_dev_00000000000000000000000000000000', 'sk_0123456789abcdef']) {
+      const result = await testCredential('devDataApi', { baseUrl: server.baseUrl, apiKey: developerKey });
+      expect(result.status).toBe('Error');
+      expect(result.message).toMatch(/^Invalid API Key: .*Developer keys start with svc_dev_/);
+    }
+  });
+
+  test('a revoked key fails the test', async () => {
+    const admin = adminClient(server);
+    const key = await admin.post(`/v1/admin/users/${server.init.user_id}/keys`, { name: 'short-lived' });
+    expect(
+      (await testCredential('devDataApi', { baseUrl: server.baseUrl, apiKey: key.body.key })).status,
+    ).toBe('OK');
+    expect((await admin.delete(`/v1/admin/keys/${key.body.id}`)).status).toBeLessThan(300);
+    const result = await testCredential('devDataApi', {
+      baseUrl: server.baseUrl,
+      apiKey: key.body.key,
+    });
+    expect(result.message).toMatch(/^Invalid API Key/);
+  });
+
+  test('a Base URL with a path (or a trailing slash) is told apart from a bad key', async () => {
+    const { apiKey: developerKey } = credentialsFor(server).devDataApi;
+    expect(
+      (await testCredential('devDataApi', { baseUrl: `${server.baseUrl}/`, apiKey: developerKey })).status,
+    ).toBe('OK');
+    const wrong = await testCredential('devDataApi', {
+      baseUrl: `${server.baseUrl}/api`,
+      apiKey: developerKey,
+    });
+    expect(wrong.message).toMatch(/^No DevData developer API at this Base URL/);
+  });
+
+  test('the dialog warns as soon as the key does not start with svc_dev_', () => {
+    const notice = CREDENTIAL_TYPES.devDataApi.properties.find((p) => p.name === 'keyFormatNotice')!;
+    const shown = (developerKey: string) =>
+      NodeHelpers.displayParameter({ apiKey: developerKey }, notice, null, null);
+    expect(shown('sk_0123')).toBe(true);
+    expect(shown('omi_dev_0123')).toBe(true);
+    expect(shown('svc_dev_0123')).toBe(false);
+    expect(shown('')).toBe(false);
+  });
+
+  test('the node refuses a key without svc_dev_ before sending anything', async () => {
+    const before = server.requests.length;
+    const credentials = credentialsFor(server, 'sk_not_a_developer_key');
+    const result = await runDevData(
+      server,
+      { resource: 'developerKey', operation: 'getCurrent' },
+      { credentials },
+    );
+    expect(result.error?.message).toBe('The Developer Key must start with svc_dev_');
+    expect(server.requests.length).toBe(before);
+  });
+});
+
+describe('DevData App credential', () => {
+  test('the credential test passes with the app ID and secret, and fails with a wrong secret', async () => {
+    const app = credentialsFor(server).devDataAppApi;
+    expect(await testCredential('devDataAppApi', app)).toEqual({
+      status: 'OK',
+      message: 'Connection successful!',
+    });
+    const wrong = await testCredential('devDataAppApi', {
+      ...app,
+      appSecret: 'sk_ffffffffffffffffffffffffffffffff',
+    });
+    expect(wrong.message).toMatch(/^Invalid app ID or secret/);
+    const otherApp = await testCredential('devDataAppApi', { ...app, appId: 'another-app' });
+    expect(otherApp.message).toMatch(/^Invalid app ID or secret/);
+  });
+
+  test('the webhook signing secret is optional', async () => {
+    const app = credentialsFor(server).devDataAppApi;
+    expect(app).not.toHaveProperty('webhookSecret');
+    const result = await runDevData(
+      server,
+      {
+        resource: 'notification',
+        operation: 'send',
+        uid: server.init.user_id,
+        message: 'no webhook secret needed',
+      },
+      { credentials: { devDataAppApi: app } },
+    );
+    expect(jsonOut(result)).toEqual([{ status: 'Ok' }]);
+  });
+});
+
+describe('Developer Key → Get Current', () => {
+  test('returns the key the node uses, with its scopes and display form', async () => {
+    const user = await newUser(server, ['memories:read', 'goals:read']);
+    const out = jsonOut(
+      await runDevData(
+        server,
+        { resource: 'developerKey', operation: 'getCurrent' },
+        { credentials: credentialsFor(server, user.key) },
+      ),
+    );
+    const key = expectShape(apiKey, out[0]);
+    expect(key.scopes).toEqual(['memories:read', 'goals:read']);
+    expect(key.key_prefix).toBe(`svc_dev_${user.key.slice(8, 12)}...${user.key.slice(-4)}`);
+  });
+});

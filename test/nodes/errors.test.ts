@@ -1,0 +1,148 @@
+import { actionItem } from '../../server/src/contract/action-items';
+import { apiKey } from '../../server/src/contract/keys';
+import { devClient, expectShape, newUser } from '../helpers/http';
+import {
+  credentialsFor,
+  jsonOut,
+  NODE,
+  runDevData,
+  startNodeTestServer,
+  type NodeTestServer,
+} from './helpers';
+
+let server: NodeTestServer;
+beforeAll(async () => {
+  server = await startNodeTestServer();
+});
+afterAll(async () => server.close());
+
+async function threeItemsOneMissing() {
+  const client = devClient(server);
+  const a = await client.post('/v1/dev/user/action-items', { description: 'a' });
+  const c = await client.post('/v1/dev/user/action-items', { description: 'c' });
+  return [{ id: a.body.id }, { id: 'does-not-exist' }, { id: c.body.id }];
+}
+
+const completeById = {
+  resource: 'actionItem',
+  operation: 'update',
+  actionItemId: '={{ $json.id }}',
+  updateFields: { completed: true },
+};
+
+describe('errors from the server', () => {
+  test('401: an unknown key says to check the key and carries the detail', async () => {
+    const credentials = credentialsFor(server, 'svc_dev_00000000000000000000000000000000');
+    const result = await runDevData(
+      server,
+      { resource: 'developerKey', operation: 'getCurrent' },
+      { credentials },
+    );
+    expect(result.error?.message).toBe(
+      'Authorization failed: check the Developer Key of the DevData Developer API credential',
+    );
+    expect(result.error?.description).toBe('Invalid API Key');
+    expect((result.error as { httpCode?: string }).httpCode).toBe('401');
+  });
+
+  test('403: names the missing scope', async () => {
+    const readOnly = await newUser(server, ['action_items:read']);
+    const result = await runDevData(
+      server,
+      { resource: 'actionItem', operation: 'create', description: 'not allowed' },
+      { credentials: credentialsFor(server, readOnly.key) },
+    );
+    expect(result.error?.message).toBe('Forbidden: the developer key lacks the "action_items:write" scope');
+    expect(result.error?.description).toBe(
+      'Insufficient permissions. Required scope: action_items:write. Create a developer key that holds the action_items:write scope and put it in the credential.',
+    );
+  });
+
+  test('without Continue On Fail, the first failing item stops the node and the error names that item', async () => {
+    const items = await threeItemsOneMissing();
+    const result = await runDevData(server, completeById, { items });
+    expect(result.error?.message).toBe(
+      'Action item not found: no action item with ID "does-not-exist" exists for this user',
+    );
+    expect(result.error?.context.itemIndex).toBe(1);
+    expect(result.nodeError(NODE)).toBeDefined();
+  });
+});
+
+describe('Continue On Fail', () => {
+  test('"Continue" puts {error} on the failing item, paired with it, and goes on with the next', async () => {
+    const items = await threeItemsOneMissing();
+    const result = await runDevData(server, completeById, { items, onError: 'continueRegularOutput' });
+    expect(result.error).toBeUndefined();
+    const output = result.output(NODE);
+    expect(output.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+    expect(expectShape(actionItem, output[0].json)).toMatchObject({ id: items[0].id, completed: true });
+    expect(output[1].json).toEqual({
+      error: 'Action item not found: no action item with ID "does-not-exist" exists for this user',
+    });
+    expect(expectShape(actionItem, output[2].json)).toMatchObject({ id: items[2].id, completed: true });
+  });
+
+  test('"Continue (using error output)" routes the failing item to the error output, as n8n\'s own nodes do', async () => {
+    const items = await threeItemsOneMissing();
+    const result = await runDevData(server, completeById, { items, onError: 'continueErrorOutput' });
+    expect(result.error).toBeUndefined();
+    const success = result.output(NODE, 0);
+    const failed = result.output(NODE, 1);
+    expect(success.map((i) => [i.json.id, i.pairedItem])).toEqual([
+      [items[0].id, { item: 0 }],
+      [items[2].id, { item: 2 }],
+    ]);
+    // n8n merges the input item's fields into the error item.
+    expect(failed).toEqual([
+      {
+        json: {
+          id: 'does-not-exist',
+          error: 'Action item not found: no action item with ID "does-not-exist" exists for this user',
+        },
+        pairedItem: { item: 1 },
+      },
+    ]);
+  });
+});
+
+describe('429 and Retry-After', () => {
+  let limited: NodeTestServer;
+  beforeAll(async () => {
+    // Two developer-API requests per key per second: the third in a second answers 429 with Retry-After: 1.
+    limited = await startNodeTestServer({ rateLimit: { max: 2, windowMs: 1_000 } });
+  });
+  afterAll(async () => limited.close());
+
+  test('the node waits Retry-After seconds, retries, and succeeds', async () => {
+    const started = Date.now();
+    const result = await runDevData(
+      limited,
+      { resource: 'developerKey', operation: 'getCurrent' },
+      { items: Array.from({ length: 5 }, () => ({})) },
+    );
+    const out = jsonOut(result);
+    expect(out).toHaveLength(5);
+    out.forEach((json) => expectShape(apiKey, json));
+
+    const statuses = limited.requestsTo('GET', '/v1/dev/key').map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(1);
+    // Each 429 is followed by a wait of its Retry-After (1 s) before the retry.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+  });
+});
+
+describe('network errors', () => {
+  test('an unreachable server fails the node with a NodeApiError', async () => {
+    const credentials = credentialsFor(server);
+    credentials.devDataApi = { ...credentials.devDataApi, baseUrl: 'http://127.0.0.1:9' };
+    const result = await runDevData(
+      server,
+      { resource: 'developerKey', operation: 'getCurrent' },
+      { credentials },
+    );
+    expect(result.error?.name).toBe('NodeApiError');
+    expect(result.error?.message).toMatch(/refused the connection|ECONNREFUSED/);
+  });
+});

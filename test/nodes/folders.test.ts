@@ -1,0 +1,64 @@
+import { success } from '../../server/src/contract/common';
+import { folder } from '../../server/src/contract/folders';
+import { expectShape, newUser } from '../helpers/http';
+import { credentialsFor, jsonOut, runDevData, startNodeTestServer, type NodeTestServer } from './helpers';
+
+let server: NodeTestServer;
+let credentials: ReturnType<typeof credentialsFor>;
+beforeAll(async () => {
+  server = await startNodeTestServer();
+  credentials = credentialsFor(server, (await newUser(server)).key);
+});
+afterAll(async () => server.close());
+
+const run = (params: Record<string, unknown>, items?: Array<Record<string, unknown>>) =>
+  runDevData(server, { resource: 'folder', ...params }, { credentials, items });
+
+test('Folder → Create, Get Many (all and limited), Update, Delete', async () => {
+  const created = jsonOut(
+    await run(
+      {
+        operation: 'create',
+        name: '={{ $json.name }}',
+        additionalFields: { color: '#10b981', description: 'Conversations about work' },
+      },
+      [{ name: 'Work' }, { name: 'Home' }, { name: 'Travel' }],
+    ),
+  ).map((f) => expectShape(folder, f));
+  expect(created.map((f) => f.name)).toEqual(['Work', 'Home', 'Travel']);
+  expect(created[0]).toMatchObject({
+    color: '#10b981',
+    description: 'Conversations about work',
+    conversation_count: 0,
+  });
+
+  const all = jsonOut(await run({ operation: 'getAll', returnAll: true })).map((f) => expectShape(folder, f));
+  expect(all.map((f) => f.id)).toEqual(created.map((f) => f.id));
+  const two = jsonOut(await run({ operation: 'getAll', limit: 2 }));
+  expect(two.map((f) => f.id)).toEqual(created.slice(0, 2).map((f) => f.id));
+
+  const updated = expectShape(
+    folder,
+    jsonOut(
+      await run({ operation: 'update', folderId: created[1].id, updateFields: { name: 'Household' } }),
+    )[0],
+  );
+  expect(updated).toMatchObject({
+    name: 'Household',
+    color: '#10b981',
+    description: 'Conversations about work',
+  });
+
+  expectShape(success, jsonOut(await run({ operation: 'delete', folderId: created[2].id }))[0]);
+  expect(jsonOut(await run({ operation: 'getAll', returnAll: true }))).toHaveLength(2);
+});
+
+test('Folder → Create refuses a color that is not #rrggbb with the field path', async () => {
+  const result = await run({ operation: 'create', name: 'Odd', additionalFields: { color: 'green' } });
+  expect(result.error?.message).toBe('Invalid input: body.color: Color must be a hex color like #4f46e5');
+});
+
+test('Folder → Update of a missing folder is a 404 naming it', async () => {
+  const result = await run({ operation: 'update', folderId: 'missing', updateFields: { name: 'x' } });
+  expect(result.error?.message).toBe('Folder not found: no folder with ID "missing" exists for this user');
+});

@@ -1,0 +1,119 @@
+import { success } from '../../server/src/contract/common';
+import { goal, goalHistory } from '../../server/src/contract/goals';
+import { expectShape, newUser } from '../helpers/http';
+import { credentialsFor, jsonOut, runDevData, startNodeTestServer, type NodeTestServer } from './helpers';
+
+let server: NodeTestServer;
+let credentials: ReturnType<typeof credentialsFor>;
+beforeAll(async () => {
+  server = await startNodeTestServer();
+  credentials = credentialsFor(server, (await newUser(server)).key);
+});
+afterAll(async () => server.close());
+
+const run = (params: Record<string, unknown>) =>
+  runDevData(server, { resource: 'goal', ...params }, { credentials });
+
+test('Goal → Create (numeric and scale), Get, Update, Update Progress, Get History, Get Many, Delete', async () => {
+  const numeric = expectShape(
+    goal,
+    jsonOut(
+      await run({
+        operation: 'create',
+        title: 'Run 100 km',
+        goalType: 'numeric',
+        targetValue: 100,
+        additionalFields: {
+          unit: 'km',
+          successCriteria: ['Log every run', 'No injuries'],
+          horizonAt: '2026-12-31T23:59:00Z',
+          whyItMatters: 'Health',
+        },
+      }),
+    )[0],
+  );
+  expect(numeric).toMatchObject({
+    title: 'Run 100 km',
+    goal_type: 'numeric',
+    target_value: 100,
+    unit: 'km',
+    success_criteria: ['Log every run', 'No injuries'],
+    horizon_at: '2026-12-31T23:59:00.000Z',
+    status: 'focused',
+    is_active: true,
+  });
+
+  const scale = expectShape(
+    goal,
+    jsonOut(
+      await run({
+        operation: 'create',
+        title: 'Sleep well',
+        goalType: 'scale',
+        additionalFields: { targetValue: 8 },
+      }),
+    )[0],
+  );
+  expect(scale).toMatchObject({ goal_type: 'scale', target_value: 8, max_value: 10 });
+
+  expect(expectShape(goal, jsonOut(await run({ operation: 'get', goalId: numeric.id }))[0]).id).toBe(
+    numeric.id,
+  );
+
+  const updated = expectShape(
+    goal,
+    jsonOut(
+      await run({
+        operation: 'update',
+        goalId: numeric.id,
+        updateFields: { title: 'Run 120 km', targetValue: 120, maxValue: 150 },
+      }),
+    )[0],
+  );
+  expect(updated).toMatchObject({
+    title: 'Run 120 km',
+    target_value: 120,
+    max_value: 150,
+    unit: 'km',
+    why_it_matters: 'Health',
+  });
+
+  const progressed = expectShape(
+    goal,
+    jsonOut(await run({ operation: 'updateProgress', goalId: numeric.id, currentValue: 42.5 }))[0],
+  );
+  expect(progressed.current_value).toBe(42.5);
+
+  const history = expectShape(
+    goalHistory,
+    jsonOut(await run({ operation: 'getHistory', goalId: numeric.id, days: 7 }))[0],
+  );
+  expect(history).toMatchObject({ goal_id: numeric.id, days: 7 });
+  expect(history.history.at(-1)?.value).toBe(42.5);
+
+  const active = jsonOut(await run({ operation: 'getAll', returnAll: true })).map((g) =>
+    expectShape(goal, g),
+  );
+  expect(active.map((g) => g.id)).toEqual([scale.id, numeric.id]);
+  expect(jsonOut(await run({ operation: 'getAll', limit: 1 })).map((g) => g.id)).toEqual([scale.id]);
+
+  expectShape(success, jsonOut(await run({ operation: 'delete', goalId: scale.id }))[0]);
+  expect(jsonOut(await run({ operation: 'getAll', returnAll: true })).map((g) => g.id)).toEqual([numeric.id]);
+  const withInactive = jsonOut(
+    await run({ operation: 'getAll', returnAll: true, options: { includeInactive: true } }),
+  );
+  expect(withInactive.map((g) => [g.id, g.status])).toEqual([
+    [scale.id, 'abandoned'],
+    [numeric.id, 'focused'],
+  ]);
+});
+
+test('Goal → Update Progress outside the range is a 422 with the field path', async () => {
+  const created = jsonOut(
+    await run({ operation: 'create', title: 'Read books', goalType: 'numeric', targetValue: 12 }),
+  )[0];
+  const result = await run({ operation: 'updateProgress', goalId: created.id, currentValue: 50 });
+  expect(result.error?.message).toMatch(
+    /^Invalid input: query\.current_value: current_value \(50\) must be between/,
+  );
+});

@@ -1,0 +1,101 @@
+import { success } from '../../server/src/contract/common';
+import { memory } from '../../server/src/contract/memories';
+import { expectShape, newUser } from '../helpers/http';
+import {
+  credentialsFor,
+  jsonOut,
+  NODE,
+  runDevData,
+  startNodeTestServer,
+  type NodeTestServer,
+} from './helpers';
+
+let server: NodeTestServer;
+beforeAll(async () => {
+  server = await startNodeTestServer();
+});
+afterAll(async () => server.close());
+
+async function freshUser() {
+  const user = await newUser(server);
+  return { ...user, credentials: credentialsFor(server, user.key) };
+}
+
+test('Memory → Create, Update, Delete', async () => {
+  const { credentials } = await freshUser();
+  const run = (params: Record<string, unknown>) =>
+    runDevData(server, { resource: 'memory', ...params }, { credentials });
+
+  const created = expectShape(
+    memory,
+    jsonOut(
+      await run({
+        operation: 'create',
+        content: 'Prefers meetings after 10am',
+        additionalFields: { category: 'interesting', tags: 'work, schedule', visibility: 'public' },
+      }),
+    )[0],
+  );
+  expect(created).toMatchObject({
+    category: 'interesting',
+    tags: ['work', 'schedule'],
+    visibility: 'public',
+  });
+
+  const updated = expectShape(
+    memory,
+    jsonOut(await run({ operation: 'update', memoryId: created.id, updateFields: { tags: 'mornings' } }))[0],
+  );
+  expect(updated).toMatchObject({
+    content: 'Prefers meetings after 10am',
+    tags: ['mornings'],
+    category: 'interesting',
+  });
+
+  expectShape(success, jsonOut(await run({ operation: 'delete', memoryId: created.id }))[0]);
+  const again = await run({ operation: 'delete', memoryId: created.id });
+  expect(again.error?.message).toBe(
+    `Memory not found: no memory with ID "${created.id}" exists for this user`,
+  );
+});
+
+test('Memory → Create Many: 60 items in batches of 25 (3 requests), then Get Many across pages', async () => {
+  const { credentials } = await freshUser();
+  const before = server.requestsTo('POST', '/v1/dev/user/memories/batch').length;
+  const items = Array.from({ length: 60 }, (_, i) => ({ fact: `fact ${i}`, tag: `t${i % 4}` }));
+  const result = await runDevData(
+    server,
+    {
+      resource: 'memory',
+      operation: 'createMany',
+      content: '={{ $json.fact }}',
+      additionalFields: { tags: '={{ $json.tag }}' },
+    },
+    { items, credentials },
+  );
+  expect(server.requestsTo('POST', '/v1/dev/user/memories/batch').slice(before)).toHaveLength(3);
+  const output = result.output(NODE);
+  expect(output).toHaveLength(60);
+  output.forEach((item, i) => {
+    expect(item.pairedItem).toEqual({ item: i });
+    expect(expectShape(memory, item.json)).toMatchObject({ content: `fact ${i}`, tags: [`t${i % 4}`] });
+  });
+
+  const all = jsonOut(
+    await runDevData(server, { resource: 'memory', operation: 'getAll', returnAll: true }, { credentials }),
+  );
+  expect(new Set(all.map((m) => m.id))).toEqual(new Set(output.map((i) => i.json.id)));
+  all.forEach((m) => expectShape(memory, m));
+  const limited = jsonOut(
+    await runDevData(server, { resource: 'memory', operation: 'getAll', limit: 5 }, { credentials }),
+  );
+  expect(limited.map((m) => m.id)).toEqual(all.slice(0, 5).map((m) => m.id));
+  const manual = jsonOut(
+    await runDevData(
+      server,
+      { resource: 'memory', operation: 'getAll', returnAll: true, filters: { categories: ['system'] } },
+      { credentials },
+    ),
+  );
+  expect(manual).toEqual([]);
+});

@@ -1,0 +1,98 @@
+import { directNotificationResponse } from '../../server/src/contract/notifications';
+import { adminClient, expectShape } from '../helpers/http';
+import {
+  credentialsFor,
+  jsonOut,
+  NODE,
+  runDevData,
+  startNodeTestServer,
+  type NodeTestServer,
+} from './helpers';
+
+let server: NodeTestServer;
+beforeAll(async () => {
+  server = await startNodeTestServer();
+});
+afterAll(async () => server.close());
+
+const path = () => `/v2/integrations/${server.init.app_id}/notification`;
+
+test('Notification → Send pushes one notification per item with the app credential', async () => {
+  const before = server.requestsTo('POST', path()).length;
+  const result = await runDevData(
+    server,
+    {
+      resource: 'notification',
+      operation: 'send',
+      uid: server.init.user_id,
+      message: '={{ $json.text }}',
+    },
+    { items: [{ text: 'Standup in 5 minutes' }, { text: 'Lunch?' }] },
+  );
+  const out = jsonOut(result);
+  out.forEach((json) => expectShape(directNotificationResponse, json));
+  expect(result.output(NODE).map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
+  const sent = server.requestsTo('POST', path()).slice(before);
+  expect(sent.map((r) => [r.query.get('uid'), r.query.get('message'), r.status])).toEqual([
+    [server.init.user_id, 'Standup in 5 minutes', 200],
+    [server.init.user_id, 'Lunch?', 200],
+  ]);
+  // The user's inbox holds them (read with the developer key).
+  const inbox = await fetch(`${server.baseUrl}/v1/dev/user/notifications`, {
+    headers: { authorization: `Bearer ${server.init.developer_key}` },
+  }).then((r) => r.json() as Promise<{ notifications: Array<{ text: string }> }>);
+  expect(inbox.notifications.map((n) => n.text)).toEqual(['Lunch?', 'Standup in 5 minutes']);
+});
+
+test("an unknown user is a 404 with the server's message", async () => {
+  const result = await runDevData(server, {
+    resource: 'notification',
+    operation: 'send',
+    uid: 'no-such-user',
+    message: 'Hello',
+  });
+  expect(result.error?.message).toBe('User not found');
+});
+
+test('a wrong app secret is a 401 that points at the app credential', async () => {
+  const credentials = { ...credentialsFor(server) };
+  credentials.devDataAppApi = {
+    ...credentials.devDataAppApi,
+    appSecret: 'sk_00000000000000000000000000000000',
+  };
+  const result = await runDevData(
+    server,
+    { resource: 'notification', operation: 'send', uid: server.init.user_id, message: 'Hello' },
+    { credentials },
+  );
+  expect(result.error?.message).toBe(
+    'Authorization failed: check the App ID and App Secret of the DevData App credential',
+  );
+  expect(result.error?.description).toBe('Invalid app ID or secret');
+});
+
+test('over the hourly cap (10 per user per app), the 429 fails at once: its Retry-After is too long to wait', async () => {
+  // A user of its own, so only this test counts; and one clock hour for all 11 sends.
+  const admin = adminClient(server);
+  const user = await admin.post('/v1/admin/users', { name: 'capped' });
+  expect(
+    (await admin.post(`/v1/admin/apps/${server.init.app_id}/installs`, { user_id: user.body.id })).status,
+  ).toBe(201);
+  const toNextHour = 3_600_000 - (Date.now() % 3_600_000);
+  if (toNextHour < 10_000) await new Promise((resolve) => setTimeout(resolve, toNextHour + 100));
+
+  const params = { resource: 'notification', operation: 'send', uid: user.body.id, message: 'ping' };
+  jsonOut(await runDevData(server, params, { items: Array.from({ length: 10 }, () => ({})) }));
+  const before = server.requestsTo('POST', path()).length;
+  const started = Date.now();
+  const result = await runDevData(server, params);
+  expect(Date.now() - started).toBeLessThan(2_000);
+  expect(result.error?.message).toBe('Rate limit exceeded');
+  expect(result.error?.description).toBe('Rate limit exceeded: at most 10 notifications per user per hour');
+  expect(
+    server
+      .requestsTo('POST', path())
+      .slice(before)
+      .map((r) => r.status),
+  ).toEqual([429]);
+});

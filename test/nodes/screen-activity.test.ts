@@ -1,0 +1,95 @@
+import { screenActivityPage, screenActivityRecord } from '../../server/src/contract/screen-activity';
+import { expectShape, newUser } from '../helpers/http';
+import { credentialsFor, jsonOut, runDevData, startNodeTestServer, type NodeTestServer } from './helpers';
+
+let server: NodeTestServer;
+let credentials: ReturnType<typeof credentialsFor>;
+let ids: string[];
+const START = Date.UTC(2026, 10, 20);
+
+beforeAll(async () => {
+  server = await startNodeTestServer();
+  const user = await newUser(server);
+  credentials = credentialsFor(server, user.key);
+  // 2,500 records, one a minute from 2026-11-20T00:00Z; every fifth in "Terminal", the rest in "Code".
+  for (let start = 0; start < 2_500; start += 1_000) {
+    const reply = await user.client.post('/v1/dev/user/screen-activity', {
+      screen_activity: Array.from({ length: Math.min(1_000, 2_500 - start) }, (_, k) => {
+        const i = start + k;
+        return {
+          timestamp: new Date(START + i * 60_000).toISOString(),
+          app_name: i % 5 === 0 ? 'Terminal' : 'Code',
+          window_title: `window ${i}`,
+        };
+      }),
+    });
+    expect(reply.status).toBe(201);
+  }
+  const first = await user.client.get('/v1/dev/user/screen-activity', { limit: 1000 });
+  expectShape(screenActivityPage, first.body);
+  ids = [];
+  let page = first.body;
+  for (;;) {
+    ids.push(...page.screen_activity.map((r: { id: string }) => r.id));
+    if (!page.has_more) break;
+    page = (await user.client.get('/v1/dev/user/screen-activity', { limit: 1000, cursor: page.next_cursor }))
+      .body;
+  }
+  expect(ids).toHaveLength(2_500);
+});
+afterAll(async () => server.close());
+
+const run = (params: Record<string, unknown>) =>
+  runDevData(server, { resource: 'screenActivity', operation: 'getAll', ...params }, { credentials });
+
+function pageRequests(from: number) {
+  return server.requests
+    .slice(from)
+    .filter((r) => r.path === '/v1/dev/user/screen-activity')
+    .map((r) => ({ limit: r.query.get('limit'), cursor: r.query.has('cursor') }));
+}
+
+test('Return All follows next_cursor over 3 pages and returns every record exactly once', async () => {
+  const before = server.requests.length;
+  const out = jsonOut(await run({ returnAll: true }));
+  expect(out.map((r) => r.id)).toEqual(ids);
+  out.forEach((r) => expectShape(screenActivityRecord, r));
+  expect(pageRequests(before)).toEqual([
+    { limit: '1000', cursor: false },
+    { limit: '1000', cursor: true },
+    { limit: '1000', cursor: true },
+  ]);
+});
+
+test('a Limit smaller than a page is one request; a larger one continues with the cursor', async () => {
+  let before = server.requests.length;
+  expect(jsonOut(await run({ limit: 10 })).map((r) => r.id)).toEqual(ids.slice(0, 10));
+  expect(pageRequests(before)).toEqual([{ limit: '10', cursor: false }]);
+
+  before = server.requests.length;
+  expect(jsonOut(await run({ limit: 1_200 })).map((r) => r.id)).toEqual(ids.slice(0, 1_200));
+  expect(pageRequests(before)).toEqual([
+    { limit: '1000', cursor: false },
+    { limit: '200', cursor: true },
+  ]);
+});
+
+test('start date, end date and app filter the records (the cursor keeps the filters)', async () => {
+  const out = jsonOut(
+    await run({
+      returnAll: true,
+      filters: { app: 'Terminal', startDate: '2026-11-20T10:00:00Z', endDate: '2026-11-20T11:59:59Z' },
+    }),
+  );
+  // Minutes 600–719 of the day, every fifth: 24 records.
+  expect(out).toHaveLength(24);
+  expect(out.every((r) => r.app_name === 'Terminal')).toBe(true);
+  expect(out[0].timestamp).toBe('2026-11-20T10:00:00.000Z');
+
+  // A date alone is the whole UTC day: 2026-11-21 holds minutes 1440–2499, 1060 records, so 2 pages.
+  const secondDay = jsonOut(
+    await run({ returnAll: true, filters: { startDate: '2026-11-21', endDate: '2026-11-21' } }),
+  );
+  expect(secondDay).toHaveLength(1_060);
+  expect(secondDay.map((r) => r.id)).toEqual(ids.slice(1_440));
+});
