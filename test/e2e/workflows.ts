@@ -1,0 +1,267 @@
+// Workflows the e2e suite imports besides examples/: one manual workflow that runs every resource's main
+// operations, written as n8n exports workflows.
+export const DEVDATA = 'n8n-nodes-devdata.devData';
+export const DEV_CREDENTIAL = { devDataApi: { id: 'devDataApiDemo01', name: 'DevData Developer API' } };
+export const APP_CREDENTIAL = { devDataAppApi: { id: 'devDataAppDemo01', name: 'DevData App' } };
+
+interface Step {
+  name: string;
+  parameters: Record<string, unknown>;
+  app?: boolean;
+}
+
+const ref = (node: string, field = 'id') => `={{ $('${node}').item.json.${field} }}`;
+
+/** Manual Trigger → a chain of DevData nodes, each run once, covering every resource. */
+export function allOperationsWorkflow(userId: string) {
+  const steps: Step[] = [
+    { name: 'Who am I', parameters: { resource: 'developerKey', operation: 'getCurrent' } },
+    {
+      name: 'Create action item',
+      parameters: {
+        resource: 'actionItem',
+        operation: 'create',
+        description: 'E2E: call the plumber',
+        additionalFields: { dueAt: '2026-12-01T09:00:00Z' },
+      },
+    },
+    {
+      name: 'Complete it',
+      parameters: {
+        resource: 'actionItem',
+        operation: 'update',
+        actionItemId: ref('Create action item'),
+        updateFields: { completed: true, clearDueAt: true },
+      },
+    },
+    {
+      name: 'Create throwaway action item',
+      parameters: { resource: 'actionItem', operation: 'create', description: 'E2E: to be deleted' },
+    },
+    {
+      name: 'Delete action item',
+      parameters: {
+        resource: 'actionItem',
+        operation: 'delete',
+        actionItemId: ref('Create throwaway action item'),
+      },
+    },
+    {
+      name: 'Create goal',
+      parameters: {
+        resource: 'goal',
+        operation: 'create',
+        title: 'E2E: read 12 books',
+        goalType: 'numeric',
+        targetValue: 12,
+      },
+    },
+    {
+      name: 'Record progress',
+      parameters: {
+        resource: 'goal',
+        operation: 'updateProgress',
+        goalId: ref('Create goal'),
+        currentValue: 3,
+      },
+    },
+    {
+      name: 'Rename goal',
+      parameters: {
+        resource: 'goal',
+        operation: 'update',
+        goalId: ref('Create goal'),
+        updateFields: { title: 'E2E: read 12 novels' },
+      },
+    },
+    { name: 'Get goal', parameters: { resource: 'goal', operation: 'get', goalId: ref('Create goal') } },
+    {
+      name: 'Goal history',
+      parameters: { resource: 'goal', operation: 'getHistory', goalId: ref('Create goal'), days: 7 },
+    },
+    {
+      name: 'Create goal to drop',
+      parameters: {
+        resource: 'goal',
+        operation: 'create',
+        title: 'E2E: learn the tuba',
+        goalType: 'boolean',
+      },
+    },
+    {
+      name: 'Drop goal',
+      parameters: { resource: 'goal', operation: 'delete', goalId: ref('Create goal to drop') },
+    },
+    {
+      name: 'Create memory',
+      parameters: { resource: 'memory', operation: 'create', content: 'E2E: likes jasmine tea' },
+    },
+    {
+      name: 'Update memory',
+      parameters: {
+        resource: 'memory',
+        operation: 'update',
+        memoryId: ref('Create memory'),
+        updateFields: { content: 'E2E: loves jasmine tea' },
+      },
+    },
+    {
+      name: 'Create throwaway memory',
+      parameters: { resource: 'memory', operation: 'create', content: 'E2E: forget me' },
+    },
+    {
+      name: 'Delete memory',
+      parameters: { resource: 'memory', operation: 'delete', memoryId: ref('Create throwaway memory') },
+    },
+    { name: 'Create person', parameters: { resource: 'person', operation: 'create', name: 'E2E Alex' } },
+    {
+      name: 'Rename person',
+      parameters: {
+        resource: 'person',
+        operation: 'update',
+        personId: ref('Create person'),
+        updateFields: { name: 'E2E Alexandra' },
+      },
+    },
+    {
+      name: 'Create throwaway person',
+      parameters: { resource: 'person', operation: 'create', name: 'E2E Temp' },
+    },
+    {
+      name: 'Delete person',
+      parameters: { resource: 'person', operation: 'delete', personId: ref('Create throwaway person') },
+    },
+    { name: 'Create folder', parameters: { resource: 'folder', operation: 'create', name: 'E2E Folder' } },
+    {
+      name: 'Rename folder',
+      parameters: {
+        resource: 'folder',
+        operation: 'update',
+        folderId: ref('Create folder'),
+        updateFields: { name: 'E2E Projects' },
+      },
+    },
+    {
+      name: 'Conversation from text',
+      parameters: {
+        resource: 'conversation',
+        operation: 'createFromText',
+        text: 'E2E: we agreed to ship the sync on Friday and demo it on Monday.',
+        options: { folderId: ref('Create folder'), title: 'E2E shipping plan' },
+      },
+    },
+    {
+      name: 'Retitle conversation',
+      parameters: {
+        resource: 'conversation',
+        operation: 'update',
+        conversationId: ref('Conversation from text'),
+        updateFields: { title: 'E2E shipping plan (agreed)' },
+      },
+    },
+    {
+      name: 'Get conversation',
+      parameters: {
+        resource: 'conversation',
+        operation: 'get',
+        conversationId: ref('Conversation from text'),
+        options: { includeTranscript: true },
+      },
+    },
+    {
+      name: 'Conversation from segments',
+      parameters: {
+        resource: 'conversation',
+        operation: 'createFromSegments',
+        segmentsInput: 'json',
+        transcriptSegmentsJson:
+          '[{"text":"E2E: short call","speaker":"SPEAKER_00","is_user":true,"start":0,"end":2}]',
+        options: { clientSessionId: 'e2e-session-1' },
+      },
+    },
+    {
+      name: 'Delete conversation',
+      parameters: {
+        resource: 'conversation',
+        operation: 'delete',
+        conversationId: ref('Conversation from segments'),
+      },
+    },
+    {
+      name: 'Create throwaway folder',
+      parameters: { resource: 'folder', operation: 'create', name: 'E2E Temp Folder' },
+    },
+    {
+      name: 'Delete folder',
+      parameters: { resource: 'folder', operation: 'delete', folderId: ref('Create throwaway folder') },
+    },
+    { name: 'List people', parameters: { resource: 'person', operation: 'getAll', returnAll: true } },
+    { name: 'List memories', parameters: { resource: 'memory', operation: 'getAll', returnAll: true } },
+    {
+      name: 'List goals',
+      parameters: {
+        resource: 'goal',
+        operation: 'getAll',
+        returnAll: true,
+        options: { includeInactive: true },
+      },
+    },
+    { name: 'List folders', parameters: { resource: 'folder', operation: 'getAll', returnAll: true } },
+    {
+      name: 'List conversations',
+      parameters: { resource: 'conversation', operation: 'getAll', returnAll: true },
+    },
+    {
+      name: 'List action items',
+      parameters: { resource: 'actionItem', operation: 'getAll', returnAll: true },
+    },
+    {
+      name: 'All screen activity',
+      parameters: { resource: 'screenActivity', operation: 'getAll', returnAll: true },
+    },
+    {
+      name: 'Notify',
+      app: true,
+      parameters: {
+        resource: 'notification',
+        operation: 'send',
+        uid: userId,
+        message: 'E2E: all operations ran',
+      },
+    },
+  ];
+
+  const trigger = {
+    id: 'e2e00000-0000-4000-8000-000000000000',
+    name: 'Run',
+    type: 'n8n-nodes-base.manualTrigger',
+    typeVersion: 1,
+    position: [0, 0],
+    parameters: {},
+  };
+  const nodes = steps.map((step, i) => ({
+    id: `e2e00000-0000-4000-8000-${String(i + 1).padStart(12, '0')}`,
+    name: step.name,
+    type: DEVDATA,
+    typeVersion: 1,
+    position: [220 * (i + 1), 0],
+    // Each step runs once, whatever the previous step put out.
+    executeOnce: true,
+    parameters: step.parameters,
+    credentials: step.app ? APP_CREDENTIAL : DEV_CREDENTIAL,
+  }));
+  const chain = [trigger, ...nodes];
+  const connections = Object.fromEntries(
+    chain
+      .slice(0, -1)
+      .map((node, i) => [node.name, { main: [[{ node: chain[i + 1].name, type: 'main', index: 0 }]] }]),
+  );
+  return {
+    id: 'e2eAllOperations',
+    name: 'E2E: every resource',
+    active: false,
+    nodes: chain,
+    connections,
+    settings: { executionOrder: 'v1' },
+  };
+}
