@@ -11,6 +11,7 @@ import { Pusher } from './proactive/push';
 import admin from './routes/admin';
 import adminDeliveries from './routes/deliveries';
 import conversations from './routes/conversations';
+import deleted from './routes/deleted';
 import folders from './routes/folders';
 import goals from './routes/goals';
 import integrations from './routes/integrations';
@@ -88,6 +89,7 @@ export async function buildApp({ store, config, logger = false }: AppOptions) {
       await dev.register(people, { prefix: '/user' });
       await dev.register(notifications, { prefix: '/user' });
       await dev.register(transcripts, { prefix: '/user' });
+      await dev.register(deleted, { prefix: '/user' });
     },
     { prefix: '/v1/dev' },
   );

@@ -64,6 +64,10 @@ const GARBAGE_QUERIES: Record<string, string>[] = [
     current_value: '',
   },
   { categories: ',,,', app: '', include_inactive: '2', folder_id: '' },
+  // The change feed's parameters: malformed, and well-formed but in combinations that are refused.
+  { updated_since: 'yesterday', order: 'sideways', after_id: '', include_discarded: 'sometimes' },
+  { updated_since: '2026-01-01T00:00:00Z', order: 'updated_at', after_id: 'x'.repeat(101), offset: '3' },
+  { updated_since: '2026-01-01T00:00:00Z', after_id: "' or 1=1 --", offset: '3' },
 ];
 
 const TABLES = [

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { afterIdParam, orderParam, updatedSinceParam } from './changes';
 import { dateBound, dateTime, instant, limitParam, offsetParam, queryBool } from './common';
 
 export const actionItem = z
@@ -21,6 +22,9 @@ export const listActionItemsQuery = z.object({
   end_date: dateBound('end').optional().meta({ description: 'Created at or before (date or date-time)' }),
   limit: limitParam(1000, 100),
   offset: offsetParam,
+  updated_since: updatedSinceParam,
+  order: orderParam('created_at_desc', 'newest created first'),
+  after_id: afterIdParam,
 });
 
 const description = z.string().trim().min(1).max(2000);

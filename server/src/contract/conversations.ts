@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { afterIdParam, orderParam, updatedSinceParam } from './changes';
 import { dateBound, dateTime, instant, limitParam, offsetParam, queryBool } from './common';
 
 export const CATEGORIES = [
@@ -82,6 +83,11 @@ export const conversation = z
   .object({
     id: z.string(),
     created_at: dateTime,
+    updated_at: dateTime.meta({
+      description:
+        'Last change of the conversation itself (title, discarded, folder and its name, transcript); changes ' +
+        'to its action items show in their own updated_at',
+    }),
     started_at: dateTime,
     finished_at: dateTime,
     language: z.string(),
@@ -100,9 +106,16 @@ export const listConversationsQuery = z.object({
   end_date: dateBound('end').optional().meta({ description: 'Started at or before (date or date-time)' }),
   folder_id: z.string().min(1).optional(),
   include_transcript: queryBool.default(false),
-  include_discarded: queryBool.default(false),
+  include_discarded: queryBool.optional().meta({
+    description:
+      'Include discarded conversations. Default false, but true with updated_since or order=updated_at (a ' +
+      'discard is a change a sync must see); pass false to leave them out.',
+  }),
   limit: limitParam(100, 25),
   offset: offsetParam,
+  updated_since: updatedSinceParam,
+  order: orderParam('started_at_desc', 'newest started first'),
+  after_id: afterIdParam,
 });
 
 export const getConversationQuery = z.object({ include_transcript: queryBool.default(false) });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { afterIdParam, orderParam, updatedSinceParam } from './changes';
 import { dateTime, instant, limitParam, queryBool } from './common';
 
 export const GOAL_TYPES = ['boolean', 'scale', 'numeric'] as const;
@@ -49,7 +50,14 @@ export const goal = z
 
 export const listGoalsQuery = z.object({
   limit: limitParam(1000, 10),
-  include_inactive: queryBool.default(false).meta({ description: 'Include achieved and abandoned goals' }),
+  include_inactive: queryBool.optional().meta({
+    description:
+      'Include achieved and abandoned goals. Default false, but true with updated_since or order=updated_at ' +
+      '(a goal being achieved or abandoned is a change a sync must see); pass false to leave them out.',
+  }),
+  updated_since: updatedSinceParam,
+  order: orderParam('created_at_desc', 'newest created first'),
+  after_id: afterIdParam,
 });
 
 const editable = {

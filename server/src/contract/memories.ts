@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { afterIdParam, orderParam, updatedSinceParam } from './changes';
 import { dateTime, limitParam, offsetParam } from './common';
 
 export const MEMORY_CATEGORIES = ['interesting', 'system', 'manual'] as const;
@@ -40,6 +41,9 @@ export const listMemoriesQuery = z.object({
       return list;
     })
     .meta({ description: `Comma-separated categories to include (${MEMORY_CATEGORIES.join(', ')})` }),
+  updated_since: updatedSinceParam,
+  order: orderParam('created_at_desc', 'newest created first'),
+  after_id: afterIdParam,
 });
 
 export const newMemory = z.object({

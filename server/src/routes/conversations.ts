@@ -1,7 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { z } from 'zod';
 import { callerId } from '../auth/hooks';
+import { asksForChanges, changedAfter, checkFeedQuery } from '../change-feed';
+import { changeFeedDescription } from '../contract/changes';
 import { errors, idParam, iso, success } from '../contract/common';
 import {
   conversation,
@@ -18,7 +20,8 @@ import {
 import { notFound, UnprocessableError } from '../errors';
 import { newId } from '../ids';
 import { isUniqueViolation } from '../store/errors';
-import type { ConversationsTable } from '../store/schema';
+import { recordDeletion, userWrite } from '../store/changes';
+import type { ConversationsTable, Database } from '../store/schema';
 
 const tags = ['Conversations'];
 const params = idParam('conversation_id');
@@ -31,7 +34,7 @@ type ConversationInput = z.infer<typeof createFromSegmentsBody>;
 /** A conversation row as read for a response: the folder's name joined, the transcript only when asked for. */
 type ConversationRow = Omit<
   Selectable<ConversationsTable>,
-  'transcript_segments' | 'client_session_id' | 'updated_at' | 'live'
+  'transcript_segments' | 'client_session_id' | 'live'
 > & {
   folder_name: string | null;
   transcript_segments?: string;
@@ -78,6 +81,7 @@ function toConversation(row: ConversationRow, actionItems: EmbeddedActionItem[],
   return {
     id: row.id,
     created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
     started_at: iso(row.started_at),
     finished_at: iso(row.finished_at),
     language: row.language,
@@ -97,8 +101,8 @@ function toConversation(row: ConversationRow, actionItems: EmbeddedActionItem[],
 const conversations: FastifyPluginAsyncZod = async (app) => {
   const { db } = app.store;
 
-  function selectConversations(userId: string, withTranscript: boolean) {
-    return db
+  function selectConversations(userId: string, withTranscript: boolean, trx: Kysely<Database> = db) {
+    return trx
       .selectFrom('conversations as c')
       .leftJoin('folders as f', 'f.id', 'c.folder_id')
       .select([
@@ -113,6 +117,7 @@ const conversations: FastifyPluginAsyncZod = async (app) => {
         'c.started_at',
         'c.finished_at',
         'c.created_at',
+        'c.updated_at',
         'f.name as folder_name',
       ])
       .$if(withTranscript, (q) => q.select('c.transcript_segments'))
@@ -152,14 +157,16 @@ const conversations: FastifyPluginAsyncZod = async (app) => {
     return rows.map((row) => toConversation(row, items.get(row.id) ?? [], withTranscript));
   }
 
-  async function findOwned(userId: string, id: string, withTranscript: boolean) {
-    const row = await selectConversations(userId, withTranscript).where('c.id', '=', id).executeTakeFirst();
+  async function findOwned(userId: string, id: string, withTranscript: boolean, trx: Kysely<Database> = db) {
+    const row = await selectConversations(userId, withTranscript, trx)
+      .where('c.id', '=', id)
+      .executeTakeFirst();
     if (!row) throw notFound('Conversation');
     return row;
   }
 
-  async function ownedFolderName(userId: string, folderId: string): Promise<string> {
-    const folder = await db
+  async function ownedFolderName(trx: Kysely<Database>, userId: string, folderId: string): Promise<string> {
+    const folder = await trx
       .selectFrom('folders')
       .select('name')
       .where('id', '=', folderId)
@@ -191,44 +198,48 @@ const conversations: FastifyPluginAsyncZod = async (app) => {
         );
       }
     });
-    const folderName = input.folder_id ? await ownedFolderName(userId, input.folder_id) : null;
-
-    const now = Date.now();
-    const durationMs = Math.round(Math.max(...input.transcript_segments.map((s) => s.end)) * 1000);
-    const startedAt =
-      input.started_at ?? (input.finished_at !== undefined ? input.finished_at - durationMs : now);
-    const finishedAt = input.finished_at ?? startedAt + durationMs;
-    if (finishedAt < startedAt) {
-      throw UnprocessableError.at(['body', 'finished_at'], 'finished_at must not be before started_at');
-    }
-
-    const segments = input.transcript_segments.map((s) => toSegment(s, now));
-    const text = segments.map((s) => s.text).join(' ');
-    const row: Selectable<ConversationsTable> = {
-      id: newId(now),
-      user_id: userId,
-      client_session_id: clientSessionId,
-      folder_id: input.folder_id ?? null,
-      language: input.language,
-      source: input.source,
-      structured: JSON.stringify(summarize(text, input.structured)),
-      transcript_segments: JSON.stringify(segments),
-      geolocation: input.geolocation ? JSON.stringify(input.geolocation) : null,
-      discarded: 0,
-      live: 0,
-      started_at: startedAt,
-      finished_at: finishedAt,
-      created_at: now,
-      updated_at: now,
-    };
+    let created: { row: Selectable<ConversationsTable>; folderName: string | null };
     try {
-      await db.insertInto('conversations').values(row).execute();
+      created = await userWrite(db, userId, async (trx, now) => {
+        const folderName = input.folder_id ? await ownedFolderName(trx, userId, input.folder_id) : null;
+        const durationMs = Math.round(Math.max(...input.transcript_segments.map((s) => s.end)) * 1000);
+        const startedAt =
+          input.started_at ?? (input.finished_at !== undefined ? input.finished_at - durationMs : now);
+        const finishedAt = input.finished_at ?? startedAt + durationMs;
+        if (finishedAt < startedAt) {
+          throw UnprocessableError.at(['body', 'finished_at'], 'finished_at must not be before started_at');
+        }
+        const segments = input.transcript_segments.map((s) => toSegment(s, now));
+        const text = segments.map((s) => s.text).join(' ');
+        const row: Selectable<ConversationsTable> = {
+          id: newId(now),
+          user_id: userId,
+          client_session_id: clientSessionId,
+          folder_id: input.folder_id ?? null,
+          language: input.language,
+          source: input.source,
+          structured: JSON.stringify(summarize(text, input.structured)),
+          transcript_segments: JSON.stringify(segments),
+          geolocation: input.geolocation ? JSON.stringify(input.geolocation) : null,
+          discarded: 0,
+          live: 0,
+          started_at: startedAt,
+          finished_at: finishedAt,
+          created_at: now,
+          updated_at: now,
+        };
+        await trx.insertInto('conversations').values(row).execute();
+        return { row, folderName };
+      });
     } catch (error) {
       const raced = isUniqueViolation(error) ? await findBySession() : undefined;
       if (!raced) throw error;
       return { created: false, conversation: (await render(userId, [raced], true))[0] };
     }
-    return { created: true, conversation: toConversation({ ...row, folder_name: folderName }, [], true) };
+    return {
+      created: true,
+      conversation: toConversation({ ...created.row, folder_name: created.folderName }, [], true),
+    };
   }
 
   app.get(
@@ -237,25 +248,34 @@ const conversations: FastifyPluginAsyncZod = async (app) => {
       config: { scope: 'conversations:read' },
       schema: {
         tags,
-        summary: 'List conversations, newest started first',
+        summary: 'List conversations, newest started first, or the changes since a point (order=updated_at)',
+        description: changeFeedDescription(
+          'With updated_since or order=updated_at, include_discarded defaults to true, so a discard shows up as ' +
+            'a change (discarded: true). A conversation’s updated_at moves when the conversation itself changes ' +
+            '(title, discarded, folder, the folder’s name, transcript); changes to its action items show in the ' +
+            'action items’ own updated_at. Deleting a conversation leaves a tombstone and unlinks its action ' +
+            'items, which counts as a change of each of them.',
+        ),
         querystring: listConversationsQuery,
         response: { 200: conversation.array(), ...errors(401, 403, 422, 429) },
       },
     },
     async (request) => {
       const q = request.query;
+      checkFeedQuery(q);
       const userId = callerId(request);
       let query = selectConversations(userId, q.include_transcript);
       if (q.start_date !== undefined) query = query.where('c.started_at', '>=', q.start_date);
       if (q.end_date !== undefined) query = query.where('c.started_at', '<=', q.end_date);
       if (q.folder_id !== undefined) query = query.where('c.folder_id', '=', q.folder_id);
-      if (!q.include_discarded) query = query.where('c.discarded', '=', 0);
-      const rows = await query
-        .orderBy('c.started_at', 'desc')
-        .orderBy('c.id', 'desc')
-        .limit(q.limit)
-        .offset(q.offset)
-        .execute();
+      if (!(q.include_discarded ?? asksForChanges(q))) query = query.where('c.discarded', '=', 0);
+      const after = changedAfter(q, 'c');
+      if (after) query = query.where(after);
+      query =
+        q.order === 'updated_at'
+          ? query.orderBy('c.updated_at', 'asc').orderBy('c.id', 'asc')
+          : query.orderBy('c.started_at', 'desc').orderBy('c.id', 'desc');
+      const rows = await query.limit(q.limit).offset(q.offset).execute();
       return render(userId, rows, q.include_transcript);
     },
   );
@@ -328,6 +348,9 @@ const conversations: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: 'Rename, discard or move a conversation (only the fields sent)',
+        description:
+          'Sets updated_at to the write time when a stored value changes (a discard too); a PATCH with an empty ' +
+          'body or with the values the conversation already has changes nothing and keeps updated_at.',
         params,
         body: updateConversationBody,
         response: { 200: conversation, ...errors(401, 403, 404, 422, 429) },
@@ -335,26 +358,32 @@ const conversations: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const userId = callerId(request);
-      const current = await findOwned(userId, request.params.conversation_id, false);
       const { title, discarded, folder_id } = request.body;
-      const changes: Partial<Selectable<ConversationsTable>> = {};
-      let folderName = current.folder_name;
-      if (title !== undefined) {
-        changes.structured = JSON.stringify({
-          ...(JSON.parse(current.structured) as StoredStructured),
-          title,
-        });
-      }
-      if (discarded !== undefined) changes.discarded = discarded ? 1 : 0;
-      if (folder_id !== undefined) {
-        folderName = folder_id === null ? null : await ownedFolderName(userId, folder_id);
-        changes.folder_id = folder_id;
-      }
-      if (Object.keys(changes).length > 0) {
-        changes.updated_at = Date.now();
-        await db.updateTable('conversations').set(changes).where('id', '=', current.id).execute();
-      }
-      return (await render(userId, [{ ...current, ...changes, folder_name: folderName }], false))[0];
+      const updated = await userWrite(db, userId, async (trx, at) => {
+        const current = await findOwned(userId, request.params.conversation_id, false, trx);
+        const changes: Partial<Selectable<ConversationsTable>> = {};
+        let folderName = current.folder_name;
+        const stored = JSON.parse(current.structured) as StoredStructured;
+        if (title !== undefined && title !== stored.title) {
+          changes.structured = JSON.stringify({ ...stored, title });
+        }
+        if (discarded !== undefined && (discarded ? 1 : 0) !== current.discarded) {
+          changes.discarded = discarded ? 1 : 0;
+        }
+        if (folder_id !== undefined) {
+          // Checked even when unchanged: a folder of someone else's is a 404 whatever is stored.
+          const name = folder_id === null ? null : await ownedFolderName(trx, userId, folder_id);
+          if (folder_id !== current.folder_id) {
+            changes.folder_id = folder_id;
+            folderName = name;
+          }
+        }
+        if (Object.keys(changes).length === 0) return current;
+        changes.updated_at = at;
+        await trx.updateTable('conversations').set(changes).where('id', '=', current.id).execute();
+        return { ...current, ...changes, folder_name: folderName };
+      });
+      return (await render(userId, [updated], false))[0];
     },
   );
 
@@ -365,19 +394,25 @@ const conversations: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: 'Delete a conversation; its action items stay, linked to no conversation',
+        description:
+          'Leaves a tombstone (GET /v1/dev/user/deleted?type=conversation), written with the delete. Unlinking ' +
+          'the action items is a change of each of them (their updated_at moves).',
         params,
         response: { 200: success, ...errors(401, 403, 404, 429) },
       },
     },
     async (request) => {
-      const current = await findOwned(callerId(request), request.params.conversation_id, false);
-      await db.transaction().execute(async (trx) => {
+      const userId = callerId(request);
+      await userWrite(db, userId, async (trx, at) => {
+        const current = await findOwned(userId, request.params.conversation_id, false, trx);
         await trx
           .updateTable('action_items')
-          .set({ conversation_id: null })
+          .set({ conversation_id: null, updated_at: at })
+          .where('user_id', '=', userId)
           .where('conversation_id', '=', current.id)
           .execute();
         await trx.deleteFrom('conversations').where('id', '=', current.id).execute();
+        await recordDeletion(trx, userId, 'conversation', current.id, at);
       });
       return { success: true as const };
     },

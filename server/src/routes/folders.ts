@@ -1,11 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { callerId } from '../auth/hooks';
 import { errors, idParam, iso, success } from '../contract/common';
 import { createFolderBody, folder, updateFolderBody } from '../contract/folders';
 import { notFound } from '../errors';
 import { newId } from '../ids';
-import type { FoldersTable } from '../store/schema';
+import { recordDeletion, userWrite } from '../store/changes';
+import type { Database, FoldersTable } from '../store/schema';
 
 const tags = ['Folders'];
 const params = idParam('folder_id');
@@ -26,8 +27,8 @@ const folders: FastifyPluginAsyncZod = async (app) => {
   const { db } = app.store;
 
   /** The caller's folders with how many conversations each holds (discarded ones not counted, as in the list). */
-  function selectFolders(userId: string) {
-    return db
+  function selectFolders(userId: string, trx: Kysely<Database> = db) {
+    return trx
       .selectFrom('folders as f')
       .selectAll('f')
       .select((eb) =>
@@ -41,8 +42,8 @@ const folders: FastifyPluginAsyncZod = async (app) => {
       .where('f.user_id', '=', userId);
   }
 
-  async function findOwned(userId: string, id: string) {
-    const row = await selectFolders(userId).where('f.id', '=', id).executeTakeFirst();
+  async function findOwned(userId: string, id: string, trx: Kysely<Database> = db) {
+    const row = await selectFolders(userId, trx).where('f.id', '=', id).executeTakeFirst();
     if (!row) throw notFound('Folder');
     const { conversation_count, ...folderRow } = row;
     return { row: folderRow, count: Number(conversation_count ?? 0) };
@@ -76,17 +77,20 @@ const folders: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const now = Date.now();
-      const row: Selectable<FoldersTable> = {
-        id: newId(now),
-        user_id: callerId(request),
-        name: request.body.name,
-        description: request.body.description ?? null,
-        color: request.body.color ?? null,
-        created_at: now,
-        updated_at: now,
-      };
-      await db.insertInto('folders').values(row).execute();
+      const userId = callerId(request);
+      const row = await userWrite(db, userId, async (trx, now) => {
+        const created: Selectable<FoldersTable> = {
+          id: newId(now),
+          user_id: userId,
+          name: request.body.name,
+          description: request.body.description ?? null,
+          color: request.body.color ?? null,
+          created_at: now,
+          updated_at: now,
+        };
+        await trx.insertInto('folders').values(created).execute();
+        return created;
+      });
       return reply.code(201).send(toFolder(row, 0));
     },
   );
@@ -98,23 +102,37 @@ const folders: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: 'Update a folder (only the fields sent; null clears description or color)',
+        description:
+          "A new name is a change of the folder's conversations too (their folder_name): their updated_at moves.",
         params,
         body: updateFolderBody,
         response: { 200: folder, ...errors(401, 403, 404, 422, 429) },
       },
     },
     async (request) => {
-      const current = await findOwned(callerId(request), request.params.folder_id);
+      const userId = callerId(request);
       const { name, description, color } = request.body;
-      const changes: Partial<Selectable<FoldersTable>> = {};
-      if (name !== undefined) changes.name = name;
-      if (description !== undefined) changes.description = description;
-      if (color !== undefined) changes.color = color;
-      if (Object.keys(changes).length > 0) {
-        changes.updated_at = Date.now();
-        await db.updateTable('folders').set(changes).where('id', '=', current.row.id).execute();
-      }
-      return toFolder({ ...current.row, ...changes }, current.count);
+      return userWrite(db, userId, async (trx, at) => {
+        const current = await findOwned(userId, request.params.folder_id, trx);
+        const changes: Partial<Selectable<FoldersTable>> = {};
+        if (name !== undefined && name !== current.row.name) changes.name = name;
+        if (description !== undefined && description !== current.row.description)
+          changes.description = description;
+        if (color !== undefined && color !== current.row.color) changes.color = color;
+        if (Object.keys(changes).length === 0) return toFolder(current.row, current.count);
+        changes.updated_at = at;
+        await trx.updateTable('folders').set(changes).where('id', '=', current.row.id).execute();
+        if (changes.name !== undefined) {
+          // folder_name is part of each of its conversations.
+          await trx
+            .updateTable('conversations')
+            .set({ updated_at: at })
+            .where('user_id', '=', userId)
+            .where('folder_id', '=', current.row.id)
+            .execute();
+        }
+        return toFolder({ ...current.row, ...changes }, current.count);
+      });
     },
   );
 
@@ -125,19 +143,25 @@ const folders: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: 'Delete a folder; its conversations move to no folder',
+        description:
+          'Leaves a tombstone (GET /v1/dev/user/deleted?type=folder), written with the delete. Moving the ' +
+          'conversations out is a change of each of them (their updated_at moves).',
         params,
         response: { 200: success, ...errors(401, 403, 404, 429) },
       },
     },
     async (request) => {
-      const { row } = await findOwned(callerId(request), request.params.folder_id);
-      await db.transaction().execute(async (trx) => {
+      const userId = callerId(request);
+      await userWrite(db, userId, async (trx, at) => {
+        const { row } = await findOwned(userId, request.params.folder_id, trx);
         await trx
           .updateTable('conversations')
-          .set({ folder_id: null, updated_at: Date.now() })
+          .set({ folder_id: null, updated_at: at })
+          .where('user_id', '=', userId)
           .where('folder_id', '=', row.id)
           .execute();
         await trx.deleteFrom('folders').where('id', '=', row.id).execute();
+        await recordDeletion(trx, userId, 'folder', row.id, at);
       });
       return { success: true as const };
     },

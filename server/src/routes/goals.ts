@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Kysely, Selectable } from 'kysely';
 import { callerId } from '../auth/hooks';
+import { asksForChanges, changedAfter, checkFeedQuery } from '../change-feed';
+import { changeFeedDescription } from '../contract/changes';
 import { errors, idParam, iso, success, type ValidationIssue } from '../contract/common';
 import {
   createGoalBody,
@@ -17,6 +19,7 @@ import {
 } from '../contract/goals';
 import { notFound, UnprocessableError } from '../errors';
 import { newId } from '../ids';
+import { userWrite } from '../store/changes';
 import type { Database, GoalsTable } from '../store/schema';
 
 const tags = ['Goals'];
@@ -130,8 +133,8 @@ async function recordHistory(db: Kysely<Database>, goalId: string, value: number
 const goals: FastifyPluginAsyncZod = async (app) => {
   const { db } = app.store;
 
-  async function findOwned(userId: string, id: string) {
-    const row = await db
+  async function findOwned(trx: Kysely<Database>, userId: string, id: string) {
+    const row = await trx
       .selectFrom('goals')
       .selectAll()
       .where('id', '=', id)
@@ -141,18 +144,27 @@ const goals: FastifyPluginAsyncZod = async (app) => {
     return row;
   }
 
-  /** Saves changes to a goal and, when `record`, the new current value as today's history entry. */
+  /**
+   * Saves changes to a goal (stamping updated_at, unless nothing changed) and, when `record`, its current value
+   * as today's history entry.
+   */
   async function save(
+    trx: Kysely<Database>,
     current: Selectable<GoalsTable>,
     changes: Partial<Selectable<GoalsTable>>,
-    now: number,
+    at: number,
     record: boolean,
   ) {
-    const next = { ...current, ...changes };
-    await db.transaction().execute(async (trx) => {
-      await trx.updateTable('goals').set(changes).where('id', '=', current.id).execute();
-      if (record) await recordHistory(trx, current.id, next.current_value, now);
-    });
+    const changed = Object.keys(changes).length > 0;
+    const next = changed ? { ...current, ...changes, updated_at: at } : current;
+    if (changed) {
+      await trx
+        .updateTable('goals')
+        .set({ ...changes, updated_at: at })
+        .where('id', '=', current.id)
+        .execute();
+    }
+    if (record) await recordHistory(trx, current.id, next.current_value, at);
     return toGoal(next);
   }
 
@@ -162,16 +174,29 @@ const goals: FastifyPluginAsyncZod = async (app) => {
       config: { scope: 'goals:read' },
       schema: {
         tags,
-        summary: 'List goals, newest first (active ones unless include_inactive)',
+        summary:
+          'List goals, newest first (active ones unless include_inactive), or the changes since a point',
+        description: changeFeedDescription(
+          'With updated_since or order=updated_at, include_inactive defaults to true, so achieved and abandoned ' +
+            'goals (DELETE abandons a goal) show up as changes. Goals are never removed, so they have no tombstones.',
+        ),
         querystring: listGoalsQuery,
         response: { 200: goal.array(), ...errors(401, 403, 422, 429) },
       },
     },
     async (request) => {
-      const { limit, include_inactive } = request.query;
+      const q = request.query;
+      checkFeedQuery(q);
       let query = db.selectFrom('goals').selectAll().where('user_id', '=', callerId(request));
-      if (!include_inactive) query = query.where('status', 'not in', INACTIVE_STATUSES);
-      const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+      if (!(q.include_inactive ?? asksForChanges(q)))
+        query = query.where('status', 'not in', INACTIVE_STATUSES);
+      const after = changedAfter(q);
+      if (after) query = query.where(after);
+      query =
+        q.order === 'updated_at'
+          ? query.orderBy('updated_at', 'asc').orderBy('id', 'asc')
+          : query.orderBy('created_at', 'desc').orderBy('id', 'desc');
+      const rows = await query.limit(q.limit).execute();
       return rows.map(toGoal);
     },
   );
@@ -187,7 +212,7 @@ const goals: FastifyPluginAsyncZod = async (app) => {
         response: { 200: goal, ...errors(401, 403, 404, 422, 429) },
       },
     },
-    async (request) => toGoal(await findOwned(callerId(request), request.params.goal_id)),
+    async (request) => toGoal(await findOwned(db, callerId(request), request.params.goal_id)),
   );
 
   app.post(
@@ -210,27 +235,28 @@ const goals: FastifyPluginAsyncZod = async (app) => {
       const values = initialValues(body);
       const issues = valueIssues(values, sentFields(body));
       if (issues.length > 0) throw new UnprocessableError(issues);
-      const now = Date.now();
-      const row: Selectable<GoalsTable> = {
-        id: newId(now),
-        user_id: callerId(request),
-        title: body.title,
-        desired_outcome: body.desired_outcome,
-        goal_type: body.goal_type,
-        source: body.source,
-        status: body.status,
-        ...values,
-        unit: body.unit ?? null,
-        focus_rank: body.focus_rank ?? null,
-        horizon_at: body.horizon_at ?? null,
-        success_criteria: JSON.stringify(body.success_criteria),
-        why_it_matters: body.why_it_matters ?? null,
-        created_at: now,
-        updated_at: now,
-      };
-      await db.transaction().execute(async (trx) => {
-        await trx.insertInto('goals').values(row).execute();
-        await recordHistory(trx, row.id, row.current_value, now);
+      const userId = callerId(request);
+      const row = await userWrite(db, userId, async (trx, now) => {
+        const created: Selectable<GoalsTable> = {
+          id: newId(now),
+          user_id: userId,
+          title: body.title,
+          desired_outcome: body.desired_outcome,
+          goal_type: body.goal_type,
+          source: body.source,
+          status: body.status,
+          ...values,
+          unit: body.unit ?? null,
+          focus_rank: body.focus_rank ?? null,
+          horizon_at: body.horizon_at ?? null,
+          success_criteria: JSON.stringify(body.success_criteria),
+          why_it_matters: body.why_it_matters ?? null,
+          created_at: now,
+          updated_at: now,
+        };
+        await trx.insertInto('goals').values(created).execute();
+        await recordHistory(trx, created.id, created.current_value, now);
+        return created;
       });
       return reply.code(201).send(toGoal(row));
     },
@@ -243,34 +269,48 @@ const goals: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: 'Update a goal (only the fields sent)',
+        description:
+          'Sets updated_at to the write time when a stored value changes; a PATCH with an empty body or with ' +
+          'the values the goal already has changes nothing and keeps updated_at. A changed current_value is ' +
+          "also today's (UTC) history entry.",
         params,
         body: updateGoalBody,
         response: { 200: goal, ...errors(401, 403, 404, 422, 429) },
       },
     },
     async (request) => {
-      const current = await findOwned(callerId(request), request.params.goal_id);
+      const userId = callerId(request);
       const body = request.body;
-      const values: Values = {
-        min_value: body.min_value ?? current.min_value,
-        max_value: body.max_value ?? current.max_value,
-        target_value: body.target_value ?? current.target_value,
-        current_value: body.current_value ?? current.current_value,
-      };
-      const issues = valueIssues(values, sentFields(body));
-      if (issues.length > 0) throw new UnprocessableError(issues);
-      const now = Date.now();
-      const changes: Partial<Selectable<GoalsTable>> = { ...values, updated_at: now };
-      if (body.title !== undefined) changes.title = body.title;
-      if (body.desired_outcome !== undefined) changes.desired_outcome = body.desired_outcome;
-      if (body.status !== undefined) changes.status = body.status;
-      if (body.unit !== undefined) changes.unit = body.unit;
-      if (body.focus_rank !== undefined) changes.focus_rank = body.focus_rank;
-      if (body.horizon_at !== undefined) changes.horizon_at = body.horizon_at;
-      if (body.success_criteria !== undefined)
-        changes.success_criteria = JSON.stringify(body.success_criteria);
-      if (body.why_it_matters !== undefined) changes.why_it_matters = body.why_it_matters;
-      return save(current, changes, now, values.current_value !== current.current_value);
+      return userWrite(db, userId, async (trx, at) => {
+        const current = await findOwned(trx, userId, request.params.goal_id);
+        const values: Values = {
+          min_value: body.min_value ?? current.min_value,
+          max_value: body.max_value ?? current.max_value,
+          target_value: body.target_value ?? current.target_value,
+          current_value: body.current_value ?? current.current_value,
+        };
+        const issues = valueIssues(values, sentFields(body));
+        if (issues.length > 0) throw new UnprocessableError(issues);
+        const next: Partial<Selectable<GoalsTable>> = {
+          ...values,
+          title: body.title,
+          desired_outcome: body.desired_outcome,
+          status: body.status,
+          unit: body.unit,
+          focus_rank: body.focus_rank,
+          horizon_at: body.horizon_at,
+          success_criteria:
+            body.success_criteria === undefined ? undefined : JSON.stringify(body.success_criteria),
+          why_it_matters: body.why_it_matters,
+        };
+        // Only what was sent and differs from what is stored is a change.
+        const changes = Object.fromEntries(
+          Object.entries(next).filter(
+            ([field, value]) => value !== undefined && value !== current[field as keyof GoalsTable],
+          ),
+        ) as Partial<Selectable<GoalsTable>>;
+        return save(trx, current, changes, at, changes.current_value !== undefined);
+      });
     },
   );
 
@@ -281,23 +321,29 @@ const goals: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: "Set a goal's current value and record it as today's (UTC) history entry",
+        description:
+          "Always records today's history entry; sets updated_at to the write time when the value changes " +
+          '(reporting the value the goal already has changes nothing in the goal and keeps updated_at).',
         params,
         querystring: progressQuery,
         response: { 200: goal, ...errors(401, 403, 404, 422, 429) },
       },
     },
     async (request) => {
-      const current = await findOwned(callerId(request), request.params.goal_id);
+      const userId = callerId(request);
       const value = request.query.current_value;
-      if (value < current.min_value || value > current.max_value) {
-        throw UnprocessableError.at(
-          ['query', 'current_value'],
-          `current_value (${value}) must be between min_value (${current.min_value}) and max_value (${current.max_value})`,
-        );
-      }
-      const now = Date.now();
-      // A progress report is a measurement: it is today's entry even when the value did not change.
-      return save(current, { current_value: value, updated_at: now }, now, true);
+      return userWrite(db, userId, async (trx, at) => {
+        const current = await findOwned(trx, userId, request.params.goal_id);
+        if (value < current.min_value || value > current.max_value) {
+          throw UnprocessableError.at(
+            ['query', 'current_value'],
+            `current_value (${value}) must be between min_value (${current.min_value}) and max_value (${current.max_value})`,
+          );
+        }
+        // A progress report is a measurement: it is today's entry even when the value did not change.
+        const changes = value === current.current_value ? {} : { current_value: value };
+        return save(trx, current, changes, at, true);
+      });
     },
   );
 
@@ -314,7 +360,7 @@ const goals: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      const current = await findOwned(callerId(request), request.params.goal_id);
+      const current = await findOwned(db, callerId(request), request.params.goal_id);
       const { days } = request.query;
       const now = Date.now();
       // `YYYY-MM-DD` strings order as the days they name.
@@ -341,19 +387,26 @@ const goals: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: 'Abandon a goal: it leaves the default list but can still be read',
+        description:
+          'An update, not a deletion: status becomes abandoned and updated_at the write time (no tombstone), ' +
+          'so the change feed (order=updated_at, which includes inactive goals) reports it. Abandoning an ' +
+          'abandoned goal changes nothing.',
         params,
         response: { 200: success, ...errors(401, 403, 404, 429) },
       },
     },
     async (request) => {
-      const current = await findOwned(callerId(request), request.params.goal_id);
-      if (current.status !== 'abandoned') {
-        await db
-          .updateTable('goals')
-          .set({ status: 'abandoned', updated_at: Date.now() })
-          .where('id', '=', current.id)
-          .execute();
-      }
+      const userId = callerId(request);
+      await userWrite(db, userId, async (trx, at) => {
+        const current = await findOwned(trx, userId, request.params.goal_id);
+        if (current.status !== 'abandoned') {
+          await trx
+            .updateTable('goals')
+            .set({ status: 'abandoned', updated_at: at })
+            .where('id', '=', current.id)
+            .execute();
+        }
+      });
       return { success: true as const };
     },
   );

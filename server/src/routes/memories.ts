@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { callerId } from '../auth/hooks';
+import { changedAfter, checkFeedQuery } from '../change-feed';
+import { changeFeedDescription } from '../contract/changes';
 import { errors, idParam, iso, success } from '../contract/common';
 import {
   createMemoriesBatchBody,
@@ -13,7 +15,8 @@ import {
 } from '../contract/memories';
 import { notFound } from '../errors';
 import { newId } from '../ids';
-import type { MemoriesTable } from '../store/schema';
+import { recordDeletion, userWrite } from '../store/changes';
+import type { Database, MemoriesTable } from '../store/schema';
 
 const tags = ['Memories'];
 const params = idParam('memory_id');
@@ -50,8 +53,8 @@ function newRow(
 const memories: FastifyPluginAsyncZod = async (app) => {
   const { db } = app.store;
 
-  async function findOwned(userId: string, id: string) {
-    const row = await db
+  async function findOwned(trx: Kysely<Database>, userId: string, id: string) {
+    const row = await trx
       .selectFrom('memories')
       .selectAll()
       .where('id', '=', id)
@@ -67,23 +70,26 @@ const memories: FastifyPluginAsyncZod = async (app) => {
       config: { scope: 'memories:read' },
       schema: {
         tags,
-        summary: 'List memories, newest first',
+        summary: 'List memories, newest first, or the changes since a point (order=updated_at)',
+        description: changeFeedDescription(),
         querystring: listMemoriesQuery,
         response: { 200: memory.array(), ...errors(401, 403, 422, 429) },
       },
     },
     async (request) => {
       const q = request.query;
+      checkFeedQuery(q);
       let query = db.selectFrom('memories').selectAll().where('user_id', '=', callerId(request));
       // An empty list (`categories=`) filters nothing, like leaving the parameter out.
       if (q.categories !== undefined && q.categories.length > 0)
         query = query.where('category', 'in', q.categories);
-      const rows = await query
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(q.limit)
-        .offset(q.offset)
-        .execute();
+      const after = changedAfter(q);
+      if (after) query = query.where(after);
+      query =
+        q.order === 'updated_at'
+          ? query.orderBy('updated_at', 'asc').orderBy('id', 'asc')
+          : query.orderBy('created_at', 'desc').orderBy('id', 'desc');
+      const rows = await query.limit(q.limit).offset(q.offset).execute();
       return rows.map(toMemory);
     },
   );
@@ -100,8 +106,12 @@ const memories: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const row = newRow(callerId(request), request.body, Date.now());
-      await db.insertInto('memories').values(row).execute();
+      const userId = callerId(request);
+      const row = await userWrite(db, userId, async (trx, at) => {
+        const created = newRow(userId, request.body, at);
+        await trx.insertInto('memories').values(created).execute();
+        return created;
+      });
       return reply.code(201).send(toMemory(row));
     },
   );
@@ -119,10 +129,13 @@ const memories: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const userId = callerId(request);
-      const now = Date.now();
-      // The whole batch is validated before this point and written by one statement: all rows or none.
-      const rows = request.body.memories.map((item) => newRow(userId, item, now));
-      await db.insertInto('memories').values(rows).execute();
+      // The whole batch is validated before this point and written by one statement: all rows or none,
+      // with one write stamp.
+      const rows = await userWrite(db, userId, async (trx, at) => {
+        const created = request.body.memories.map((item) => newRow(userId, item, at));
+        await trx.insertInto('memories').values(created).execute();
+        return created;
+      });
       return reply.code(201).send({ memories: rows.map(toMemory), created_count: rows.length });
     },
   );
@@ -134,21 +147,30 @@ const memories: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: 'Update a memory (only the fields sent)',
+        description:
+          'Sets updated_at to the write time when a stored value changes; a PATCH with an empty body or with ' +
+          'the values the memory already has changes nothing and keeps updated_at.',
         params,
         body: updateMemoryBody,
         response: { 200: memory, ...errors(401, 403, 404, 422, 429) },
       },
     },
     async (request) => {
-      const current = await findOwned(callerId(request), request.params.memory_id);
+      const userId = callerId(request);
       const { content, category, visibility, tags: newTags } = request.body;
-      const changes: Partial<Selectable<MemoriesTable>> = { updated_at: Date.now() };
-      if (content !== undefined) changes.content = content;
-      if (category !== undefined) changes.category = category;
-      if (visibility !== undefined) changes.visibility = visibility;
-      if (newTags !== undefined) changes.tags = JSON.stringify(newTags);
-      await db.updateTable('memories').set(changes).where('id', '=', current.id).execute();
-      return toMemory({ ...current, ...changes });
+      return userWrite(db, userId, async (trx, at) => {
+        const current = await findOwned(trx, userId, request.params.memory_id);
+        const changes: Partial<Selectable<MemoriesTable>> = {};
+        if (content !== undefined && content !== current.content) changes.content = content;
+        if (category !== undefined && category !== current.category) changes.category = category;
+        if (visibility !== undefined && visibility !== current.visibility) changes.visibility = visibility;
+        if (newTags !== undefined && JSON.stringify(newTags) !== current.tags)
+          changes.tags = JSON.stringify(newTags);
+        if (Object.keys(changes).length === 0) return toMemory(current);
+        changes.updated_at = at;
+        await trx.updateTable('memories').set(changes).where('id', '=', current.id).execute();
+        return toMemory({ ...current, ...changes });
+      });
     },
   );
 
@@ -159,13 +181,18 @@ const memories: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: 'Delete a memory',
+        description: 'Leaves a tombstone (GET /v1/dev/user/deleted?type=memory), written with the delete.',
         params,
         response: { 200: success, ...errors(401, 403, 404, 429) },
       },
     },
     async (request) => {
-      const current = await findOwned(callerId(request), request.params.memory_id);
-      await db.deleteFrom('memories').where('id', '=', current.id).execute();
+      const userId = callerId(request);
+      await userWrite(db, userId, async (trx, at) => {
+        const current = await findOwned(trx, userId, request.params.memory_id);
+        await trx.deleteFrom('memories').where('id', '=', current.id).execute();
+        await recordDeletion(trx, userId, 'memory', current.id, at);
+      });
       return { success: true as const };
     },
   );

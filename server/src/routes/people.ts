@@ -1,12 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { callerId } from '../auth/hooks';
 import { errors, idParam, iso, success } from '../contract/common';
 import { createPersonBody, peopleList, person, updatePersonBody } from '../contract/people';
 import { HttpError, notFound } from '../errors';
 import { newId } from '../ids';
 import { isUniqueViolation } from '../store/errors';
-import type { PeopleTable } from '../store/schema';
+import { recordDeletion, userWrite } from '../store/changes';
+import type { Database, PeopleTable } from '../store/schema';
 
 const tags = ['People'];
 const params = idParam('person_id');
@@ -29,16 +30,16 @@ function toPerson(row: Selectable<PeopleTable>) {
 const people: FastifyPluginAsyncZod = async (app) => {
   const { db } = app.store;
 
-  const findByKey = (userId: string, key: string) =>
-    db
+  const findByKey = (trx: Kysely<Database>, userId: string, key: string) =>
+    trx
       .selectFrom('people')
       .selectAll()
       .where('user_id', '=', userId)
       .where('name_key', '=', key)
       .executeTakeFirst();
 
-  async function findOwned(userId: string, id: string) {
-    const row = await db
+  async function findOwned(trx: Kysely<Database>, userId: string, id: string) {
+    const row = await trx
       .selectFrom('people')
       .selectAll()
       .where('id', '=', id)
@@ -87,23 +88,26 @@ const people: FastifyPluginAsyncZod = async (app) => {
       const userId = callerId(request);
       const { name } = request.body;
       const key = nameKey(name);
-      const existing = await findByKey(userId, key);
+      const existing = await findByKey(db, userId, key);
       if (existing) return reply.code(200).send(toPerson(existing));
-      const now = Date.now();
-      const row: Selectable<PeopleTable> = {
-        id: newId(now),
-        user_id: userId,
-        name,
-        name_key: key,
-        speech_sample_transcripts: '[]',
-        created_at: now,
-        updated_at: now,
-      };
+      let row: Selectable<PeopleTable>;
       try {
-        await db.insertInto('people').values(row).execute();
+        row = await userWrite(db, userId, async (trx, now) => {
+          const created: Selectable<PeopleTable> = {
+            id: newId(now),
+            user_id: userId,
+            name,
+            name_key: key,
+            speech_sample_transcripts: '[]',
+            created_at: now,
+            updated_at: now,
+          };
+          await trx.insertInto('people').values(created).execute();
+          return created;
+        });
       } catch (error) {
         // A concurrent request created the same name first: answer as if this one came second.
-        const raced = isUniqueViolation(error) ? await findByKey(userId, key) : undefined;
+        const raced = isUniqueViolation(error) ? await findByKey(db, userId, key) : undefined;
         if (!raced) throw error;
         return reply.code(200).send(toPerson(raced));
       }
@@ -125,22 +129,24 @@ const people: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const userId = callerId(request);
-      const current = await findOwned(userId, request.params.person_id);
       const { name } = request.body;
-      if (name === undefined || name === current.name) return toPerson(current);
-      const key = nameKey(name);
-      if (key !== current.name_key) {
-        const other = await findByKey(userId, key);
-        if (other) throw nameTaken(name);
-      }
-      const changes = { name, name_key: key, updated_at: Date.now() };
       try {
-        await db.updateTable('people').set(changes).where('id', '=', current.id).execute();
+        return await userWrite(db, userId, async (trx, at) => {
+          const current = await findOwned(trx, userId, request.params.person_id);
+          if (name === undefined || name === current.name) return toPerson(current);
+          const key = nameKey(name);
+          if (key !== current.name_key) {
+            const other = await findByKey(trx, userId, key);
+            if (other) throw nameTaken(name);
+          }
+          const changes = { name, name_key: key, updated_at: at };
+          await trx.updateTable('people').set(changes).where('id', '=', current.id).execute();
+          return toPerson({ ...current, ...changes });
+        });
       } catch (error) {
-        if (isUniqueViolation(error)) throw nameTaken(name);
+        if (name !== undefined && isUniqueViolation(error)) throw nameTaken(name);
         throw error;
       }
-      return toPerson({ ...current, ...changes });
     },
   );
 
@@ -151,13 +157,18 @@ const people: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: 'Delete a person',
+        description: 'Leaves a tombstone (GET /v1/dev/user/deleted?type=person), written with the delete.',
         params,
         response: { 200: success, ...errors(401, 403, 404, 429) },
       },
     },
     async (request) => {
-      const current = await findOwned(callerId(request), request.params.person_id);
-      await db.deleteFrom('people').where('id', '=', current.id).execute();
+      const userId = callerId(request);
+      await userWrite(db, userId, async (trx, at) => {
+        const current = await findOwned(trx, userId, request.params.person_id);
+        await trx.deleteFrom('people').where('id', '=', current.id).execute();
+        await recordDeletion(trx, userId, 'person', current.id, at);
+      });
       return { success: true as const };
     },
   );

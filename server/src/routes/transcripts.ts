@@ -6,6 +6,7 @@ import type { transcriptSegment } from '../contract/conversations';
 import { appendSegmentsBody, segmentsAccepted, sessionFinished, sessionParams } from '../contract/proactive';
 import { HttpError, notFound, UnprocessableError } from '../errors';
 import { newId } from '../ids';
+import { userWrite, writeStamp } from '../store/changes';
 import { summarize, toSegment } from './conversations';
 
 type Segment = z.infer<typeof transcriptSegment>;
@@ -49,6 +50,8 @@ const transcripts: FastifyPluginAsyncZod = async (app) => {
       const added = input.map((s) => toSegment(s, now));
 
       const conversationId = await db.transaction().execute(async (trx) => {
+        // The write stamp first: it also serializes this user's appends (see store/changes.ts).
+        const at = await writeStamp(trx, userId);
         const find = () =>
           trx
             .selectFrom('conversations')
@@ -76,8 +79,8 @@ const transcripts: FastifyPluginAsyncZod = async (app) => {
               live: 1,
               started_at: startedAt,
               finished_at: startedAt,
-              created_at: now,
-              updated_at: now,
+              created_at: at,
+              updated_at: at,
             })
             .onConflict((oc) => oc.columns(['user_id', 'client_session_id']).doNothing())
             .execute();
@@ -94,7 +97,7 @@ const transcripts: FastifyPluginAsyncZod = async (app) => {
             transcript_segments: JSON.stringify(segments),
             structured: JSON.stringify(summarize(text, undefined)),
             finished_at: row.started_at + durationMs,
-            updated_at: now,
+            updated_at: at,
           })
           .where('id', '=', row.id)
           .execute();
@@ -137,14 +140,23 @@ const transcripts: FastifyPluginAsyncZod = async (app) => {
       if (!row) throw notFound('Transcript session');
       let finishedAt = row.finished_at;
       if (row.live === 1) {
-        const now = Date.now();
-        finishedAt = Math.max(now, row.finished_at);
-        await db
-          .updateTable('conversations')
-          .set({ live: 0, finished_at: finishedAt, updated_at: now })
-          .where('id', '=', row.id)
-          .where('live', '=', 1)
-          .execute();
+        finishedAt = await userWrite(db, userId, async (trx, at) => {
+          const end = Math.max(at, row.finished_at);
+          const finished = await trx
+            .updateTable('conversations')
+            .set({ live: 0, finished_at: end, updated_at: at })
+            .where('id', '=', row.id)
+            .where('live', '=', 1)
+            .executeTakeFirst();
+          if (Number(finished.numUpdatedRows) > 0) return end;
+          // Finished meanwhile by another request: answer with its finish time.
+          const again = await trx
+            .selectFrom('conversations')
+            .select('finished_at')
+            .where('id', '=', row.id)
+            .executeTakeFirst();
+          return again?.finished_at ?? row.finished_at;
+        });
       }
       return { session_id: sessionId, conversation_id: row.id, finished_at: iso(finishedAt) };
     },

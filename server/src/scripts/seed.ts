@@ -189,9 +189,10 @@ export async function seedDemo(db: Kysely<Database>) {
             completed: done ? 1 : 0,
             conversation_id: conversationId,
             due_at: finishedAt + (2 + i) * DAY,
-            completed_at: done ? finishedAt + DAY : null,
+            // Completed a day later, but never in the future: updated_at must not run ahead of real writes.
+            completed_at: done ? Math.min(finishedAt + DAY, now) : null,
             created_at: finishedAt,
-            updated_at: done ? finishedAt + DAY : finishedAt,
+            updated_at: done ? Math.min(finishedAt + DAY, now) : finishedAt,
           })
           .execute();
         actionItems += 1;

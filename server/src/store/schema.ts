@@ -176,6 +176,20 @@ export interface DeliveriesTable {
   created_at: number;
 }
 
+/** The last write stamp handed out to a user (see store/changes.ts). */
+export interface ChangeClockTable {
+  user_id: string;
+  last_ms: number;
+}
+
+/** A deleted record, kept for the change feed (`GET /v1/dev/user/deleted`). */
+export interface TombstonesTable {
+  user_id: string;
+  type: string;
+  id: string;
+  deleted_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   admin_tokens: AdminTokensTable;
@@ -193,4 +207,6 @@ export interface Database {
   notifications: NotificationsTable;
   rate_counters: RateCountersTable;
   deliveries: DeliveriesTable;
+  change_clock: ChangeClockTable;
+  tombstones: TombstonesTable;
 }

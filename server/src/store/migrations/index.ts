@@ -1,9 +1,11 @@
 import type { Migration } from 'kysely';
 import * as initial from './0001_initial';
 import * as proactive from './0002_proactive';
+import * as changeFeed from './0003_change_feed';
 
 // Versioned migrations, applied in key order. Never edit one that has shipped; add the next file.
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_proactive': proactive,
+  '0003_change_feed': changeFeed,
 };

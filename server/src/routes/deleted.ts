@@ -1,0 +1,95 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { sql, type SqlBool } from 'kysely';
+import { callerId } from '../auth/hooks';
+import {
+  listDeletedQuery,
+  tombstone,
+  TOMBSTONE_READ_SCOPE,
+  TOMBSTONE_TYPES,
+  type TombstoneType,
+} from '../contract/changes';
+import { errors, iso } from '../contract/common';
+import type { Scope } from '../contract/scopes';
+import { HttpError, UnprocessableError } from '../errors';
+
+const tags = ['Change Feed'];
+
+const isTombstoneType = (value: unknown): value is TombstoneType =>
+  (TOMBSTONE_TYPES as readonly unknown[]).includes(value);
+
+/** The types whose records (and so whose tombstones) a key holding `scopes` may read. */
+const readableTypes = (scopes: Scope[]) =>
+  TOMBSTONE_TYPES.filter((t) => scopes.includes(TOMBSTONE_READ_SCOPE[t]));
+
+const READ_SCOPES = [...new Set(Object.values(TOMBSTONE_READ_SCOPE))];
+
+const deleted: FastifyPluginAsyncZod = async (app) => {
+  const { db } = app.store;
+
+  app.get(
+    '/deleted',
+    {
+      // The scope depends on `type`; checked before validation, like every other route's scope.
+      preValidation: async (request) => {
+        const scopes = request.developerKey?.scopes ?? [];
+        const type = (request.query as Record<string, unknown>).type;
+        if (isTombstoneType(type)) {
+          const required = TOMBSTONE_READ_SCOPE[type];
+          if (!scopes.includes(required)) {
+            throw new HttpError(403, `Insufficient permissions. Required scope: ${required}`);
+          }
+        } else if (readableTypes(scopes).length === 0) {
+          throw new HttpError(
+            403,
+            `Insufficient permissions. Required scope: one of ${READ_SCOPES.join(', ')}`,
+          );
+        }
+      },
+      schema: {
+        tags,
+        summary: 'Records deleted after a point (tombstones), oldest deletion first',
+        description:
+          'Each deletion of an action item, conversation, memory, folder or person leaves a tombstone ' +
+          '{type, id, deleted_at}, written in the same transaction as the delete. Tombstones are kept at least ' +
+          '30 days (older ones are pruned when the user deletes something else), so a client that has not ' +
+          'polled for longer should sync everything again. Goals are never removed (DELETE abandons them, an ' +
+          'update seen in the goals list), so there are no goal tombstones. Ordered by deleted_at, then id; ' +
+          'page with since = the last tombstone’s deleted_at and after_id = its id; a page shorter than limit ' +
+          'means you are up to date. deleted_at comes from the same per-user write clock as updated_at, so ' +
+          'deletions and changes can be merged in one order. Without type, the answer holds the types the key ' +
+          'can read (the read scope of each type; folders: conversations:read); with type, that type’s read ' +
+          'scope is required.',
+        querystring: listDeletedQuery,
+        response: { 200: tombstone.array(), ...errors(401, 403, 422, 429) },
+      },
+    },
+    async (request) => {
+      const { since, type, after_id, limit } = request.query;
+      if (after_id !== undefined && since === undefined) {
+        throw UnprocessableError.at(
+          ['query', 'after_id'],
+          'after_id needs since: the position is (since, after_id)',
+          'missing_dependency',
+        );
+      }
+      const types = type ? [type] : readableTypes(request.developerKey?.scopes ?? []);
+      let query = db
+        .selectFrom('tombstones')
+        .select(['type', 'id', 'deleted_at'])
+        .where('user_id', '=', callerId(request));
+      // Every type: no filter, so the (user_id, deleted_at, id) index serves the walk.
+      if (types.length < TOMBSTONE_TYPES.length) query = query.where('type', 'in', types);
+      if (since !== undefined) {
+        query = query.where(
+          after_id === undefined
+            ? sql<SqlBool>`deleted_at > ${since}`
+            : sql<SqlBool>`(deleted_at, id) > (${since}, ${after_id})`,
+        );
+      }
+      const rows = await query.orderBy('deleted_at', 'asc').orderBy('id', 'asc').limit(limit).execute();
+      return rows.map((r) => ({ type: r.type as TombstoneType, id: r.id, deleted_at: iso(r.deleted_at) }));
+    },
+  );
+};
+
+export default deleted;
