@@ -41,3 +41,23 @@ export function decodeCursor(cursor: string, filters: Record<string, unknown>): 
   }
   return { t, i };
 }
+
+/**
+ * A page of rows fetched with `limit + 1`: the first `limit` rows, whether more follow, and the cursor that
+ * resumes after the last row returned.
+ */
+export function keysetPage<Row>(
+  rows: Row[],
+  limit: number,
+  position: (row: Row) => Position,
+  filters: Record<string, unknown>,
+): { page: Row[]; has_more: boolean; next_cursor: string | null } {
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  const hasMore = rows.length > limit;
+  return {
+    page,
+    has_more: hasMore,
+    next_cursor: hasMore && last ? encodeCursor(position(last), filters) : null,
+  };
+}

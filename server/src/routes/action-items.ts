@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Kysely, Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import { callerId } from '../auth/hooks';
 import { changedAfter, checkFeedQuery } from '../change-feed';
 import {
@@ -14,8 +14,9 @@ import { changeFeedDescription } from '../contract/changes';
 import { errors, idParam, iso, success } from '../contract/common';
 import { notFound } from '../errors';
 import { newId } from '../ids';
+import { findOwned } from '../store/owned';
 import { recordDeletion, userWrite } from '../store/changes';
-import type { ActionItemsTable, Database } from '../store/schema';
+import type { ActionItemsTable } from '../store/schema';
 
 const tags = ['Action Items'];
 const params = idParam('action_item_id');
@@ -53,17 +54,6 @@ function newRow(
 
 const actionItems: FastifyPluginAsyncZod = async (app) => {
   const { db } = app.store;
-
-  async function findOwned(trx: Kysely<Database>, userId: string, id: string) {
-    const row = await trx
-      .selectFrom('action_items')
-      .selectAll()
-      .where('id', '=', id)
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
-    if (!row) throw notFound('Action item');
-    return row;
-  }
 
   app.get(
     '/action-items',
@@ -171,7 +161,7 @@ const actionItems: FastifyPluginAsyncZod = async (app) => {
       const userId = callerId(request);
       const { description, completed, due_at } = request.body;
       return userWrite(db, userId, async (trx, at) => {
-        const current = await findOwned(trx, userId, request.params.action_item_id);
+        const current = await findOwned(trx, 'action_items', userId, request.params.action_item_id);
         const changes: Partial<Selectable<ActionItemsTable>> = {};
         if (description !== undefined && description !== current.description)
           changes.description = description;
@@ -204,7 +194,7 @@ const actionItems: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const userId = callerId(request);
       await userWrite(db, userId, async (trx, at) => {
-        const current = await findOwned(trx, userId, request.params.action_item_id);
+        const current = await findOwned(trx, 'action_items', userId, request.params.action_item_id);
         await trx.deleteFrom('action_items').where('id', '=', current.id).execute();
         await recordDeletion(trx, userId, 'action_item', current.id, at);
       });

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Kysely, Selectable } from 'kysely';
 import { errors, iso } from '../contract/common';
 import { adminDeliveriesQuery, deliveriesPage, type Outcome } from '../contract/proactive';
-import { decodeCursor, encodeCursor } from '../cursor';
+import { decodeCursor, keysetPage } from '../cursor';
 import type { Database, DeliveriesTable } from '../store/schema';
 
 export function toDelivery(row: Selectable<DeliveriesTable>) {
@@ -39,14 +39,13 @@ export async function listDeliveries(
     .orderBy('id', 'desc')
     .limit(page.limit + 1)
     .execute();
-  const items = rows.slice(0, page.limit);
-  const last = items.at(-1);
-  const hasMore = rows.length > page.limit;
-  return {
-    has_more: hasMore,
-    next_cursor: hasMore && last ? encodeCursor({ t: last.created_at, i: last.id }, filters) : null,
-    deliveries: items.map(toDelivery),
-  };
+  const { page: items, ...more } = keysetPage(
+    rows,
+    page.limit,
+    (row) => ({ t: row.created_at, i: row.id }),
+    filters,
+  );
+  return { ...more, deliveries: items.map(toDelivery) };
 }
 
 /** `GET /v1/admin/deliveries`: every app's webhook calls. */

@@ -17,8 +17,9 @@ import {
   type GoalStatus,
   type GoalType,
 } from '../contract/goals';
-import { notFound, UnprocessableError } from '../errors';
+import { UnprocessableError } from '../errors';
 import { newId } from '../ids';
+import { findOwned } from '../store/owned';
 import { userWrite } from '../store/changes';
 import type { Database, GoalsTable } from '../store/schema';
 
@@ -133,17 +134,6 @@ async function recordHistory(db: Kysely<Database>, goalId: string, value: number
 const goals: FastifyPluginAsyncZod = async (app) => {
   const { db } = app.store;
 
-  async function findOwned(trx: Kysely<Database>, userId: string, id: string) {
-    const row = await trx
-      .selectFrom('goals')
-      .selectAll()
-      .where('id', '=', id)
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
-    if (!row) throw notFound('Goal');
-    return row;
-  }
-
   /**
    * Saves changes to a goal (stamping updated_at, unless nothing changed) and, when `record`, its current value
    * as today's history entry.
@@ -212,7 +202,7 @@ const goals: FastifyPluginAsyncZod = async (app) => {
         response: { 200: goal, ...errors(401, 403, 404, 422, 429) },
       },
     },
-    async (request) => toGoal(await findOwned(db, callerId(request), request.params.goal_id)),
+    async (request) => toGoal(await findOwned(db, 'goals', callerId(request), request.params.goal_id)),
   );
 
   app.post(
@@ -282,7 +272,7 @@ const goals: FastifyPluginAsyncZod = async (app) => {
       const userId = callerId(request);
       const body = request.body;
       return userWrite(db, userId, async (trx, at) => {
-        const current = await findOwned(trx, userId, request.params.goal_id);
+        const current = await findOwned(trx, 'goals', userId, request.params.goal_id);
         const values: Values = {
           min_value: body.min_value ?? current.min_value,
           max_value: body.max_value ?? current.max_value,
@@ -333,7 +323,7 @@ const goals: FastifyPluginAsyncZod = async (app) => {
       const userId = callerId(request);
       const value = request.query.current_value;
       return userWrite(db, userId, async (trx, at) => {
-        const current = await findOwned(trx, userId, request.params.goal_id);
+        const current = await findOwned(trx, 'goals', userId, request.params.goal_id);
         if (value < current.min_value || value > current.max_value) {
           throw UnprocessableError.at(
             ['query', 'current_value'],
@@ -360,7 +350,7 @@ const goals: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      const current = await findOwned(db, callerId(request), request.params.goal_id);
+      const current = await findOwned(db, 'goals', callerId(request), request.params.goal_id);
       const { days } = request.query;
       const now = Date.now();
       // `YYYY-MM-DD` strings order as the days they name.
@@ -398,7 +388,7 @@ const goals: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const userId = callerId(request);
       await userWrite(db, userId, async (trx, at) => {
-        const current = await findOwned(trx, userId, request.params.goal_id);
+        const current = await findOwned(trx, 'goals', userId, request.params.goal_id);
         if (current.status !== 'abandoned') {
           await trx
             .updateTable('goals')

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Kysely, Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import { callerId } from '../auth/hooks';
 import { changedAfter, checkFeedQuery } from '../change-feed';
 import { changeFeedDescription } from '../contract/changes';
@@ -13,10 +13,10 @@ import {
   updateMemoryBody,
   type MemoryCategory,
 } from '../contract/memories';
-import { notFound } from '../errors';
 import { newId } from '../ids';
+import { findOwned } from '../store/owned';
 import { recordDeletion, userWrite } from '../store/changes';
-import type { Database, MemoriesTable } from '../store/schema';
+import type { MemoriesTable } from '../store/schema';
 
 const tags = ['Memories'];
 const params = idParam('memory_id');
@@ -52,17 +52,6 @@ function newRow(
 
 const memories: FastifyPluginAsyncZod = async (app) => {
   const { db } = app.store;
-
-  async function findOwned(trx: Kysely<Database>, userId: string, id: string) {
-    const row = await trx
-      .selectFrom('memories')
-      .selectAll()
-      .where('id', '=', id)
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
-    if (!row) throw notFound('Memory');
-    return row;
-  }
 
   app.get(
     '/memories',
@@ -159,7 +148,7 @@ const memories: FastifyPluginAsyncZod = async (app) => {
       const userId = callerId(request);
       const { content, category, visibility, tags: newTags } = request.body;
       return userWrite(db, userId, async (trx, at) => {
-        const current = await findOwned(trx, userId, request.params.memory_id);
+        const current = await findOwned(trx, 'memories', userId, request.params.memory_id);
         const changes: Partial<Selectable<MemoriesTable>> = {};
         if (content !== undefined && content !== current.content) changes.content = content;
         if (category !== undefined && category !== current.category) changes.category = category;
@@ -189,7 +178,7 @@ const memories: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const userId = callerId(request);
       await userWrite(db, userId, async (trx, at) => {
-        const current = await findOwned(trx, userId, request.params.memory_id);
+        const current = await findOwned(trx, 'memories', userId, request.params.memory_id);
         await trx.deleteFrom('memories').where('id', '=', current.id).execute();
         await recordDeletion(trx, userId, 'memory', current.id, at);
       });

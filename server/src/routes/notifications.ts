@@ -3,7 +3,7 @@ import type { Selectable } from 'kysely';
 import { errors, iso } from '../contract/common';
 import { listNotificationsQuery, notificationsPage } from '../contract/notifications';
 import { callerId } from '../auth/hooks';
-import { decodeCursor, encodeCursor } from '../cursor';
+import { decodeCursor, keysetPage } from '../cursor';
 import type { NotificationsTable } from '../store/schema';
 
 export function toNotification(row: Selectable<NotificationsTable>) {
@@ -44,14 +44,8 @@ const notifications: FastifyPluginAsyncZod = async (app) => {
         .orderBy('id', 'desc')
         .limit(limit + 1)
         .execute();
-      const page = rows.slice(0, limit);
-      const last = page.at(-1);
-      const hasMore = rows.length > limit;
-      return {
-        has_more: hasMore,
-        next_cursor: hasMore && last ? encodeCursor({ t: last.created_at, i: last.id }, {}) : null,
-        notifications: page.map(toNotification),
-      };
+      const { page, ...more } = keysetPage(rows, limit, (row) => ({ t: row.created_at, i: row.id }), {});
+      return { ...more, notifications: page.map(toNotification) };
     },
   );
 

@@ -3,8 +3,9 @@ import type { Kysely, Selectable } from 'kysely';
 import { callerId } from '../auth/hooks';
 import { errors, idParam, iso, success } from '../contract/common';
 import { createPersonBody, peopleList, person, updatePersonBody } from '../contract/people';
-import { HttpError, notFound } from '../errors';
+import { HttpError } from '../errors';
 import { newId } from '../ids';
+import { findOwned } from '../store/owned';
 import { isUniqueViolation } from '../store/errors';
 import { recordDeletion, userWrite } from '../store/changes';
 import type { Database, PeopleTable } from '../store/schema';
@@ -37,17 +38,6 @@ const people: FastifyPluginAsyncZod = async (app) => {
       .where('user_id', '=', userId)
       .where('name_key', '=', key)
       .executeTakeFirst();
-
-  async function findOwned(trx: Kysely<Database>, userId: string, id: string) {
-    const row = await trx
-      .selectFrom('people')
-      .selectAll()
-      .where('id', '=', id)
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
-    if (!row) throw notFound('Person');
-    return row;
-  }
 
   app.get(
     '/people',
@@ -132,7 +122,7 @@ const people: FastifyPluginAsyncZod = async (app) => {
       const { name } = request.body;
       try {
         return await userWrite(db, userId, async (trx, at) => {
-          const current = await findOwned(trx, userId, request.params.person_id);
+          const current = await findOwned(trx, 'people', userId, request.params.person_id);
           if (name === undefined || name === current.name) return toPerson(current);
           const key = nameKey(name);
           if (key !== current.name_key) {
@@ -165,7 +155,7 @@ const people: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const userId = callerId(request);
       await userWrite(db, userId, async (trx, at) => {
-        const current = await findOwned(trx, userId, request.params.person_id);
+        const current = await findOwned(trx, 'people', userId, request.params.person_id);
         await trx.deleteFrom('people').where('id', '=', current.id).execute();
         await recordDeletion(trx, userId, 'person', current.id, at);
       });

@@ -8,7 +8,7 @@ import {
   listScreenActivityQuery,
   screenActivityPage,
 } from '../contract/screen-activity';
-import { decodeCursor, encodeCursor } from '../cursor';
+import { decodeCursor, keysetPage } from '../cursor';
 import { newId } from '../ids';
 import type { ScreenActivityTable } from '../store/schema';
 
@@ -65,14 +65,8 @@ const screenActivity: FastifyPluginAsyncZod = async (app) => {
         .orderBy('id', 'asc')
         .limit(limit + 1)
         .execute();
-      const page = rows.slice(0, limit);
-      const last = page.at(-1);
-      const hasMore = rows.length > limit;
-      return {
-        has_more: hasMore,
-        next_cursor: hasMore && last ? encodeCursor({ t: last.timestamp, i: last.id }, filters) : null,
-        screen_activity: page.map(toRecord),
-      };
+      const { page, ...more } = keysetPage(rows, limit, (row) => ({ t: row.timestamp, i: row.id }), filters);
+      return { ...more, screen_activity: page.map(toRecord) };
     },
   );
 
