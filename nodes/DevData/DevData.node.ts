@@ -9,6 +9,7 @@ import * as goal from './actions/goal/Goal.resource';
 import * as memory from './actions/memory/Memory.resource';
 import * as notification from './actions/notification/Notification.resource';
 import * as person from './actions/person/Person.resource';
+import * as proactiveReply from './actions/proactiveReply/ProactiveReply.resource';
 import * as screenActivity from './actions/screenActivity/ScreenActivity.resource';
 import { router } from './actions/router';
 
@@ -21,13 +22,17 @@ export class DevData implements INodeType {
     version: 1,
     subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
     description:
-      'Read and write DevData memories, conversations, folders, action items, goals, people and screen activity, and send notifications',
+      'Read and write DevData memories, conversations, folders, action items, goals, people and screen activity, send notifications, and build proactive replies',
     defaults: { name: 'DevData' },
     usableAsTool: true,
     inputs: [NodeConnectionTypes.Main],
     outputs: [NodeConnectionTypes.Main],
     credentials: [
-      { name: 'devDataApi', required: true, displayOptions: { hide: { resource: ['notification'] } } },
+      {
+        name: 'devDataApi',
+        required: true,
+        displayOptions: { hide: { resource: ['notification', 'proactiveReply'] } },
+      },
       { name: 'devDataAppApi', required: true, displayOptions: { show: { resource: ['notification'] } } },
     ],
     properties: [
@@ -45,6 +50,7 @@ export class DevData implements INodeType {
           { name: 'Memory', value: 'memory' },
           { name: 'Notification', value: 'notification' },
           { name: 'Person', value: 'person' },
+          { name: 'Proactive Reply', value: 'proactiveReply' },
           { name: 'Screen Activity', value: 'screenActivity' },
         ],
         default: 'actionItem',
@@ -58,6 +64,7 @@ export class DevData implements INodeType {
       ...memory.description,
       ...notification.description,
       ...person.description,
+      ...proactiveReply.description,
       ...screenActivity.description,
     ],
   };

@@ -48,11 +48,34 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-test('n8n finds the DevData node and both credentials through the package.json n8n field', () => {
-  expect(Object.keys(loader.nodeTypes)).toEqual(['devData']);
+test('n8n finds the DevData node, the DevData Trigger and both credentials through the package.json n8n field', () => {
+  expect(Object.keys(loader.nodeTypes).sort()).toEqual(['devData', 'devDataTrigger']);
   expect(Object.keys(loader.credentialTypes).sort()).toEqual(['devDataApi', 'devDataAppApi']);
   expect(loader.known.credentials.devDataApi.supportedNodes).toEqual(['devData']);
-  expect(loader.known.credentials.devDataAppApi.supportedNodes).toEqual(['devData']);
+  expect(loader.known.credentials.devDataAppApi.supportedNodes?.sort()).toEqual([
+    'devData',
+    'devDataTrigger',
+  ]);
+});
+
+test('the DevData Trigger is a webhook trigger with its codex and its own light and dark icons', () => {
+  const description = loader.nodeTypes.devDataTrigger.type.description as INodeTypeDescription;
+  expect(description.group).toEqual(['trigger']);
+  expect(description.inputs).toEqual([]);
+  expect(description.webhooks?.map((w) => [w.name, w.httpMethod, w.path])).toEqual([
+    ['default', 'POST', 'devdata'],
+  ]);
+  expect(description.credentials).toEqual([{ name: 'devDataAppApi', required: true }]);
+  expect(description.codex?.categories).toEqual(['Productivity', 'Communication']);
+  const icons = description.iconUrl as { light: string; dark: string };
+  expect(icons).toEqual({
+    light: 'icons/n8n-nodes-devdata/dist/nodes/DevDataTrigger/devDataTrigger.svg',
+    dark: 'icons/n8n-nodes-devdata/dist/nodes/DevDataTrigger/devDataTrigger.dark.svg',
+  });
+  for (const icon of Object.values(icons))
+    expect(existsSync(join(dir, icon.replace('icons/n8n-nodes-devdata/', '')))).toBe(true);
+  const type = loader.nodeTypes.devDataTrigger.type as { webhookMethods?: Record<string, object> };
+  expect(Object.keys(type.webhookMethods?.default ?? {}).sort()).toEqual(['checkExists', 'create', 'delete']);
 });
 
 test('the node has its codex, light and dark icons that exist in the package, and is usable as a tool', () => {
@@ -94,6 +117,8 @@ test('every parameter has a description, and every operation an action', () => {
     }
   };
   visit(description.properties, '');
+  const trigger = loader.nodeTypes.devDataTrigger.type.description as INodeTypeDescription;
+  visit(trigger.properties, 'devDataTrigger.');
   for (const { type } of Object.values(loader.credentialTypes)) visit(type.properties, `${type.name}.`);
   expect(missing).toEqual([]);
 });
@@ -127,5 +152,5 @@ test('every resource and operation gets its parameters with their defaults, as t
       operations++;
     }
   }
-  expect(operations).toBe(34);
+  expect(operations).toBe(35);
 });

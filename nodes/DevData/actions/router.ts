@@ -9,6 +9,7 @@ import * as goal from './goal/Goal.resource';
 import * as memory from './memory/Memory.resource';
 import * as notification from './notification/Notification.resource';
 import * as person from './person/Person.resource';
+import * as proactiveReply from './proactiveReply/ProactiveReply.resource';
 import * as screenActivity from './screenActivity/ScreenActivity.resource';
 import type { ItemOperation, Operation } from './types';
 import { errorItem } from './utils';
@@ -22,6 +23,7 @@ const resources: Record<string, Record<string, unknown>> = {
   memory,
   notification,
   person,
+  proactiveReply,
   screenActivity,
 };
 

@@ -1,5 +1,5 @@
 export { devDataRequest, MAX_RATE_LIMIT_RETRIES, MAX_RETRY_AFTER_SECONDS } from './request';
-export type { DevDataCredentialType, DevDataRequest } from './request';
+export type { DevDataCredentialType, DevDataRequest, DevDataRequestContext } from './request';
 export { cursorPaginate, offsetPaginate } from './pagination';
 export type { ListRequest } from './pagination';
 export { devDataApiError, formatLoc } from './errors';

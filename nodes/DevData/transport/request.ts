@@ -4,12 +4,16 @@ import type {
   IHttpRequestMethods,
   IHttpRequestOptions,
   IN8nHttpFullResponse,
+  IPollFunctions,
 } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { devDataApiError, type FailureContext } from './errors';
 
 export type DevDataCredentialType = 'devDataApi' | 'devDataAppApi';
+
+/** The node contexts that send requests: an action node's execute() and a polling trigger's poll(). */
+export type DevDataRequestContext = IExecuteFunctions | IPollFunctions;
 
 /** How often a 429 is retried before the node gives up. */
 export const MAX_RATE_LIMIT_RETRIES = 3;
@@ -45,7 +49,7 @@ function retryAfterSeconds(headers: IDataObject, attempt: number): number {
   return Number.isFinite(value) && value >= 0 ? value : 2 ** attempt;
 }
 
-async function baseUrlOf(this: IExecuteFunctions, request: DevDataRequest): Promise<string> {
+async function baseUrlOf(this: DevDataRequestContext, request: DevDataRequest): Promise<string> {
   const credentialType = request.credentialType ?? 'devDataApi';
   const credentials = await this.getCredentials(credentialType, request.itemIndex);
   if (credentialType === 'devDataApi' && !String(credentials.apiKey ?? '').startsWith(DEVELOPER_KEY_PREFIX)) {
@@ -64,7 +68,7 @@ async function baseUrlOf(this: IExecuteFunctions, request: DevDataRequest): Prom
  * NodeApiError that carries the server's detail.
  */
 export async function devDataRequest<T = unknown>(
-  this: IExecuteFunctions,
+  this: DevDataRequestContext,
   request: DevDataRequest,
 ): Promise<T> {
   const credentialType = request.credentialType ?? 'devDataApi';

@@ -11,5 +11,23 @@ export {
   type LoggedRequest,
   type NodeTestServer,
 } from './devdata';
-export { DEVDATA_NODE_TYPE, MANUAL_TRIGGER_NODE_TYPE, ManualTrigger, NodeTypes } from './node-types';
-export { additionalDataFor, runWorkflow, type RunResult, type WorkflowJson } from './workflow';
+export {
+  DEVDATA_NODE_TYPE,
+  DEVDATA_TRIGGER_NODE_TYPE,
+  MANUAL_TRIGGER_NODE_TYPE,
+  ManualTrigger,
+  NodeTypes,
+} from './node-types';
+export { additionalDataFor, runWorkflow, toRunResult, type RunResult, type WorkflowJson } from './workflow';
+export {
+  appCredentials,
+  post,
+  proactiveWorkflow,
+  REPLY_NODE,
+  signature,
+  TRIGGER_NODE,
+  TRIGGER_WEBHOOK_ID,
+  type PostedReply,
+  type ProactiveWorkflowOptions,
+} from './proactive';
+export { serveWorkflow, type ServedWorkflow, type ServeOptions, type WebhookCall } from './webhook';

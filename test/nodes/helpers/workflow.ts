@@ -99,7 +99,11 @@ export async function runWorkflow(json: WorkflowJson, credentials: TestCredentia
   });
   const additionalData = additionalDataFor(workflowData, credentials, randomUUID());
   const run = await new WorkflowExecute(additionalData, 'manual').run({ workflow, pinData: json.pinData });
+  return toRunResult(run);
+}
 
+/** What a finished execution did, node by node. */
+export function toRunResult(run: IRun): RunResult {
   const lastRun = (nodeName: string) => run.data.resultData.runData[nodeName]?.at(-1);
   return {
     run,

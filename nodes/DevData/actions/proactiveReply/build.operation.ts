@@ -1,0 +1,178 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+
+/** The template variables DevData fills, each from the scope of the same name. */
+export const PROACTIVE_VARIABLES = ['user_name', 'user_facts', 'user_context', 'user_chat'] as const;
+export type ProactiveVariable = (typeof PROACTIVE_VARIABLES)[number];
+
+/** DevData drops a reply whose prompt is shorter than this. */
+export const MIN_PROMPT_LENGTH = 5;
+
+/** What Context to Add appends for each variable the prompt does not use yet, in this order. */
+const CONTEXT_BLOCKS: Record<ProactiveVariable, string> = {
+  user_name: "The user's name: {{user_name}}",
+  user_facts: 'What you know about the user:\n{{user_facts}}',
+  user_context: "The user's recent conversations:\n{{user_context}}",
+  user_chat: 'Your recent messages to the user:\n{{user_chat}}',
+};
+
+/** `{{ name }}`: DevData's placeholder. */
+const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
+/** `[[user_name]]`: the same placeholder, written so that n8n's expression engine leaves it alone. */
+const SAFE_PLACEHOLDER = /\[\[\s*(user_\w*)\s*\]\]/g;
+/** A DevData placeholder in an expression's source, where n8n would evaluate it as code. */
+const PLACEHOLDER_IN_EXPRESSION = /\{\{\s*(user_name|user_facts|user_context|user_chat)\s*\}\}/;
+
+const VARIABLE_LIST = PROACTIVE_VARIABLES.map((name) => `{{${name}}}`).join(', ');
+
+const properties: INodeProperties[] = [
+  {
+    displayName:
+      "DevData fills {{user_name}}, {{user_facts}}, {{user_context}} and {{user_chat}} in the prompt with the user's data. In a fixed prompt, write them as they are. In an expression (a prompt that also uses {{ $json… }}), n8n would evaluate them itself: write [[user_name]] etc. there, or pick the data under Context to Add.",
+    name: 'templateNotice',
+    type: 'notice',
+    default: '',
+  },
+  {
+    displayName: 'Session ID',
+    name: 'sessionId',
+    type: 'string',
+    required: true,
+    default: '={{ $json.session_id }}',
+    description: 'The session the reply answers: the session_id the DevData Trigger put out',
+  },
+  {
+    displayName: 'Prompt',
+    name: 'prompt',
+    type: 'string',
+    typeOptions: { rows: 6 },
+    required: true,
+    default: '',
+    placeholder: 'Write {{user_name}} one friendly sentence about what they just said',
+    description:
+      "What DevData generates the notification from (at least 5 characters). Placeholders: {{user_name}}, {{user_facts}}, {{user_context}}, {{user_chat}}, written as they are in a fixed prompt. When the prompt is an expression (to include {{ $json.transcript }}, say), n8n evaluates every {{ }} before DevData sees it, so write [[user_name]], [[user_facts]], [[user_context]] or [[user_chat]] there: the node turns them into DevData's placeholders afterwards. Or leave them out and use Context to Add.",
+  },
+  {
+    displayName: 'Context to Add',
+    name: 'contextToAdd',
+    type: 'multiOptions',
+    options: [
+      {
+        name: 'User Name',
+        value: 'user_name',
+        description: "The user's display name ({{user_name}})",
+      },
+      {
+        name: 'User Facts',
+        value: 'user_facts',
+        description: 'What DevData knows about the user: their memories ({{user_facts}})',
+      },
+      {
+        name: 'User Context',
+        value: 'user_context',
+        description: "Titles and overviews of the user's recent conversations ({{user_context}})",
+      },
+      {
+        name: 'User Chat',
+        value: 'user_chat',
+        description: 'The last messages between the user and this app ({{user_chat}})',
+      },
+    ],
+    default: [],
+    description:
+      'User data to give DevData along with the prompt. The node appends each one, labelled, after n8n has evaluated the prompt — so this works in fixed and expression prompts alike. Data the prompt already places with a placeholder is not added twice. The user must have granted the scope of the same name.',
+  },
+];
+
+export const description = updateDisplayOptions(
+  { show: { resource: ['proactiveReply'], operation: ['build'] } },
+  properties,
+);
+
+function isVariable(name: string): name is ProactiveVariable {
+  return (PROACTIVE_VARIABLES as readonly string[]).includes(name);
+}
+
+/** The placeholders of a prompt, each once, in order of first use. */
+function placeholdersOf(prompt: string): string[] {
+  return [...new Set(Array.from(prompt.matchAll(PLACEHOLDER), (match) => match[1]))];
+}
+
+/** The Prompt parameter as n8n evaluated it, refusing DevData placeholders that n8n evaluated as code. */
+function writtenPrompt(this: IExecuteFunctions, itemIndex: number): string {
+  const source = this.getNodeParameter('prompt', itemIndex, '', { rawExpressions: true });
+  const collision =
+    typeof source === 'string' && source.startsWith('=') && PLACEHOLDER_IN_EXPRESSION.exec(source);
+  if (collision) {
+    const name = collision[1];
+    throw new NodeOperationError(
+      this.getNode(),
+      `The prompt is an expression, so n8n evaluated {{${name}}} itself (input item ${itemIndex})`,
+      {
+        itemIndex,
+        description: `In an expression, write [[${name}]] instead of {{${name}}}: the node turns it into DevData's placeholder after n8n has evaluated the rest. Or remove it and pick it under Context to Add.`,
+      },
+    );
+  }
+  const prompt = this.getNodeParameter('prompt', itemIndex, '') as unknown;
+  if (prompt === undefined || prompt === null) return '';
+  return typeof prompt === 'object' ? JSON.stringify(prompt) : String(prompt);
+}
+
+/**
+ * The reply a DevData Trigger answers with: `{session_id, notification: {prompt, params}}`, where params are
+ * the variables the finished prompt uses.
+ */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+  const sessionId = String(this.getNodeParameter('sessionId', itemIndex, '') ?? '').trim();
+  if (!sessionId) {
+    throw new NodeOperationError(this.getNode(), `The Session ID is empty (input item ${itemIndex})`, {
+      itemIndex,
+      description:
+        'Set Session ID to the session_id of the DevData Trigger call this reply answers, e.g. {{ $json.session_id }} right after the trigger, or {{ $("DevData Trigger").item.json.session_id }} further on.',
+    });
+  }
+
+  let prompt = writtenPrompt.call(this, itemIndex).replace(SAFE_PLACEHOLDER, '{{$1}}');
+  const length = prompt.trim().length;
+  if (length < MIN_PROMPT_LENGTH) {
+    throw new NodeOperationError(
+      this.getNode(),
+      `The prompt is too short: ${length} characters, DevData needs at least ${MIN_PROMPT_LENGTH} (input item ${itemIndex})`,
+      {
+        itemIndex,
+        description: `DevData drops a notification whose prompt is shorter than ${MIN_PROMPT_LENGTH} characters. If the prompt is an expression, check what it evaluates to for this item.`,
+      },
+    );
+  }
+
+  const unknown = placeholdersOf(prompt).filter((name) => !isVariable(name));
+  if (unknown.length > 0) {
+    const names = unknown.map((name) => `{{${name}}}`).join(', ');
+    throw new NodeOperationError(
+      this.getNode(),
+      `Unknown variable ${names} in the prompt (input item ${itemIndex})`,
+      {
+        itemIndex,
+        description: `DevData fills only ${VARIABLE_LIST}; any other {{…}} would reach the user as it is. Fix the name, or remove the braces.`,
+      },
+    );
+  }
+
+  const used = new Set(placeholdersOf(prompt));
+  const selected = this.getNodeParameter('contextToAdd', itemIndex, []) as string[];
+  const wrong = selected.filter((name) => !isVariable(name));
+  if (wrong.length > 0) {
+    throw new NodeOperationError(
+      this.getNode(),
+      `Unknown context "${wrong.join('", "')}" in Context to Add (input item ${itemIndex})`,
+      { itemIndex, description: `Context to Add takes ${PROACTIVE_VARIABLES.join(', ')}.` },
+    );
+  }
+  const blocks = PROACTIVE_VARIABLES.filter((name) => selected.includes(name) && !used.has(name)).map(
+    (name) => CONTEXT_BLOCKS[name],
+  );
+  if (blocks.length > 0) prompt = `${prompt.trimEnd()}\n\n${blocks.join('\n\n')}`;
+
+  return { session_id: sessionId, notification: { prompt, params: placeholdersOf(prompt) } };
+}

@@ -1,0 +1,192 @@
+import type {
+  IHookFunctions,
+  INodeType,
+  INodeTypeDescription,
+  IWebhookFunctions,
+  IWebhookResponseData,
+} from 'n8n-workflow';
+import { NodeApiError, NodeConnectionTypes } from 'n8n-workflow';
+
+import { parsePayload } from './payload';
+import { isAutomatic, ownUrl, webhookRegistration } from './registration';
+import { verifySignature } from './signature';
+
+/** Answers the call itself (n8n's way for a trigger to refuse a request) and starts nothing. */
+function refuse(this: IWebhookFunctions, status: number, message: string): IWebhookResponseData {
+  this.getResponseObject().status(status).json({ message });
+  return { noWebhookResponse: true };
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+export class DevDataTrigger implements INodeType {
+  description: INodeTypeDescription = {
+    displayName: 'DevData Trigger',
+    name: 'devDataTrigger',
+    icon: { light: 'file:devDataTrigger.svg', dark: 'file:devDataTrigger.dark.svg' },
+    group: ['trigger'],
+    version: 1,
+    subtitle:
+      '={{$parameter["respond"] === "onReceived" ? "Without a notification" : "Replies with a notification"}}',
+    description:
+      "Starts the workflow when DevData sends a user's live transcript segments, and answers with a proactive notification",
+    defaults: { name: 'DevData Trigger' },
+    inputs: [],
+    outputs: [NodeConnectionTypes.Main],
+    credentials: [{ name: 'devDataAppApi', required: true }],
+    webhooks: [
+      {
+        name: 'default',
+        httpMethod: 'POST',
+        // As n8n's Webhook node does: the Respond parameter holds the response mode itself.
+        responseMode: '={{$parameter["respond"]}}',
+        // Only used when waiting for the last node. In "onReceived" mode n8n would send a non-empty responseData
+        // as the body, so it is empty there and the webhook's own answer ({session_id}) goes out instead.
+        responseData: '={{$parameter["respond"] === "lastNode" ? "firstEntryJson" : ""}}',
+        // Not a full path: each trigger node answers at /webhook/<its webhookId>/devdata, so two workflows with a
+        // DevData Trigger never claim the same URL.
+        path: 'devdata',
+      },
+    ],
+    properties: [
+      {
+        displayName:
+          'DevData calls this trigger with live transcript segments of the users who installed your app. Put the Webhook Signing Secret in the credential: calls without a valid X-Signature are then refused with 401.',
+        name: 'triggerNotice',
+        type: 'notice',
+        default: '',
+      },
+      {
+        displayName: 'Registration',
+        name: 'registration',
+        type: 'options',
+        noDataExpression: true,
+        options: [
+          {
+            name: 'Automatic',
+            value: 'automatic',
+            description:
+              "Point the app's webhook URL at this trigger when the workflow is activated (or while you listen for a test event), and remove it when deactivated",
+          },
+          {
+            name: 'Manual',
+            value: 'manual',
+            description:
+              "Change nothing at DevData: paste this trigger's URL into the developer portal yourself (for a DevData service without the registration API)",
+          },
+        ],
+        default: 'automatic',
+        description: 'How DevData learns where to send transcripts',
+      },
+      {
+        displayName:
+          'An app has one webhook URL: activating this workflow points it here, replacing the URL set before. Deactivating removes it, unless it has been changed since. n8n must be reachable at its WEBHOOK_URL from the DevData server.',
+        name: 'automaticNotice',
+        type: 'notice',
+        default: '',
+        displayOptions: { show: { registration: ['automatic'] } },
+      },
+      {
+        displayName:
+          'Copy the Production URL shown under Webhook URLs above and paste it into your app\'s webhook URL in the DevData developer portal, with "Transcript Processed" as the trigger. The workflow must be active for it to receive calls.',
+        name: 'manualNotice',
+        type: 'notice',
+        default: '',
+        displayOptions: { show: { registration: ['manual'] } },
+      },
+      {
+        displayName: 'Respond',
+        name: 'respond',
+        type: 'options',
+        noDataExpression: true,
+        options: [
+          {
+            name: "With the Last Node's Notification",
+            value: 'lastNode',
+            description:
+              'Wait for the workflow to finish and answer with the first item of its last node — end the workflow with DevData → Proactive Reply → Build',
+          },
+          {
+            name: 'Without a Notification',
+            value: 'onReceived',
+            description:
+              'Answer {session_id} at once, so nothing is pushed, and run the workflow afterwards (e.g. to store the transcript or send a direct notification)',
+          },
+        ],
+        default: 'lastNode',
+        description: 'What DevData gets back for each call',
+      },
+      {
+        displayName:
+          'DevData waits 15 seconds for the answer. An answer without a notification, or a failed workflow, pushes nothing; the delivery log (GET /v2/integrations/{app_id}/deliveries) says why.',
+        name: 'lastNodeNotice',
+        type: 'notice',
+        default: '',
+        displayOptions: { show: { respond: ['lastNode'] } },
+      },
+    ],
+  };
+
+  webhookMethods = {
+    default: {
+      async checkExists(this: IHookFunctions): Promise<boolean> {
+        // Manual: nothing to register, so nothing is ever missing.
+        if (!isAutomatic.call(this)) return true;
+        const current = await webhookRegistration.call(this, 'GET');
+        return current.webhook_url === ownUrl.call(this);
+      },
+      async create(this: IHookFunctions): Promise<boolean> {
+        if (!isAutomatic.call(this)) return true;
+        const url = ownUrl.call(this);
+        const saved = await webhookRegistration.call(this, 'PUT', {
+          webhook_url: url,
+          triggers_on: 'transcript_processed',
+        });
+        if (saved.webhook_url !== url) {
+          throw new NodeApiError(
+            this.getNode(),
+            { webhook_url: saved.webhook_url },
+            {
+              message: 'The DevData server did not keep the webhook URL',
+              description: `It answered webhook_url ${String(saved.webhook_url)} instead of ${url}.`,
+            },
+          );
+        }
+        return true;
+      },
+      async delete(this: IHookFunctions): Promise<boolean> {
+        if (!isAutomatic.call(this)) return true;
+        const current = await webhookRegistration.call(this, 'GET');
+        // Another workflow or the developer portal has set another URL since: that one stays.
+        if (current.webhook_url !== ownUrl.call(this)) return true;
+        await webhookRegistration.call(this, 'DELETE');
+        return true;
+      },
+    },
+  };
+
+  async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+    const { webhookSecret } = await this.getCredentials<{ webhookSecret?: string }>('devDataAppApi');
+    if (webhookSecret) {
+      const request = this.getRequestObject();
+      const check = verifySignature(
+        webhookSecret,
+        request.rawBody,
+        headerValue(this.getHeaderData()['x-signature']),
+        Date.now(),
+      );
+      if (!check.valid) return refuse.call(this, 401, check.reason);
+    }
+
+    const payload = parsePayload(this.getBodyData(), this.getQueryData());
+    if (!payload.ok) return refuse.call(this, 400, payload.reason);
+
+    const respond = this.getNodeParameter('respond', 'lastNode') as string;
+    return {
+      workflowData: [this.helpers.returnJsonArray([payload.item])],
+      ...(respond === 'onReceived' ? { webhookResponse: { session_id: payload.item.session_id } } : {}),
+    };
+  }
+}

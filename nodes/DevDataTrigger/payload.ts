@@ -1,0 +1,69 @@
+import type { IDataObject } from 'n8n-workflow';
+
+/** One transcript segment as DevData sends it. */
+export interface WebhookSegment extends IDataObject {
+  text: string;
+  speaker: string;
+  is_user: boolean;
+}
+
+/** The item the trigger starts the workflow with. */
+export interface TranscriptItem extends IDataObject {
+  session_id: string;
+  uid: string;
+  segments: WebhookSegment[];
+  transcript: string;
+}
+
+export type PayloadResult = { ok: true; item: TranscriptItem } | { ok: false; reason: string };
+
+const EXPECTED = 'The body must be {"session_id": "…", "segments": [{"text", "speaker", "is_user"}]}';
+
+function isObject(value: unknown): value is IDataObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function firstString(value: unknown): string {
+  const first = Array.isArray(value) ? value[0] : value;
+  return typeof first === 'string' ? first.trim() : '';
+}
+
+/** `SPEAKER_00: Hello` per segment, `You: …` for the user's own segments, one line each. */
+export function transcriptOf(segments: WebhookSegment[]): string {
+  return segments
+    .map((segment) => `${segment.is_user ? 'You' : segment.speaker || 'Speaker'}: ${segment.text}`)
+    .join('\n');
+}
+
+/**
+ * Reads a webhook call: the segments from the body; session_id and uid from the query (DevData sends both
+ * there), session_id falling back to the body's. Anything that is not the documented shape is refused.
+ */
+export function parsePayload(body: unknown, query: unknown): PayloadResult {
+  if (!isObject(body) || !Array.isArray(body.segments)) {
+    return { ok: false, reason: `${EXPECTED}: no segments array` };
+  }
+  const segments: WebhookSegment[] = [];
+  for (const [index, segment] of body.segments.entries()) {
+    if (!isObject(segment) || typeof segment.text !== 'string') {
+      return { ok: false, reason: `${EXPECTED}: segments[${index}] has no text` };
+    }
+    segments.push({
+      text: segment.text,
+      speaker: typeof segment.speaker === 'string' ? segment.speaker : '',
+      is_user: segment.is_user === true,
+    });
+  }
+  const params = isObject(query) ? query : {};
+  const sessionId = firstString(params.session_id) || firstString(body.session_id);
+  if (!sessionId) return { ok: false, reason: `${EXPECTED}: no session_id` };
+  return {
+    ok: true,
+    item: {
+      session_id: sessionId,
+      uid: firstString(params.uid),
+      segments,
+      transcript: transcriptOf(segments),
+    },
+  };
+}

@@ -1,0 +1,197 @@
+// DevData → Proactive Reply → Build, run in real workflows by n8n-core's engine. It makes no request, so no
+// server is needed; what it puts out is checked against the server's own reply contract.
+import { webhookReply } from '../../server/src/contract/proactive';
+import { expectShape } from '../helpers/http';
+import { devDataWorkflow, jsonOut, NODE, runWorkflow, type DevDataWorkflowOptions } from './helpers';
+
+const call = { session_id: 'sess-42', uid: 'user-1', transcript: 'SPEAKER_00: The demo is on Friday' };
+
+async function build(
+  parameters: Record<string, unknown>,
+  items: Array<Record<string, unknown>> = [call],
+  options: DevDataWorkflowOptions = {},
+) {
+  return await runWorkflow(
+    devDataWorkflow({ resource: 'proactiveReply', operation: 'build', ...parameters }, { items, ...options }),
+    {},
+  );
+}
+
+test('a fixed prompt keeps its {{placeholders}} as text; params are the variables it uses, in order', async () => {
+  const result = await build({
+    prompt: 'Remind {{user_name}} of the demo. Facts: {{ user_facts }}. Again, {{user_name}}.',
+  });
+  const [reply] = jsonOut(result);
+  expect(reply).toEqual({
+    session_id: 'sess-42',
+    notification: {
+      prompt: 'Remind {{user_name}} of the demo. Facts: {{ user_facts }}. Again, {{user_name}}.',
+      params: ['user_name', 'user_facts'],
+    },
+  });
+  expectShape(webhookReply, reply);
+  expect(result.output(NODE)[0].pairedItem).toEqual({ item: 0 });
+});
+
+test('a prompt without placeholders declares no params', async () => {
+  const [reply] = jsonOut(await build({ prompt: 'Say something encouraging.' }));
+  expect(reply.notification).toEqual({ prompt: 'Say something encouraging.', params: [] });
+});
+
+test('in an expression prompt, n8n evaluates {{ $json… }} and [[variable]] becomes the placeholder', async () => {
+  const [reply] = jsonOut(
+    await build({ prompt: '=Tell [[user_name]] ([[ user_chat ]]) about: {{ $json.transcript }}' }),
+  );
+  expect(reply.notification).toEqual({
+    prompt: 'Tell {{user_name}} ({{user_chat}}) about: SPEAKER_00: The demo is on Friday',
+    params: ['user_name', 'user_chat'],
+  });
+});
+
+test("Context to Add appends the chosen data, labelled, in a fixed order, after n8n's evaluation", async () => {
+  const [reply] = jsonOut(
+    await build({
+      prompt: '=Write one line about: {{ $json.transcript }}',
+      contextToAdd: ['user_chat', 'user_facts', 'user_name'],
+    }),
+  );
+  expect(reply.notification.prompt).toBe(
+    [
+      'Write one line about: SPEAKER_00: The demo is on Friday',
+      '',
+      "The user's name: {{user_name}}",
+      '',
+      'What you know about the user:',
+      '{{user_facts}}',
+      '',
+      'Your recent messages to the user:',
+      '{{user_chat}}',
+    ].join('\n'),
+  );
+  expect(reply.notification.params).toEqual(['user_name', 'user_facts', 'user_chat']);
+});
+
+test('Context to Add does not add what the prompt already places', async () => {
+  const [reply] = jsonOut(
+    await build({ prompt: 'Greet {{user_name}} warmly.', contextToAdd: ['user_name', 'user_context'] }),
+  );
+  expect(reply.notification).toEqual({
+    prompt: "Greet {{user_name}} warmly.\n\nThe user's recent conversations:\n{{user_context}}",
+    params: ['user_name', 'user_context'],
+  });
+});
+
+test('Session ID defaults to $json.session_id of each item, and can be set', async () => {
+  const result = await build({ prompt: 'Say hi to {{user_name}}' }, [
+    { session_id: 'a' },
+    { session_id: 'b' },
+  ]);
+  expect(jsonOut(result).map((r) => r.session_id)).toEqual(['a', 'b']);
+  expect(result.output(NODE).map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
+  const fixed = await build({ prompt: 'Say hi to {{user_name}}', sessionId: 'fixed-session' });
+  expect(jsonOut(fixed)[0].session_id).toBe('fixed-session');
+});
+
+test('an unknown variable is a NodeOperationError that names it and the item', async () => {
+  const result = await build({ prompt: '=Hello {{ $json.who }}, mood: {{ "{{user_mood}}" }}' }, [
+    { session_id: 's', who: 'Ann' },
+  ]);
+  // (n8n cannot even parse that expression; the node reports what n8n says.)
+  expect(result.error).toBeDefined();
+
+  const fixed = await build({ prompt: 'Cheer up {{user_name}}, your mood is {{user_mood}}' }, [
+    { session_id: 's1' },
+    { session_id: 's2' },
+  ]);
+  expect(fixed.error?.name).toBe('NodeOperationError');
+  expect(fixed.error?.message).toBe('Unknown variable {{user_mood}} in the prompt (input item 0)');
+  expect(fixed.error?.description).toContain(
+    '{{user_name}}, {{user_facts}}, {{user_context}}, {{user_chat}}',
+  );
+
+  const safe = await build(
+    { prompt: '=Cheer up [[user_name]], mood [[user_mood]] for {{ $json.session_id }}' },
+    [{ session_id: 'ok' }],
+  );
+  expect(safe.error?.message).toBe('Unknown variable {{user_mood}} in the prompt (input item 0)');
+});
+
+test('the error names the failing item when earlier items were fine', async () => {
+  const result = await build({ prompt: '={{ $json.prompt }}' }, [
+    { session_id: 's1', prompt: 'Hello {{user_name}}' },
+    { session_id: 's2', prompt: 'Hello {{username}}' },
+  ]);
+  expect(result.error?.message).toBe('Unknown variable {{username}} in the prompt (input item 1)');
+});
+
+test('{{user_name}} inside an expression prompt is refused with the way out, before n8n swallows it', async () => {
+  const result = await build({ prompt: '=Tell {{user_name}} about {{ $json.transcript }}' });
+  expect(result.error?.name).toBe('NodeOperationError');
+  expect(result.error?.message).toBe(
+    'The prompt is an expression, so n8n evaluated {{user_name}} itself (input item 0)',
+  );
+  expect(result.error?.description).toContain('write [[user_name]] instead of {{user_name}}');
+});
+
+test('a prompt under 5 characters is refused, counting what the expression gave', async () => {
+  const short = await build({ prompt: ' Hi! ' });
+  expect(short.error?.name).toBe('NodeOperationError');
+  expect(short.error?.message).toBe(
+    'The prompt is too short: 3 characters, DevData needs at least 5 (input item 0)',
+  );
+  const empty = await build({ prompt: '={{ $json.missing }}' });
+  expect(empty.error?.message).toBe(
+    'The prompt is too short: 0 characters, DevData needs at least 5 (input item 0)',
+  );
+  // Five characters is enough, placeholders included, as the server counts.
+  expect(jsonOut(await build({ prompt: 'Hello' }))[0].notification.prompt).toBe('Hello');
+});
+
+test('an empty Session ID is refused', async () => {
+  const result = await build({ prompt: 'Hello {{user_name}}' }, [{ uid: 'no session here' }]);
+  expect(result.error?.message).toBe('The Session ID is empty (input item 0)');
+});
+
+test('Continue On Fail: a failing item puts out {error} paired with it, and the others their reply', async () => {
+  const result = await build(
+    { prompt: '={{ $json.prompt }}' },
+    [
+      { session_id: 's1', prompt: 'Hello {{user_name}}' },
+      { session_id: 's2', prompt: 'Hi' },
+      { session_id: 's3', prompt: 'Bye {{user_nickname}}' },
+      { session_id: 's4', prompt: 'Good night, {{user_name}}' },
+    ],
+    { onError: 'continueRegularOutput' },
+  );
+  expect(result.error).toBeUndefined();
+  expect(result.output(NODE).map((item) => [item.json, item.pairedItem])).toEqual([
+    [
+      { session_id: 's1', notification: { prompt: 'Hello {{user_name}}', params: ['user_name'] } },
+      { item: 0 },
+    ],
+    [
+      { error: 'The prompt is too short: 2 characters, DevData needs at least 5 (input item 1)' },
+      { item: 1 },
+    ],
+    [{ error: 'Unknown variable {{user_nickname}} in the prompt (input item 2)' }, { item: 2 }],
+    [
+      { session_id: 's4', notification: { prompt: 'Good night, {{user_name}}', params: ['user_name'] } },
+      { item: 3 },
+    ],
+  ]);
+});
+
+test('Continue (using error output) sends the failing items to the error output', async () => {
+  const result = await build(
+    { prompt: '={{ $json.prompt }}' },
+    [
+      { session_id: 's1', prompt: 'Hello {{user_name}}' },
+      { session_id: 's2', prompt: 'Hi' },
+    ],
+    { onError: 'continueErrorOutput' },
+  );
+  expect(result.output(NODE, 0).map((item) => item.json.session_id)).toEqual(['s1']);
+  expect(result.output(NODE, 1).map((item) => item.json.error)).toEqual([
+    'The prompt is too short: 2 characters, DevData needs at least 5 (input item 1)',
+  ]);
+});
