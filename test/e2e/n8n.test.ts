@@ -1,6 +1,9 @@
 // The product as users run it: n8n 2.x started from its CLI loads the packed package, runs the example
 // workflows against a devdata-server process, and every scenario checks what the server stored.
+import { createHmac } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -9,6 +12,7 @@ import {
   Processes,
   startDevdataServer,
   tail,
+  waitFor,
   workflowFiles,
   type Credentials,
   type N8nInstance,
@@ -17,8 +21,34 @@ import { allOperationsWorkflow } from './workflows.ts';
 
 const processes = new Processes();
 const workDir = mkdtempSync(join(tmpdir(), 'devdata-e2e-'));
+const owner = { email: 'e2e@devdata.local', password: 'E2e-password-1' };
+const COACH_WEBHOOK_ID = '5e1f0c2a-7d43-4b8e-9a61-d3a5c0f4e001';
 let devdata: { baseUrl: string; credentials: Credentials; logFile: string };
 let n8n: N8nInstance;
+let llm: Server;
+const llmPrompts: string[] = [];
+
+/** A local OpenAI-compatible endpoint for devdata-server's generation step: it echoes the prompt it got. */
+async function startLlm(): Promise<string> {
+  llm = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      const prompt = JSON.parse(body).messages[0].content as string;
+      llmPrompts.push(prompt);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          choices: [
+            { message: { role: 'assistant', content: `Coach: take five. (${prompt.length} chars)` } },
+          ],
+        }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => llm.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(llm.address() as AddressInfo).port}`;
+}
 
 /** Runs a scenario; when it fails, prints the tail of n8n's and the server's logs before failing. */
 function scenario(name: string, body: () => Promise<void>, timeout?: number) {
@@ -62,7 +92,11 @@ function serverRequests(method: string, path: string): string[] {
 }
 
 beforeAll(async () => {
-  devdata = await startDevdataServer(processes, workDir, { seed: true });
+  const llmUrl = await startLlm();
+  devdata = await startDevdataServer(processes, workDir, {
+    seed: true,
+    env: { DEVDATA_LLM_BASE_URL: llmUrl, DEVDATA_LLM_MODEL: 'e2e-model' },
+  });
   const workflowsDir = join(workDir, 'workflows');
   mkdirSync(workflowsDir);
   // The examples as users import them, with the user id filled in where they say YOUR_USER_ID.
@@ -78,13 +112,55 @@ beforeAll(async () => {
     workDir,
     credentials: n8nCredentials(devdata.baseUrl, devdata.credentials),
     workflowFiles: workflowFiles(workflowsDir),
-    publish: [],
+    publish: ['exProactiveCoach'],
+    owner,
   });
 }, 900_000);
 
 afterAll(async () => {
   await processes.stopAll();
+  await new Promise((resolve) => llm?.close(resolve));
 });
+
+async function appWebhook(): Promise<string | null> {
+  const reply = await api(`/v2/integrations/${devdata.credentials.app_id}/webhook`, {
+    token: devdata.credentials.app_secret,
+  });
+  expect(reply.status).toBe(200);
+  return reply.body.webhook_url;
+}
+
+async function deliveries(): Promise<any[]> {
+  const reply = await api(`/v2/integrations/${devdata.credentials.app_id}/deliveries?limit=100`, {
+    token: devdata.credentials.app_secret,
+  });
+  return reply.body.deliveries;
+}
+
+/** Signs in to n8n's REST API as the owner the environment created; returns a fetch for that session. */
+async function n8nSession() {
+  const headers = { 'content-type': 'application/json', 'browser-id': 'devdata-e2e' };
+  const login = await fetch(`${n8n.baseUrl}/rest/login`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ emailOrLdapLoginId: owner.email, password: owner.password }),
+  });
+  expect(login.status).toBe(200);
+  const cookie = login.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
+  return {
+    get: async (path: string) =>
+      (await (await fetch(`${n8n.baseUrl}/rest${path}`, { headers: { ...headers, cookie } })).json()) as any,
+    post: (path: string, body: unknown = {}) =>
+      fetch(`${n8n.baseUrl}/rest${path}`, {
+        method: 'POST',
+        headers: { ...headers, cookie },
+        body: JSON.stringify(body),
+      }),
+  };
+}
 
 describe('n8n with n8n-nodes-devdata', () => {
   scenario('1. a manual workflow runs every resource’s main operations', async () => {
@@ -159,6 +235,105 @@ describe('n8n with n8n-nodes-devdata', () => {
     expect(items.find((i) => i.description === 'Synced task 001')).toMatchObject({
       completed: true,
       due_at: '2026-12-01T09:00:00.000Z',
+    });
+  });
+
+  describe('with n8n serving the published proactive coach', () => {
+    beforeAll(() => n8n.start(), 180_000);
+
+    scenario('4a. publishing the trigger workflow registered its URL as the app’s webhook', async () => {
+      expect(await appWebhook()).toBe(`${n8n.baseUrl}/webhook/${COACH_WEBHOOK_ID}/devdata`);
+    });
+
+    scenario(
+      '3. segments → DevData Trigger → Proactive Reply → generated and pushed within 5 s',
+      async () => {
+        const posted = Date.now();
+        const accepted = await api('/v1/dev/user/transcripts/e2e-tired/segments', {
+          method: 'POST',
+          body: {
+            segments: [
+              {
+                text: 'I am so tired after this week',
+                speaker: 'SPEAKER_00',
+                is_user: true,
+                start: 0,
+                end: 2,
+              },
+              { text: 'You should rest.', speaker: 'SPEAKER_01', is_user: false, start: 2, end: 3 },
+            ],
+          },
+        });
+        expect(accepted.status).toBe(202);
+        expect(accepted.body.dispatched).toBe(1);
+        const pushed = await waitFor(
+          'the proactive notification',
+          async () => {
+            const inbox = (await api('/v1/dev/user/notifications')).body.notifications as any[];
+            return inbox.find((n) => n.kind === 'proactive');
+          },
+          5_000,
+        );
+        expect(Date.now() - posted).toBeLessThan(5_000);
+        expect(pushed).toMatchObject({ app_id: devdata.credentials.app_id, generated: true });
+        expect(pushed.text).toMatch(/^Coach: take five\./);
+        // The template was filled on the server: the user's name and facts, and the transcript from n8n.
+        const prompt = llmPrompts.at(-1)!;
+        expect(prompt).toContain(
+          'Demo User just said: "You: I am so tired after this week\nSPEAKER_01: You should rest."',
+        );
+        expect(prompt).toContain('Prefers morning meetings before 11am');
+        expect(prompt).not.toContain('{{');
+        const [delivery] = await deliveries();
+        expect(delivery).toMatchObject({ session_id: 'e2e-tired', outcome: 'pushed', status_code: 200 });
+        // The trigger checks signatures: the same call signed with another secret is refused.
+        const body = JSON.stringify({
+          session_id: 'forged',
+          segments: [{ text: 'tired', speaker: 'X', is_user: true }],
+        });
+        const t = Math.floor(Date.now() / 1000);
+        const signature = createHmac('sha256', 'whsec_not_the_secret').update(`${t}.${body}`).digest('hex');
+        const forged = await fetch(
+          `${n8n.baseUrl}/webhook/${COACH_WEBHOOK_ID}/devdata?session_id=forged&uid=x`,
+          {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-signature': `t=${t},v1=${signature}` },
+            body,
+          },
+        );
+        expect(forged.status).toBe(401);
+      },
+    );
+
+    scenario('3b. a transcript that needs no nudge answers without a notification', async () => {
+      const before = (await api('/v1/dev/user/notifications')).body.notifications.length;
+      const accepted = await api('/v1/dev/user/transcripts/e2e-fine/segments', {
+        method: 'POST',
+        body: {
+          segments: [
+            { text: 'Great day, lots done', speaker: 'SPEAKER_00', is_user: true, start: 0, end: 1 },
+          ],
+        },
+      });
+      expect(accepted.status).toBe(202);
+      const delivery = await waitFor(
+        'the delivery',
+        async () => (await deliveries()).find((d) => d.session_id === 'e2e-fine'),
+        5_000,
+      );
+      expect(delivery).toMatchObject({ outcome: 'no_notification', status_code: 200 });
+      expect((await api('/v1/dev/user/notifications')).body.notifications).toHaveLength(before);
+    });
+
+    scenario('4b. unpublishing clears the app’s webhook; publishing again sets it', async () => {
+      const session = await n8nSession();
+      expect((await session.post('/workflows/exProactiveCoach/deactivate')).status).toBe(200);
+      expect(await appWebhook()).toBeNull();
+      const { versionId } = (await session.get('/workflows/exProactiveCoach')).data;
+      const activated = await session.post('/workflows/exProactiveCoach/activate', { versionId });
+      if (activated.status !== 200)
+        throw new Error(`activate: ${activated.status} ${await activated.text()}`);
+      expect(await appWebhook()).toBe(`${n8n.baseUrl}/webhook/${COACH_WEBHOOK_ID}/devdata`);
     });
   });
 });
