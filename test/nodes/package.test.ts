@@ -49,9 +49,9 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 test('n8n finds the DevData node, the DevData Trigger and both credentials through the package.json n8n field', () => {
-  expect(Object.keys(loader.nodeTypes).sort()).toEqual(['devData', 'devDataTrigger']);
+  expect(Object.keys(loader.nodeTypes).sort()).toEqual(['devData', 'devDataPollTrigger', 'devDataTrigger']);
   expect(Object.keys(loader.credentialTypes).sort()).toEqual(['devDataApi', 'devDataAppApi']);
-  expect(loader.known.credentials.devDataApi.supportedNodes).toEqual(['devData']);
+  expect(loader.known.credentials.devDataApi.supportedNodes).toEqual(['devData', 'devDataPollTrigger']);
   expect(loader.known.credentials.devDataAppApi.supportedNodes?.sort()).toEqual([
     'devData',
     'devDataTrigger',

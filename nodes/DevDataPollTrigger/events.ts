@@ -1,0 +1,260 @@
+import type { IDataObject, IPollFunctions } from 'n8n-workflow';
+
+import { devDataRequest } from '../DevData/transport';
+import { isAfter, latestStates, walk, type Feed, type Position } from './feed';
+
+export type TriggerEvent =
+  | 'newActionItem'
+  | 'updatedActionItem'
+  | 'deletedActionItem'
+  | 'newConversation'
+  | 'newMemory'
+  | 'goalProgressChanged';
+
+export interface TriggerOptions {
+  onlyCompleted?: boolean;
+  onlyWithDueDate?: boolean;
+  includeTranscript?: boolean;
+  includeDiscarded?: boolean;
+  categories?: string[];
+}
+
+/** What the trigger keeps in the node's static data between polls. */
+export interface TriggerState {
+  /** The event the position belongs to: choosing another event starts from now again. */
+  event: TriggerEvent;
+  /** The last change read (null: the start of the feed, for goals when there were none). */
+  position: Position | null;
+  /** Goal Progress Changed: the last current_value seen per goal id, least recently changed first. */
+  goalValues?: Array<[string, number]>;
+}
+
+/** How many records a manual run shows. */
+export const SAMPLE_SIZE = 5;
+/**
+ * The first activation reads the changes of the last hour to find where the feed ends and starts after them,
+ * so a clock difference between n8n and the server of up to an hour loses nothing and repeats nothing.
+ */
+export const START_LOOKBACK_MS = 60 * 60 * 1000;
+/** Goal Progress Changed remembers the value of at most this many goals (the most recently changed ones). */
+export const MAX_TRACKED_GOALS = 1000;
+
+const DAY_MS = 86_400_000;
+/** A manual run looks this far back for changes and deletions, widening until it has SAMPLE_SIZE of them. */
+const SAMPLE_WINDOWS_MS = [DAY_MS, 7 * DAY_MS, 30 * DAY_MS];
+const DEV = '/v1/dev/user';
+
+function feedOf(event: TriggerEvent, options: TriggerOptions): Feed {
+  switch (event) {
+    case 'newActionItem':
+    case 'updatedActionItem':
+      return { path: `${DEV}/action-items`, kind: 'changes', pageSize: 1000 };
+    case 'deletedActionItem':
+      return { path: `${DEV}/deleted`, kind: 'tombstones', pageSize: 1000, qs: { type: 'action_item' } };
+    case 'newConversation':
+      // The feed includes discarded conversations; the Include Discarded option filters them here.
+      return {
+        path: `${DEV}/conversations`,
+        kind: 'changes',
+        pageSize: 100,
+        qs: options.includeTranscript ? { include_transcript: true } : undefined,
+      };
+    case 'newMemory':
+      return { path: `${DEV}/memories`, kind: 'changes', pageSize: 1000 };
+    case 'goalProgressChanged':
+      return { path: `${DEV}/goals`, kind: 'changes', pageSize: 1000 };
+  }
+}
+
+/** The options that look at a record's current state. */
+function passesFilters(event: TriggerEvent, record: IDataObject, options: TriggerOptions): boolean {
+  switch (event) {
+    case 'newActionItem':
+    case 'updatedActionItem':
+      if (options.onlyWithDueDate && !record.due_at) return false;
+      if (options.onlyCompleted && record.completed !== true) return false;
+      return true;
+    case 'newConversation':
+      return options.includeDiscarded === true || record.discarded !== true;
+    case 'newMemory':
+      return !options.categories?.length || options.categories.includes(String(record.category));
+    default:
+      return true;
+  }
+}
+
+/** Whether a record was created after `position`: its creation is the change (created_at, id). */
+const createdAfter = (record: IDataObject, position: Position | null) =>
+  isAfter(record.created_at, record.id, position);
+
+/** Whether a record has been changed since it was created. */
+const edited = (record: IDataObject) =>
+  Date.parse(String(record.updated_at)) > Date.parse(String(record.created_at));
+
+/**
+ * Which of the changes read after `from` the event reports. `records` hold each record once, in its latest
+ * state, in change order.
+ */
+function selectChanges(
+  event: TriggerEvent,
+  records: IDataObject[],
+  from: Position | null,
+  options: TriggerOptions,
+): IDataObject[] {
+  return records.filter((record) => {
+    if (!passesFilters(event, record, options)) return false;
+    switch (event) {
+      case 'newActionItem':
+      case 'newConversation':
+      case 'newMemory':
+        return createdAfter(record, from);
+      case 'updatedActionItem':
+        // Records created since the last poll are new (reported once, in their latest state, by New Action
+        // Item); this event reports changes to records that already existed.
+        if (createdAfter(record, from)) return false;
+        // Only Completed: completed since the last poll (completed_at is the stamp of the completing write).
+        return !options.onlyCompleted || isAfter(record.completed_at, record.id, from);
+      default:
+        return true;
+    }
+  });
+}
+
+/**
+ * Goal Progress Changed: the goals whose current_value differs from the value remembered for them, updating
+ * `values` (least recently changed first, at most MAX_TRACKED_GOALS). A goal without a remembered value (created
+ * since the last poll, or forgotten because more goals changed since) counts as changed when it was edited after
+ * it was created: its earlier value is unknown, and a progress change must not be missed.
+ */
+function goalProgressChanges(records: IDataObject[], values: Map<string, number>): IDataObject[] {
+  const changed: IDataObject[] = [];
+  for (const goal of records) {
+    const id = String(goal.id);
+    const value = Number(goal.current_value);
+    const previous = values.get(id);
+    if (previous === undefined ? edited(goal) : previous !== value) changed.push(goal);
+    values.delete(id);
+    values.set(id, value);
+  }
+  forgetOldest(values);
+  return changed;
+}
+
+function forgetOldest(values: Map<string, number>): void {
+  for (const id of values.keys()) {
+    if (values.size <= MAX_TRACKED_GOALS) break;
+    values.delete(id);
+  }
+}
+
+function pollBudgetMs(this: IPollFunctions): number | undefined {
+  // getPollBudgetMs came with n8n 2.x's durable poll cursors; older n8n versions run without a budget.
+  return typeof this.getPollBudgetMs === 'function' ? this.getPollBudgetMs() : undefined;
+}
+
+/**
+ * The state of a first activation: the position at the end of the feed as it is now, so only later changes
+ * are reported. For goals, also the current value of every goal (the baseline progress is compared with).
+ */
+export async function startState(this: IPollFunctions, event: TriggerEvent): Promise<TriggerState> {
+  const feed = feedOf(event, {});
+  if (event === 'goalProgressChanged') {
+    const { records, position } = await walk.call(this, feed, null);
+    const values = new Map<string, number>();
+    goalProgressChanges(latestStates(records), values);
+    return { event, position, goalValues: [...values] };
+  }
+  const lookback = { at: new Date(Date.now() - START_LOOKBACK_MS).toISOString(), id: '' };
+  const { position } = await walk.call(this, feed, lookback);
+  return { event, position };
+}
+
+/**
+ * Reads every change after the stored position and returns the records the event reports, in change order,
+ * with the state to store once they are handed over. Throws (storing nothing) when any page fails.
+ */
+export async function changesSince(
+  this: IPollFunctions,
+  state: TriggerState,
+  options: TriggerOptions,
+): Promise<{ records: IDataObject[]; state: TriggerState }> {
+  const { event } = state;
+  const { records, position } = await walk.call(
+    this,
+    feedOf(event, options),
+    state.position,
+    pollBudgetMs.call(this),
+  );
+  const latest = latestStates(records);
+  if (event === 'goalProgressChanged') {
+    const values = new Map(state.goalValues ?? []);
+    const changed = goalProgressChanges(latest, values);
+    return { records: changed, state: { event, position, goalValues: [...values] } };
+  }
+  return { records: selectChanges(event, latest, state.position, options), state: { event, position } };
+}
+
+/** The newest records of a list in its default order (newest created first), oldest of them first. */
+async function newestCreated(
+  this: IPollFunctions,
+  event: TriggerEvent,
+  options: TriggerOptions,
+): Promise<IDataObject[]> {
+  const feed = feedOf(event, options);
+  const qs: IDataObject = { ...feed.qs, limit: 100 };
+  if (event === 'newConversation' && options.includeDiscarded) qs.include_discarded = true;
+  const page = (await devDataRequest.call(this, { method: 'GET', path: feed.path, qs })) as IDataObject[];
+  return page
+    .filter((record) => passesFilters(event, record, options))
+    .slice(0, SAMPLE_SIZE)
+    .reverse();
+}
+
+/** The latest SAMPLE_SIZE changes that `keep` accepts, looking back a day, then a week, then 30 days. */
+async function latestChanges(
+  this: IPollFunctions,
+  feed: Feed,
+  keep: (record: IDataObject) => boolean,
+): Promise<IDataObject[]> {
+  let found: IDataObject[] = [];
+  for (const windowMs of SAMPLE_WINDOWS_MS) {
+    const from = { at: new Date(Date.now() - windowMs).toISOString(), id: '' };
+    const { records } = await walk.call(this, feed, from, pollBudgetMs.call(this));
+    found = latestStates(records).filter(keep).slice(-SAMPLE_SIZE);
+    if (found.length >= SAMPLE_SIZE) break;
+  }
+  return found;
+}
+
+/**
+ * What a manual run shows so fields can be mapped: the latest few records that match the event and its
+ * options, oldest first, without reading or moving the stored position.
+ */
+export async function sample(
+  this: IPollFunctions,
+  event: TriggerEvent,
+  options: TriggerOptions,
+): Promise<IDataObject[]> {
+  const feed = feedOf(event, options);
+  switch (event) {
+    case 'newActionItem':
+    case 'newConversation':
+    case 'newMemory':
+      return await newestCreated.call(this, event, options);
+    case 'updatedActionItem':
+      return await latestChanges.call(
+        this,
+        feed,
+        (record) => edited(record) && passesFilters(event, record, options),
+      );
+    case 'deletedActionItem':
+      return await latestChanges.call(this, feed, () => true);
+    case 'goalProgressChanged': {
+      // Goals are few: read them all, and show the most recently changed ones (edited ones first choice).
+      const { records } = await walk.call(this, feed, null, pollBudgetMs.call(this));
+      const goals = latestStates(records);
+      const changed = goals.filter(edited);
+      return (changed.length ? changed : goals).slice(-SAMPLE_SIZE);
+    }
+  }
+}

@@ -1,0 +1,659 @@
+// The DevData Poll Trigger as an n8n instance runs it (see helpers/polling.ts): activated and polled through
+// n8n-core's PollContext and PollTriggerExecutor, its static data kept on the active Workflow object and saved
+// the way n8n saves it, its items starting executions in WorkflowExecute; manual runs through WorkflowExecute in
+// manual mode. Every poll reads the real devdata-server's change feed over HTTP.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { IDataObject, INode, IWorkflowBase } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+import { DevDataPollTrigger } from '../../nodes/DevDataPollTrigger/DevDataPollTrigger.node';
+import { MAX_ACTION_ITEM_BATCH } from '../../server/src/contract/action-items';
+import { SCOPES } from '../../server/src/contract/scopes';
+import { adminClient, client, newUser, type Client } from '../helpers/http';
+import { startServer, type TestServer } from '../helpers/server';
+import { credentialsFor, jsonOut, runDevData, startNodeTestServer, type NodeTestServer } from './helpers';
+import {
+  activePollingWorkflow,
+  NEXT_NODE,
+  POLL_TRIGGER,
+  runPollManually,
+  type ActivePollingWorkflow,
+} from './helpers/polling';
+
+const DEV = '/v1/dev/user';
+const ITEMS = `${DEV}/action-items`;
+const STATIC_KEY = `node:${POLL_TRIGGER}`;
+
+let server: NodeTestServer;
+beforeAll(async () => {
+  server = await startNodeTestServer();
+});
+afterAll(async () => server.close());
+
+async function ok(reply: Promise<{ status: number; body: any }>, status = 200): Promise<any> {
+  const { status: got, body } = await reply;
+  expect({ status: got, body: got === status ? 'ok' : body }).toEqual({ status, body: 'ok' });
+  return body;
+}
+
+/** Creates action items through the batch API, 50 per request, and returns them in creation order. */
+async function createItems(api: Client | (() => Client), descriptions: string[]): Promise<any[]> {
+  const created: any[] = [];
+  for (let start = 0; start < descriptions.length; start += MAX_ACTION_ITEM_BATCH) {
+    const batch = descriptions
+      .slice(start, start + MAX_ACTION_ITEM_BATCH)
+      .map((description) => ({ description }));
+    const body = await ok(
+      (typeof api === 'function' ? api() : api).post(`${ITEMS}/batch`, { action_items: batch }),
+      201,
+    );
+    created.push(...body.action_items);
+  }
+  return created;
+}
+
+const ids = (records: IDataObject[] | null) => (records ?? []).map((r) => r.id);
+const descriptions = (records: IDataObject[] | null) => (records ?? []).map((r) => r.description);
+const range = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix} ${i}`);
+
+/** Polls every trigger once and returns what each emitted, failing on a tick error. */
+async function tickAll<K extends string>(triggers: Record<K, ActivePollingWorkflow>) {
+  const out = {} as Record<K, IDataObject[] | null>;
+  for (const [name, trigger] of Object.entries(triggers) as Array<[K, ActivePollingWorkflow]>) {
+    const tick = await trigger.tick();
+    if (tick.error) throw tick.error;
+    out[name] = tick.items;
+    // The items went on to the next node of the workflow, as they are.
+    if (tick.items) expect(tick.execution?.output(NEXT_NODE).map((i) => i.json)).toEqual(tick.items);
+  }
+  return out;
+}
+
+describe('first activation', () => {
+  test('emits nothing and starts from now: only changes made after activation are reported', async () => {
+    const user = await newUser(server);
+    const before = await createItems(user.client, ['made before 1', 'made before 2']);
+    const credentials = credentialsFor(server, user.key);
+    const created = activePollingWorkflow({ event: 'newActionItem' }, credentials);
+    const updated = activePollingWorkflow({ event: 'updatedActionItem' }, credentials);
+    const deleted = activePollingWorkflow({ event: 'deletedActionItem' }, credentials);
+    await ok(user.client.delete(`${ITEMS}/${before[1].id}`));
+
+    for (const trigger of [created, updated, deleted]) {
+      const activation = await trigger.activate();
+      expect(activation).toMatchObject({ items: null, error: null });
+    }
+    // The position is the end of the feed as it was: the last change, saved by n8n after activation.
+    expect(created.savedStaticData()[STATIC_KEY]).toEqual({
+      event: 'newActionItem',
+      position: { at: before[0].updated_at, id: before[0].id },
+    });
+    expect(deleted.savedStaticData()[STATIC_KEY]).toMatchObject({
+      event: 'deletedActionItem',
+      position: { id: before[1].id },
+    });
+
+    expect(await tickAll({ created, updated, deleted })).toEqual({
+      created: null,
+      updated: null,
+      deleted: null,
+    });
+
+    const [after] = await createItems(user.client, ['made after']);
+    await ok(user.client.patch(`${ITEMS}/${before[0].id}`, { completed: true }));
+    const out = await tickAll({ created, updated, deleted });
+    expect(ids(out.created)).toEqual([after.id]);
+    // A record that existed before activation and changed after it is an update.
+    expect(out.updated).toEqual([expect.objectContaining({ id: before[0].id, completed: true })]);
+    expect(out.deleted).toBeNull();
+  });
+
+  test('a user without any records: the trigger starts at the empty feed and reports the first record', async () => {
+    const user = await newUser(server);
+    const trigger = activePollingWorkflow({ event: 'newActionItem' }, credentialsFor(server, user.key));
+    await trigger.activate();
+    const { position } = trigger.savedStaticData()[STATIC_KEY] as any;
+    expect(position.id).toBe('');
+    expect(Date.now() - Date.parse(position.at)).toBeGreaterThanOrEqual(60 * 60 * 1000);
+    expect((await trigger.tick()).items).toBeNull();
+    const [first] = await createItems(user.client, ['first ever']);
+    expect(ids((await trigger.tick()).items)).toEqual([first.id]);
+    expect((await trigger.tick()).items).toBeNull();
+  });
+});
+
+describe('action items: each poll emits exactly the changes since the last poll', () => {
+  test('create, update, complete, reopen and delete between polls, for every action item event', async () => {
+    const user = await newUser(server);
+    const credentials = credentialsFor(server, user.key);
+    const triggers = {
+      created: activePollingWorkflow({ event: 'newActionItem' }, credentials),
+      createdWithDue: activePollingWorkflow(
+        { event: 'newActionItem', options: { onlyWithDueDate: true } },
+        credentials,
+      ),
+      updated: activePollingWorkflow({ event: 'updatedActionItem' }, credentials),
+      completed: activePollingWorkflow(
+        { event: 'updatedActionItem', options: { onlyCompleted: true } },
+        credentials,
+      ),
+      deleted: activePollingWorkflow({ event: 'deletedActionItem' }, credentials),
+    };
+    for (const trigger of Object.values(triggers)) await trigger.activate();
+    const api = user.client;
+
+    // Poll 1: two new items.
+    const a = await ok(api.post(ITEMS, { description: 'A' }), 201);
+    const b = await ok(api.post(ITEMS, { description: 'B', due_at: '2026-12-01T09:00:00Z' }), 201);
+    let out = await tickAll(triggers);
+    expect(out.created).toEqual([a, b]);
+    expect(out.createdWithDue).toEqual([b]);
+    expect(out).toMatchObject({ updated: null, completed: null, deleted: null });
+
+    // Poll 2: A edited, B completed, C created and edited before the poll (new, once, in its latest state).
+    const aEdited = await ok(api.patch(`${ITEMS}/${a.id}`, { description: 'A (edited)' }));
+    const bDone = await ok(api.patch(`${ITEMS}/${b.id}`, { completed: true }));
+    const c = await ok(api.post(ITEMS, { description: 'C' }), 201);
+    const cEdited = await ok(api.patch(`${ITEMS}/${c.id}`, { description: 'C (edited)', completed: true }));
+    // A write that changes nothing is no change.
+    await ok(api.patch(`${ITEMS}/${a.id}`, { description: 'A (edited)' }));
+    out = await tickAll(triggers);
+    expect(out.created).toEqual([cEdited]);
+    expect(out.createdWithDue).toBeNull();
+    expect(out.updated).toEqual([aEdited, bDone]);
+    expect(out.completed).toEqual([bDone]);
+    expect(out.deleted).toBeNull();
+
+    // Poll 3: B reopened, A deleted, D created and deleted before the poll.
+    const bOpen = await ok(api.patch(`${ITEMS}/${b.id}`, { completed: false }));
+    await ok(api.delete(`${ITEMS}/${a.id}`));
+    const d = await ok(api.post(ITEMS, { description: 'D' }), 201);
+    await ok(api.delete(`${ITEMS}/${d.id}`));
+    out = await tickAll(triggers);
+    expect(out.created).toBeNull();
+    expect(out.updated).toEqual([bOpen]);
+    expect(out.completed).toBeNull();
+    expect(out.deleted).toEqual([
+      { type: 'action_item', id: a.id, deleted_at: expect.any(String) },
+      { type: 'action_item', id: d.id, deleted_at: expect.any(String) },
+    ]);
+    expect(Date.parse(out.deleted![0].deleted_at as string)).toBeLessThan(
+      Date.parse(out.deleted![1].deleted_at as string),
+    );
+
+    // Poll 4: B completed again (a new completion), its due date cleared; C (completed before) edited.
+    const bAgain = await ok(api.patch(`${ITEMS}/${b.id}`, { completed: true, due_at: null }));
+    const cLater = await ok(api.patch(`${ITEMS}/${c.id}`, { description: 'C (edited twice)' }));
+    out = await tickAll(triggers);
+    expect(out.updated).toEqual([bAgain, cLater]);
+    expect(out.completed).toEqual([bAgain]);
+    expect(out).toMatchObject({ created: null, createdWithDue: null, deleted: null });
+
+    // Nothing changed: every trigger returns null.
+    out = await tickAll(triggers);
+    expect(Object.values(out).every((records) => records === null)).toBe(true);
+  });
+
+  test('n8n restarting (activation "init" from the saved static data) continues where the trigger stopped', async () => {
+    const user = await newUser(server);
+    const trigger = activePollingWorkflow({ event: 'newActionItem' }, credentialsFor(server, user.key));
+    await trigger.activate();
+    const [first] = await createItems(user.client, ['before the restart']);
+    expect(ids((await trigger.tick()).items)).toEqual([first.id]);
+    const [second] = await createItems(user.client, ['while n8n was down']);
+    // n8n's activation poll on start-up already reports what changed while it was down.
+    expect(ids((await trigger.restart()).items)).toEqual([second.id]);
+    expect((await trigger.tick()).items).toBeNull();
+    const [third] = await createItems(user.client, ['after the restart']);
+    expect(ids((await trigger.tick()).items)).toEqual([third.id]);
+  });
+
+  test('a poll that starts while the previous one of the node still runs reports nothing twice', async () => {
+    const user = await newUser(server);
+    const trigger = activePollingWorkflow({ event: 'newActionItem' }, credentialsFor(server, user.key));
+    await trigger.activate();
+    const created = await createItems(user.client, range(1200, 'overlap'));
+    // n8n's scheduler does not wait for a slow poll: the next tick can start while it runs.
+    await Promise.all([trigger.tick(), trigger.tick()]);
+    expect(trigger.emitted().map(ids)).toEqual([ids(created)]);
+    expect((await trigger.tick()).items).toBeNull();
+    expect(trigger.emitted()).toHaveLength(1);
+  });
+
+  test('choosing another event starts that event from now', async () => {
+    const user = await newUser(server);
+    const trigger = activePollingWorkflow({ event: 'newActionItem' }, credentialsFor(server, user.key));
+    await trigger.activate();
+    const [kept, gone] = await createItems(user.client, ['kept', 'gone']);
+    expect(ids((await trigger.tick()).items)).toEqual([kept.id, gone.id]);
+    await ok(user.client.delete(`${ITEMS}/${kept.id}`));
+
+    expect((await trigger.update({ event: 'deletedActionItem' })).items).toBeNull();
+    expect(trigger.savedStaticData()[STATIC_KEY]).toMatchObject({ event: 'deletedActionItem' });
+    await createItems(user.client, ['made while the trigger watched deletions']);
+    await ok(user.client.delete(`${ITEMS}/${gone.id}`));
+    expect(ids((await trigger.tick()).items)).toEqual([gone.id]);
+
+    expect((await trigger.update({ event: 'newActionItem' })).items).toBeNull();
+    expect((await trigger.tick()).items).toBeNull();
+  });
+});
+
+describe('conversations and memories', () => {
+  test('New Conversation reports each new conversation once; discarded ones only with Include Discarded', async () => {
+    const user = await newUser(server);
+    const credentials = credentialsFor(server, user.key);
+    const plain = activePollingWorkflow({ event: 'newConversation' }, credentials);
+    const full = activePollingWorkflow(
+      { event: 'newConversation', options: { includeTranscript: true, includeDiscarded: true } },
+      credentials,
+    );
+    await plain.activate();
+    await full.activate();
+    const kept = await ok(
+      user.client.post(`${DEV}/conversations`, { text: 'We agreed to ship on Friday.' }),
+      201,
+    );
+    const dropped = await ok(
+      user.client.post(`${DEV}/conversations`, { text: 'Testing the microphone.' }),
+      201,
+    );
+    await ok(user.client.patch(`${DEV}/conversations/${dropped.id}`, { discarded: true }));
+
+    const out = await tickAll({ plain, full });
+    expect(ids(out.plain)).toEqual([kept.id]);
+    expect(out.plain![0].transcript_segments).toBeUndefined();
+    expect(ids(out.full)).toEqual([kept.id, dropped.id]);
+    expect(out.full![1]).toMatchObject({ discarded: true });
+    expect(out.full![0].transcript_segments).toEqual([
+      expect.objectContaining({ text: expect.stringContaining('ship on Friday') }),
+    ]);
+
+    // A later change of a conversation (a new title) is not a new conversation.
+    await ok(user.client.patch(`${DEV}/conversations/${kept.id}`, { title: 'Shipping plan' }));
+    expect(await tickAll({ plain, full })).toEqual({ plain: null, full: null });
+  });
+
+  test('New Memory reports new memories of the chosen categories, once', async () => {
+    const user = await newUser(server);
+    const credentials = credentialsFor(server, user.key);
+    const all = activePollingWorkflow({ event: 'newMemory' }, credentials);
+    const manual = activePollingWorkflow(
+      { event: 'newMemory', options: { categories: ['manual'] } },
+      credentials,
+    );
+    await all.activate();
+    await manual.activate();
+    const tea = await ok(user.client.post(`${DEV}/memories`, { content: 'Likes jasmine tea' }), 201);
+    const fact = await ok(
+      user.client.post(`${DEV}/memories`, { content: 'Works in Berlin', category: 'interesting' }),
+      201,
+    );
+    const out = await tickAll({ all, manual });
+    expect(out.all).toEqual([tea, fact]);
+    expect(out.manual).toEqual([tea]);
+    await ok(user.client.patch(`${DEV}/memories/${tea.id}`, { content: 'Loves jasmine tea' }));
+    expect(await tickAll({ all, manual })).toEqual({ all: null, manual: null });
+  });
+});
+
+describe('Goal Progress Changed', () => {
+  test('reports goals whose current value changed since the last poll, remembering the values it saw', async () => {
+    const user = await newUser(server);
+    const api = user.client;
+    const goal = (body: object) => ok(api.post(`${DEV}/goals`, body), 201);
+    const progress = (id: string, value: number) =>
+      ok(api.patch(`${DEV}/goals/${id}/progress`, undefined, { current_value: value }));
+    const novels = await goal({ title: 'Read 12 novels', target_value: 12 });
+    const runs = await goal({ title: 'Run 100 km', target_value: 100 });
+    const trigger = activePollingWorkflow({ event: 'goalProgressChanged' }, credentialsFor(server, user.key));
+    expect((await trigger.activate()).items).toBeNull();
+    // The baseline: every goal's value when the trigger was activated.
+    expect(trigger.savedStaticData()[STATIC_KEY]).toMatchObject({
+      goalValues: [
+        [novels.id, 0],
+        [runs.id, 0],
+      ],
+    });
+
+    const novels3 = await progress(novels.id, 3);
+    await ok(api.patch(`${DEV}/goals/${runs.id}`, { title: 'Run 100 km in May', focus_rank: 1 }));
+    let tick = await trigger.tick();
+    expect(tick.items).toEqual([novels3]);
+
+    // The same value again, or a change and back before the poll: no progress change.
+    await progress(novels.id, 3);
+    await progress(runs.id, 10);
+    await progress(runs.id, 0);
+    expect((await trigger.tick()).items).toBeNull();
+
+    // A new goal is remembered with its first value; when it changed before the trigger saw it, its earlier
+    // value is unknown and it is reported.
+    await goal({ title: 'Learn the tuba', goal_type: 'scale' });
+    const piano = await goal({ title: 'Practice piano', target_value: 30 });
+    const piano5 = await progress(piano.id, 5);
+    const runs20 = await progress(runs.id, 20);
+    tick = await trigger.tick();
+    expect(tick.items).toEqual([piano5, runs20]);
+    expect((await trigger.tick()).items).toBeNull();
+
+    // Abandoning a goal (DELETE) is a change, but not of its progress.
+    await ok(api.delete(`${DEV}/goals/${novels.id}`));
+    expect((await trigger.tick()).items).toBeNull();
+  });
+});
+
+describe('2,500 changes between two polls', () => {
+  test('all arrive, each once, in change order, over pages joined by after_id', async () => {
+    const user = await newUser(server);
+    const credentials = credentialsFor(server, user.key);
+    const trigger = activePollingWorkflow({ event: 'newActionItem' }, credentials);
+    // The same poller with a poll budget n8n's scheduler would cut short: one page per poll.
+    const budgeted = activePollingWorkflow({ event: 'newActionItem' }, credentials, { pollBudgetMs: 1 });
+    await trigger.activate();
+    await budgeted.activate();
+
+    const created = await createItems(user.client, range(2500, 'bulk'));
+    const before = server.requestsTo('GET', ITEMS).length;
+    const tick = await trigger.tick();
+    expect(tick.error).toBeNull();
+    expect(tick.items).toHaveLength(2500);
+    expect(ids(tick.items)).toEqual(ids(created));
+    expect(descriptions(tick.items)).toEqual(range(2500, 'bulk'));
+    const pages = server.requestsTo('GET', ITEMS).slice(before);
+    expect(pages.map((p) => p.query.get('limit'))).toEqual(['1000', '1000', '1000']);
+    // Each page starts at the last record of the one before (the batches share a stamp, so the id matters).
+    expect(pages[1].query.get('after_id')).toBe(created[999].id);
+    expect(pages[2].query.get('after_id')).toBe(created[1999].id);
+    expect(pages[2].query.get('updated_since')).toBe(created[1999].updated_at);
+    expect((await trigger.tick()).items).toBeNull();
+
+    // With the budget, the backlog drains over several polls, with no gap and no repeat.
+    const drained: IDataObject[] = [];
+    for (let poll = 0; poll < 3; poll++) {
+      const next = await budgeted.tick();
+      expect(next.error).toBeNull();
+      expect(next.items).toHaveLength(poll < 2 ? 1000 : 500);
+      drained.push(...next.items!);
+    }
+    expect(ids(drained)).toEqual(ids(created));
+    expect((await budgeted.tick()).items).toBeNull();
+  });
+});
+
+describe('a poll that fails halfway', () => {
+  let flaky: TestServer;
+  /** When set, the onRequest hook answers the request with this status when the predicate says so (once). */
+  let failNext: { when: (url: string) => boolean; status: number } | undefined;
+
+  beforeAll(async () => {
+    flaky = await startServer(
+      'sqlite',
+      {},
+      {
+        beforeListen: (app) => {
+          app.addHook('onRequest', async (request, reply) => {
+            if (failNext?.when(request.url)) {
+              const { status } = failNext;
+              failNext = undefined;
+              return reply
+                .code(status)
+                .header('retry-after', '3600')
+                .send({
+                  detail: status === 429 ? 'Rate limit exceeded. Retry after 3600 seconds' : 'Unavailable',
+                });
+            }
+            return undefined;
+          });
+        },
+      },
+    );
+  });
+  afterAll(async () => flaky.close());
+
+  /** Fails the `n`th GET of the action item feed from now on. */
+  function failFeedRequest(n: number, status: number) {
+    let seen = 0;
+    failNext = {
+      status,
+      when: (url) => url.startsWith(`${ITEMS}?`) && ++seen === n,
+    };
+  }
+
+  test.each([
+    ['a server error on the third page', 3, 503],
+    ['a 429 with a long Retry-After on the second page', 2, 429],
+  ])(
+    '%s: the next poll emits every change once, nothing twice and nothing skipped',
+    async (_, page, status) => {
+      const user = await newUser(flaky);
+      const trigger = activePollingWorkflow({ event: 'newActionItem' }, credentialsFor(flaky, user.key));
+      await trigger.activate();
+      const created = await createItems(user.client, range(2500, 'item'));
+      const stored = trigger.savedStaticData();
+
+      failFeedRequest(page, status);
+      const failed = await trigger.tick();
+      expect(failed.items).toBeNull();
+      expect(failed.error).toBeInstanceOf(NodeApiError);
+      expect((failed.error as NodeApiError).httpCode).toBe(String(status));
+      // Nothing moved: neither the static data in memory nor what n8n saved.
+      expect(trigger.nodeStaticData()).toEqual(stored[STATIC_KEY]);
+      expect(trigger.savedStaticData()).toEqual(stored);
+
+      // More writes before the next poll: one more item, and the first one edited (still new: reported once).
+      const [extra] = await createItems(user.client, ['after the failure']);
+      const firstEdited = await ok(
+        user.client.patch(`${ITEMS}/${created[0].id}`, { description: 'item 0 (edited)' }),
+      );
+      const next = await trigger.tick();
+      expect(next.error).toBeNull();
+      expect(ids(next.items)).toEqual([...ids(created.slice(1)), extra.id, firstEdited.id]);
+      expect(next.items!.at(-1)).toEqual(firstEdited);
+      expect((await trigger.tick()).items).toBeNull();
+    },
+  );
+
+  test('a failing activation poll fails the activation and stores nothing', async () => {
+    const user = await newUser(flaky);
+    const trigger = activePollingWorkflow({ event: 'updatedActionItem' }, credentialsFor(flaky, user.key));
+    failFeedRequest(1, 503);
+    await expect(trigger.activate()).rejects.toThrow(
+      'The DevData server failed to handle the request (HTTP 503)',
+    );
+    expect(trigger.savedStaticData()).toEqual({});
+    expect((await trigger.activate()).error).toBeNull();
+    expect(trigger.savedStaticData()[STATIC_KEY]).toMatchObject({ event: 'updatedActionItem' });
+  });
+});
+
+describe("the server's rate limit", () => {
+  test('a poll stopped by a 429 on a later page emits nothing; once the limit allows, everything comes once', async () => {
+    // A window that does not end within the next minutes, so the 429's Retry-After is too long to wait for.
+    const day = 86_400_000;
+    let windowMs = 7 * day;
+    if (windowMs - (Date.now() % windowMs) < 10 * 60_000) windowMs = 11 * day;
+    const limited = await startNodeTestServer({ rateLimit: { max: 2, windowMs } });
+    try {
+      const user = await newUser(limited);
+      const admin = adminClient(limited);
+      /** A fresh developer key of the same user: a fresh rate-limit window. */
+      const freshKey = async () =>
+        (await ok(admin.post(`/v1/admin/users/${user.id}/keys`, { name: 'k', scopes: [...SCOPES] }), 201))
+          .key as string;
+      const writers: Client[] = [];
+      let writes = 0;
+      const writer = () => {
+        if (writes++ % 2 === 0) writers.push(client(limited.baseUrl, writerKeys.shift()!));
+        return writers.at(-1)!;
+      };
+      const writerKeys = await Promise.all(Array.from({ length: 11 }, () => freshKey()));
+
+      const trigger = activePollingWorkflow(
+        { event: 'newActionItem' },
+        credentialsFor(limited, await freshKey()),
+      );
+      await trigger.activate(); // request 1 of the trigger's key
+      const created = await createItems(writer, range(1050, 'limited'));
+      const failed = await trigger.tick(); // page 1 is request 2; page 2 is refused
+      expect(failed.items).toBeNull();
+      expect((failed.error as NodeApiError).httpCode).toBe('429');
+      expect(failed.error?.message).toBe('Rate limit exceeded');
+      expect(limited.requests.filter((r) => r.status === 429)).toHaveLength(1);
+
+      trigger.setCredentials(credentialsFor(limited, await freshKey()));
+      const next = await trigger.tick();
+      expect(next.error).toBeNull();
+      expect(ids(next.items)).toEqual(ids(created));
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
+describe('manual runs', () => {
+  test('show the latest few matching records, oldest first, without moving the stored position', async () => {
+    const user = await newUser(server);
+    const credentials = credentialsFor(server, user.key);
+    const items = await createItems(user.client, range(7, 'manual'));
+    const edited = [];
+    for (const item of [items[1], items[3]]) {
+      edited.push(await ok(user.client.patch(`${ITEMS}/${item.id}`, { completed: true })));
+    }
+    await ok(user.client.delete(`${ITEMS}/${items[6].id}`));
+    const stored = {
+      [STATIC_KEY]: { event: 'newActionItem', position: { at: items[0].updated_at, id: items[0].id } },
+    };
+
+    const created = await runPollManually({ event: 'newActionItem' }, credentials, stored);
+    expect(created.result.error).toBeUndefined();
+    const shown = created.result.output(POLL_TRIGGER).map((i) => i.json);
+    expect(descriptions(shown)).toEqual(['manual 1', 'manual 2', 'manual 3', 'manual 4', 'manual 5']);
+    expect(created.result.output(NEXT_NODE)).toHaveLength(5);
+    expect(created.staticData).toEqual(stored);
+
+    const updated = await runPollManually({ event: 'updatedActionItem' }, credentials, stored);
+    expect(updated.result.output(POLL_TRIGGER).map((i) => i.json)).toEqual(edited);
+    expect(updated.staticData).toEqual(stored);
+
+    const deleted = await runPollManually({ event: 'deletedActionItem' }, credentials);
+    expect(deleted.result.output(POLL_TRIGGER).map((i) => i.json)).toEqual([
+      { type: 'action_item', id: items[6].id, deleted_at: expect.any(String) },
+    ]);
+    expect(deleted.staticData).toEqual({});
+  });
+
+  test('goals, conversations and memories: the most recently changed goals, the newest records that match', async () => {
+    const user = await newUser(server);
+    const credentials = credentialsFor(server, user.key);
+    const api = user.client;
+    const goals = [];
+    for (const title of ['Read', 'Run', 'Swim'])
+      goals.push(await ok(api.post(`${DEV}/goals`, { title, target_value: 10 }), 201));
+    const swum = await ok(api.patch(`${DEV}/goals/${goals[2].id}/progress`, undefined, { current_value: 4 }));
+    const read = await ok(api.patch(`${DEV}/goals/${goals[0].id}/progress`, undefined, { current_value: 2 }));
+    const shown = async (parameters: Record<string, any>) =>
+      (await runPollManually(parameters, credentials)).result.output(POLL_TRIGGER).map((i) => i.json);
+    expect(await shown({ event: 'goalProgressChanged' })).toEqual([swum, read]);
+
+    const memories = [];
+    for (const [content, category] of [
+      ['a', 'manual'],
+      ['b', 'interesting'],
+      ['c', 'manual'],
+    ]) {
+      memories.push(await ok(api.post(`${DEV}/memories`, { content, category }), 201));
+    }
+    expect(await shown({ event: 'newMemory', options: { categories: ['manual'] } })).toEqual([
+      memories[0],
+      memories[2],
+    ]);
+
+    const talk = await ok(api.post(`${DEV}/conversations`, { text: 'Plan the offsite.' }), 201);
+    const conversations = await shown({ event: 'newConversation', options: { includeTranscript: true } });
+    expect(ids(conversations)).toEqual([talk.id]);
+    expect(conversations[0].transcript_segments).toHaveLength(1);
+  });
+
+  test('with nothing to show, the trigger returns no items', async () => {
+    const user = await newUser(server);
+    const run = await runPollManually({ event: 'deletedActionItem' }, credentialsFor(server, user.key));
+    expect(run.result.error).toBeUndefined();
+    expect(run.result.run.data.resultData.runData[NEXT_NODE]).toBeUndefined();
+  });
+});
+
+describe('the example workflow examples/action-item-two-way-sync.json', () => {
+  const example = JSON.parse(
+    readFileSync(join(__dirname, '..', '..', 'examples', 'action-item-two-way-sync.json'), 'utf8'),
+  ) as IWorkflowBase;
+  const node = (name: string) => example.nodes.find((n) => n.name === name) as INode;
+
+  test('is importable: node types and versions n8n knows, the demo credential, connections between its nodes', () => {
+    const versions: Record<string, number> = {
+      'n8n-nodes-base.code': 2,
+      'n8n-nodes-base.stickyNote': 1,
+      'n8n-nodes-base.manualTrigger': 1,
+      'n8n-nodes-base.scheduleTrigger': 1.2,
+      'n8n-nodes-devdata.devData': 1,
+      'n8n-nodes-devdata.devDataPollTrigger': 1,
+    };
+    for (const n of example.nodes) expect([n.name, n.typeVersion]).toEqual([n.name, versions[n.type]]);
+    expect(new Set(example.nodes.map((n) => n.name)).size).toBe(example.nodes.length);
+    expect(new Set(example.nodes.map((n) => n.id)).size).toBe(example.nodes.length);
+    const names = new Set(example.nodes.map((n) => n.name));
+    for (const [source, outputs] of Object.entries(example.connections)) {
+      expect(names.has(source)).toBe(true);
+      for (const target of outputs.main.flat()) expect(names.has(target!.node)).toBe(true);
+    }
+    const events = (
+      new DevDataPollTrigger().description.properties.find((p) => p.name === 'event')!.options as Array<{
+        value: string;
+      }>
+    ).map((o) => o.value);
+    const triggers = example.nodes.filter((n) => n.type === 'n8n-nodes-devdata.devDataPollTrigger');
+    expect(triggers.map((n) => n.parameters.event)).toEqual([
+      'newActionItem',
+      'updatedActionItem',
+      'deletedActionItem',
+    ]);
+    for (const n of example.nodes.filter((n) => n.type.startsWith('n8n-nodes-devdata.'))) {
+      expect(n.credentials).toEqual({
+        devDataApi: { id: 'devDataApiDemo01', name: 'DevData Developer API' },
+      });
+      if (n.parameters.event !== undefined) expect(events).toContain(n.parameters.event);
+    }
+  });
+
+  test('its triggers and its Update node against the server: a completion goes round once and stops', async () => {
+    const user = await newUser(server);
+    const credentials = credentialsFor(server, user.key);
+    const triggers = {
+      created: activePollingWorkflow(node('New action items').parameters, credentials),
+      updated: activePollingWorkflow(node('Updated action items').parameters, credentials),
+      deleted: activePollingWorkflow(node('Deleted action items').parameters, credentials),
+    };
+    for (const trigger of Object.values(triggers)) await trigger.activate();
+
+    const item = await ok(user.client.post(ITEMS, { description: 'Send the contract' }), 201);
+    expect(await tickAll(triggers)).toEqual({ created: [item], updated: null, deleted: null });
+
+    // The task was completed in the other tool: the completions branch marks the action item completed.
+    const markCompleted = () =>
+      runDevData(server, node('Mark completed in DevData').parameters, {
+        items: [{ devdata_id: item.id, completed_at: '2026-11-21T09:30:00Z' }],
+        credentials,
+      });
+    const [completed] = jsonOut(await markCompleted());
+    expect(completed).toMatchObject({ id: item.id, completed: true });
+    expect(await tickAll(triggers)).toEqual({ created: null, updated: [completed], deleted: null });
+
+    // The same completion reported again changes nothing, so nothing comes back.
+    await markCompleted();
+    expect(await tickAll(triggers)).toEqual({ created: null, updated: null, deleted: null });
+
+    await ok(user.client.delete(`${ITEMS}/${item.id}`));
+    const out = await tickAll(triggers);
+    expect(out.deleted).toEqual([{ type: 'action_item', id: item.id, deleted_at: expect.any(String) }]);
+  });
+});
