@@ -66,6 +66,9 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Loads a module from the n8n install (e.g. the formats n8n stores data in). */
+export const n8nRequire = (id: string) => createRequire(join(N8N_HOME, 'package.json'))(id);
+
 /** Installs the pinned n8n into a cache folder outside the repository, once per version. */
 export async function ensureN8n(log: (line: string) => void = () => undefined): Promise<string> {
   if (existsSync(N8N_BIN)) return N8N_BIN;
@@ -282,7 +285,7 @@ export async function prepareN8n(
     GENERIC_TIMEZONE: 'UTC',
   };
   if (options.owner) {
-    const bcrypt = createRequire(join(N8N_HOME, 'package.json'))('bcryptjs') as {
+    const bcrypt = n8nRequire('bcryptjs') as {
       hashSync(password: string, rounds: number): string;
     };
     Object.assign(env, {

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   n8nCredentials,
+  n8nRequire,
   prepareN8n,
   Processes,
   startDevdataServer,
@@ -323,6 +324,31 @@ describe('n8n with n8n-nodes-devdata', () => {
       );
       expect(delivery).toMatchObject({ outcome: 'no_notification', status_code: 200 });
       expect((await api('/v1/dev/user/notifications')).body.notifications).toHaveLength(before);
+    });
+
+    scenario('5. a manual run of the poll trigger shows the newest action items, oldest first', async () => {
+      const session = await n8nSession();
+      const run = await session.post('/workflows/exActionItemTwoWaySync/run', {
+        triggerToStartFrom: { name: 'New action items' },
+      });
+      expect(run.status).toBe(200);
+      const { executionId } = ((await run.json()) as any).data;
+      const execution = await waitFor(
+        'the manual execution',
+        async () => {
+          const found = (await session.get(`/executions/${executionId}`)).data;
+          return found?.finished ? found : undefined;
+        },
+        30_000,
+      );
+      // n8n stores execution data in its flatted format.
+      const { resultData } = n8nRequire('flatted').parse(execution.data);
+      const polled = resultData.runData['New action items'][0].data.main[0].map((item: any) => item.json.id);
+      const newest = ((await api('/v1/dev/user/action-items?limit=5')).body as any[])
+        .map((i) => i.id)
+        .reverse();
+      expect(polled).toEqual(newest);
+      expect(resultData.runData['Create task in your tool'][0].data.main[0]).toHaveLength(5);
     });
 
     scenario('4b. unpublishing clears the app’s webhook; publishing again sets it', async () => {
