@@ -3,11 +3,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { buildApp, type App } from '../../server/src/app';
 import type { ServerConfig } from '../../server/src/config';
 import { initInstance, type InitResult } from '../../server/src/scripts/init';
 import { migrateToLatest, openStore, type Dialect, type Store } from '../../server/src/store/db';
+import type { Database } from '../../server/src/store/schema';
 
 export type { Dialect };
 
@@ -27,6 +29,8 @@ export interface TestServer {
   store: Store;
   /** What `devdata-server init` made: a user, a key with every scope, an admin token, an installed app. */
   init: InitResult;
+  /** Rows in `table`, optionally only those whose columns equal `where`: to show what a request stored. */
+  count(table: keyof Database, where?: Record<string, string>): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -87,6 +91,11 @@ export async function startServer(
     app,
     store,
     init,
+    count: async (table, where = {}) => {
+      let query = store.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n'));
+      for (const [column, value] of Object.entries(where)) query = query.where(sql.ref(column), '=', value);
+      return Number((await query.executeTakeFirstOrThrow()).n);
+    },
     close: async () => {
       await app.close();
       await store.close();

@@ -13,15 +13,7 @@ describe.each(DIALECTS)('action items on %s', (dialect) => {
   });
   afterAll(() => server.close());
 
-  const count = async () =>
-    Number(
-      (
-        await server.store.db
-          .selectFrom('action_items')
-          .select((eb) => eb.fn.countAll().as('n'))
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
+  const count = () => server.count('action_items');
 
   it('creates, lists, updates and deletes an action item', async () => {
     const created = await api.post('/v1/dev/user/action-items', {

@@ -17,13 +17,11 @@ describe.each(DIALECTS)('conversations on %s', (dialect) => {
   });
   afterAll(() => server.close());
 
-  const countRows = async (filter: { userId?: string; clientSessionId?: string } = {}) => {
-    let query = server.store.db.selectFrom('conversations').select((eb) => eb.fn.countAll().as('n'));
-    if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId);
-    if (filter.clientSessionId !== undefined)
-      query = query.where('client_session_id', '=', filter.clientSessionId);
-    return Number((await query.executeTakeFirstOrThrow()).n);
-  };
+  const countRows = (filter: { userId?: string; clientSessionId?: string } = {}) =>
+    server.count('conversations', {
+      ...(filter.userId !== undefined ? { user_id: filter.userId } : {}),
+      ...(filter.clientSessionId !== undefined ? { client_session_id: filter.clientSessionId } : {}),
+    });
 
   const createText = async (as: Client, body: Record<string, unknown>) => {
     const reply = await as.post(BASE, body);

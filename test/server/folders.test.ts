@@ -17,15 +17,7 @@ describe.each(DIALECTS)('folders on %s', (dialect) => {
   });
   afterAll(() => server.close());
 
-  const countFolders = async () =>
-    Number(
-      (
-        await server.store.db
-          .selectFrom('folders')
-          .select((eb) => eb.fn.countAll().as('n'))
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
+  const countFolders = () => server.count('folders');
 
   const storedFolder = (id: string) =>
     server.store.db.selectFrom('folders').selectAll().where('id', '=', id).executeTakeFirst();

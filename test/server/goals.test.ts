@@ -98,10 +98,7 @@ describe.each(DIALECTS)('goals on %s', (dialect) => {
       [{ title: 'x', target_value: 1, success_criteria: 'all' }, ['body', 'success_criteria']],
       [{ title: 'x', target_value: 1, focus_rank: 1.5 }, ['body', 'focus_rank']],
     ];
-    const before = await server.store.db
-      .selectFrom('goals')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .executeTakeFirstOrThrow();
+    const before = await server.count('goals');
     for (const [body, loc] of cases) {
       const reply = await api.post(BASE, body);
       expect({ body, status: reply.status }).toEqual({ body, status: 422 });
@@ -110,11 +107,7 @@ describe.each(DIALECTS)('goals on %s', (dialect) => {
         loc,
       });
     }
-    const after = await server.store.db
-      .selectFrom('goals')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .executeTakeFirstOrThrow();
-    expect(Number(after.n)).toBe(Number(before.n));
+    expect(await server.count('goals')).toBe(before);
   });
 
   it('updates only the fields sent and validates the merged values', async () => {

@@ -15,16 +15,7 @@ describe.each(DIALECTS)('memories on %s', (dialect) => {
   });
   afterAll(() => server.close());
 
-  const countFor = async (userId: string) =>
-    Number(
-      (
-        await server.store.db
-          .selectFrom('memories')
-          .select((eb) => eb.fn.countAll().as('n'))
-          .where('user_id', '=', userId)
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
+  const countFor = (userId: string) => server.count('memories', { user_id: userId });
 
   it('creates, lists, updates and deletes a memory', async () => {
     const created = await api.post(BASE, { content: 'Prefers green tea', tags: ['food'] });

@@ -17,11 +17,8 @@ describe.each(DIALECTS)('people on %s', (dialect) => {
   });
   afterAll(() => server.close());
 
-  const countPeople = async (userId?: string) => {
-    let query = server.store.db.selectFrom('people').select((eb) => eb.fn.countAll().as('n'));
-    if (userId !== undefined) query = query.where('user_id', '=', userId);
-    return Number((await query.executeTakeFirstOrThrow()).n);
-  };
+  const countPeople = (userId?: string) =>
+    server.count('people', userId === undefined ? {} : { user_id: userId });
 
   const storedPerson = (id: string) =>
     server.store.db.selectFrom('people').selectAll().where('id', '=', id).executeTakeFirst();

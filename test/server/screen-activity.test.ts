@@ -60,16 +60,7 @@ describe.each(DIALECTS)('screen activity on %s', (dialect) => {
   });
   afterAll(() => server.close());
 
-  const countFor = async (userId: string) =>
-    Number(
-      (
-        await server.store.db
-          .selectFrom('screen_activity')
-          .select((eb) => eb.fn.countAll().as('n'))
-          .where('user_id', '=', userId)
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
+  const countFor = (userId: string) => server.count('screen_activity', { user_id: userId });
 
   /** Follows next_cursor to the end; checks every page but the last is full. */
   async function walk(client: Client, query: Record<string, string | number>, limit?: number) {
