@@ -1,7 +1,7 @@
 // Table-driven checks over every developer endpoint: each needs exactly its scope, and no input, however
 // wrong, gets a 5xx or changes what is stored.
 import { SCOPES, type Scope } from '../../server/src/contract/scopes';
-import { devClient, keyWithScopes, type Client } from '../helpers/http';
+import { adminClient, client, devClient, keyWithScopes, type Client } from '../helpers/http';
 import { DIALECTS, startServer, type TestServer } from '../helpers/server';
 
 type Method = 'get' | 'post' | 'patch' | 'delete';
@@ -133,6 +133,49 @@ describe.each(DIALECTS)('every developer endpoint on %s', (dialect) => {
         }
       }
     }
+    expect(await snapshot()).toEqual(before);
+  });
+
+  // PostgreSQL text cannot hold U+0000; both databases refuse it the same way, before any lookup.
+  it('answers 422 naming where a NUL character is, in the path, the query or the body, and stores nothing', async () => {
+    const snapshot = () => Promise.all(TABLES.map((table) => server.count(table)));
+    const before = await snapshot();
+    const nul = (loc: (string | number)[]) => ({
+      status: 422,
+      body: { detail: [{ loc, msg: 'Text must not contain NUL (U+0000) characters', type: 'string_nul' }] },
+    });
+    for (const [method, path] of ENDPOINTS) {
+      const where = `${method.toUpperCase()} ${path}`;
+      const send = (target: string, query: Record<string, string>, body?: unknown) =>
+        method === 'get' || method === 'delete'
+          ? api[method](target, query)
+          : api[method](target, body, query);
+      const inQuery = await send(path, { folder_id: 'a\u0000b' }, {});
+      expect({ where, status: inQuery.status, body: inQuery.body }).toEqual({
+        where,
+        ...nul(['query', 'folder_id']),
+      });
+      if (path.includes(ID)) {
+        const inPath = await send(path.replace(ID, '%00'), {}, {});
+        expect({ where, status: inPath.status, body: inPath.body.detail[0].loc }).toEqual({
+          where,
+          status: 422,
+          body: ['path', expect.any(String)],
+        });
+      }
+      if (method === 'post' || method === 'patch') {
+        const inBody = await send(path, {}, { title: 'Weekly sync', tags: ['ok', 'a\u0000b'] });
+        expect({ where, status: inBody.status, body: inBody.body }).toEqual({
+          where,
+          ...nul(['body', 'tags', 1]),
+        });
+      }
+    }
+
+    const admin = adminClient(server);
+    expect(await admin.post('/v1/admin/users', { name: 'Ada\u0000' })).toMatchObject(nul(['body', 'name']));
+    const app = client(server.baseUrl, server.init.app_secret);
+    expect(await app.get('/v2/integrations/%00/app')).toMatchObject(nul(['path', 'app_id']));
     expect(await snapshot()).toEqual(before);
   });
 });

@@ -74,12 +74,17 @@ async function receiver(handler: (request: Received) => Answer | Promise<Answer>
 }
 type Receiver = Awaited<ReturnType<typeof receiver>>;
 
-/** A fake OpenAI-compatible LLM: "FAIL" in the prompt → 500, "SHORT" → "ok", else "LLM says: <prompt>". */
+/**
+ * A fake OpenAI-compatible LLM: "FAIL" in the prompt → 500, "SHORT" → "ok", "NUL" → "LLM says:\u0000 <prompt>",
+ * else "LLM says: <prompt>".
+ */
 function fakeLlm() {
   return receiver(({ body }) => {
     const prompt = (JSON.parse(body) as { messages: { content: string }[] }).messages[0].content;
     if (prompt.includes('FAIL')) return { status: 500, json: { error: 'boom' } };
-    const content = prompt.includes('SHORT') ? 'ok' : `LLM says: ${prompt}`;
+    const content = prompt.includes('SHORT')
+      ? 'ok'
+      : `LLM says:${prompt.includes('NUL') ? '\u0000' : ''} ${prompt}`;
     return { json: { choices: [{ message: { role: 'assistant', content } }] } };
   });
 }
@@ -164,6 +169,11 @@ async function openStream(baseUrl: string, key: string) {
     close: () => controller.abort(),
   };
 }
+
+/** A webhook reply asking for a notification with this prompt. */
+const notify = (prompt: string, params: string[] = []) => ({
+  json: { session_id: 's', notification: { prompt, params } },
+});
 
 async function deliveriesOf(app: TestApp) {
   const reply = await app.client.get(`/v2/integrations/${app.id}/deliveries`, { limit: 100 });
@@ -331,9 +341,6 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
 
   it('records each drop reason as a delivery and pushes nothing; a failed attempt does not start the window', async () => {
     const user = await newUser(server);
-    const notify = (prompt: string, params: string[] = []) => ({
-      json: { session_id: 's', notification: { prompt, params } },
-    });
     let round = 1;
     const cases: Record<string, { app?: Partial<Parameters<typeof makeApp>[1]>; granted?: string[] }> = {
       no_notification: {},
@@ -343,6 +350,7 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
       not_declared: { app: { scopes: ['user_name'] }, granted: ['user_name', 'user_facts'] },
       invalid_shape: {},
       not_json: {},
+      nul_prompt: {},
       prompt_too_short: {},
       generated_too_short: {},
       generation_failed: {},
@@ -366,6 +374,7 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
     replies.set('/drops/not_declared', () => notify('Facts: {{user_facts}}', ['user_facts']));
     replies.set('/drops/invalid_shape', () => ({ json: { session_id: 5, notification: 'hi' } }));
     replies.set('/drops/not_json', () => ({ text: 'thanks!' }));
+    replies.set('/drops/nul_prompt', () => notify('Hello\u0000 there'));
     replies.set('/drops/prompt_too_short', () => notify(' hey '));
     // The first round fails at generation; the second round succeeds at once (no window was started).
     replies.set('/drops/generated_too_short', () =>
@@ -385,6 +394,7 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
       not_declared: 'scopes_not_granted',
       invalid_shape: 'invalid_reply',
       not_json: 'invalid_reply',
+      nul_prompt: 'invalid_reply',
       prompt_too_short: 'prompt_too_short',
       generated_too_short: 'generated_too_short',
       generation_failed: 'generation_failed',
@@ -395,6 +405,9 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
       expect(records[0]).toMatchObject({ status_code: 200, notification_id: null, user_id: user.id });
       if (outcome !== 'no_notification') expect(records[0].detail).toEqual(expect.any(String));
     }
+    expect((await deliveriesOf(apps.nul_prompt))[0].detail).toContain(
+      'notification.prompt: Text must not contain NUL (U+0000) characters',
+    );
     expect((await user.client.get('/v1/dev/user/notifications')).body.notifications).toEqual([]);
 
     round = 2;
@@ -407,6 +420,18 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
     expect(inbox.map((n: { app_id: string }) => n.app_id).sort()).toEqual(
       [apps.generated_too_short.id, apps.generation_failed.id].sort(),
     );
+  });
+
+  it('pushes a generated text without the NUL characters the model sent', async () => {
+    const user = await newUser(server);
+    const app = await makeApp(server, { name: 'Nul', webhookUrl: `${hooks.url}/nul` });
+    await install(server, app.id, user.id);
+    replies.set('/nul', () => notify('Say NUL please'));
+    await user.client.post('/v1/dev/user/transcripts/nul/segments', segments('Hi'));
+    await settle();
+    expect((await deliveriesOf(app)).map((r) => r.outcome)).toEqual(['pushed']);
+    const inbox = (await user.client.get('/v1/dev/user/notifications')).body.notifications;
+    expect(inbox.map((n: { text: string }) => n.text)).toEqual(['LLM says: Say NUL please']);
   });
 
   it('survives hanging, failing, non-JSON and 10 MB webhooks; the breaker opens after 5 failures in a row', async () => {

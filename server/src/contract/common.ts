@@ -29,6 +29,28 @@ export function errors<S extends ErrorStatus>(...statuses: S[]): Pick<typeof err
 
 export const success = z.object({ success: z.literal(true) });
 
+export const NUL_MESSAGE = 'Text must not contain NUL (U+0000) characters';
+
+/**
+ * Where the first NUL character sits in a request value (its path of keys and indexes), or null if none does.
+ * PostgreSQL text cannot hold U+0000, so the server refuses it everywhere, on both databases alike.
+ */
+export function nulPath(value: unknown, path: (string | number)[] = []): (string | number)[] | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = nulPath(item, [...path, index]);
+      if (found) return found;
+    }
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const found = key.includes('\u0000') ? [...path, key] : nulPath(item, [...path, key]);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
 const HAS_OFFSET = /(?:z|[+-]\d{2}:?\d{2})$/i;
 
 function instantMs(value: string): number {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dateTime, limitParam } from './common';
+import { dateTime, limitParam, NUL_MESSAGE, nulPath } from './common';
 import { segmentInput } from './conversations';
 
 // Live transcript ingestion (developer API).
@@ -38,15 +38,20 @@ export const webhookPayload = z
   .meta({ id: 'WebhookPayload' });
 
 /** The app's reply. `params` names are checked against the app's and the user's scopes, not here. */
-export const webhookReply = z.object({
-  session_id: z.string(),
-  notification: z
-    .object({
-      prompt: z.string(),
-      params: z.array(z.string()).default([]),
-    })
-    .optional(),
-});
+export const webhookReply = z
+  .object({
+    session_id: z.string(),
+    notification: z
+      .object({
+        prompt: z.string(),
+        params: z.array(z.string()).default([]),
+      })
+      .optional(),
+  })
+  .superRefine((reply, ctx) => {
+    const at = nulPath(reply);
+    if (at) ctx.addIssue({ code: 'custom', path: at, message: NUL_MESSAGE });
+  });
 export type WebhookReply = z.infer<typeof webhookReply>;
 
 // Delivery records.

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { z } from 'zod';
-import type { ValidationIssue } from '../contract/common';
+import { NUL_MESSAGE, nulPath, type ValidationIssue } from '../contract/common';
 import { HttpError, UnprocessableError } from '../errors';
 
 const LOCATION: Record<string, string> = {
@@ -47,15 +47,32 @@ async function errorsPlugin(app: FastifyInstance) {
     return { error: new RequestValidationError(httpPart ?? 'body', result.error.issues) };
   });
 
+  // Before authentication, so that no lookup ever sees a NUL (the body is checked as it is parsed).
+  app.addHook('onRequest', async (request) => {
+    for (const [where, value] of [
+      ['path', request.params],
+      ['query', request.query],
+    ] as const) {
+      const at = nulPath(value);
+      if (at) throw UnprocessableError.at([where, ...at], NUL_MESSAGE, 'string_nul');
+    }
+  });
+
   // An empty JSON body is "no body", so routes that need none accept one and routes that need one say 422.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     if (body === '') return done(null, undefined);
+    let parsed: unknown;
     try {
-      done(null, JSON.parse(body as string));
+      parsed = JSON.parse(body as string);
     } catch (error) {
-      done(UnprocessableError.at(['body'], `JSON decode error: ${(error as Error).message}`, 'json_invalid'));
+      return done(
+        UnprocessableError.at(['body'], `JSON decode error: ${(error as Error).message}`, 'json_invalid'),
+      );
     }
+    const at = nulPath(parsed);
+    if (at) return done(UnprocessableError.at(['body', ...at], NUL_MESSAGE, 'string_nul'));
+    done(null, parsed);
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {

@@ -24,7 +24,8 @@ export async function generate(config: ServerConfig, prompt: string): Promise<Ge
       ?.message?.content;
     if (typeof content !== 'string')
       return { ok: false, reason: 'LLM reply has no choices[0].message.content' };
-    return { ok: true, text: content.trim(), generated: true };
+    // A stored text cannot hold U+0000 (PostgreSQL refuses it), and a model has no reason to send one.
+    return { ok: true, text: content.replaceAll('\u0000', '').trim(), generated: true };
   } catch (error) {
     const status = axios.isAxiosError(error) ? error.response?.status : undefined;
     return {
