@@ -174,8 +174,22 @@ describe.each(DIALECTS)('every developer endpoint on %s', (dialect) => {
 
     const admin = adminClient(server);
     expect(await admin.post('/v1/admin/users', { name: 'Ada\u0000' })).toMatchObject(nul(['body', 'name']));
+    // Authentication comes first, as for any other bad input; an app id with a NUL is just unknown.
+    expect(
+      await client(server.baseUrl).get('/v1/dev/user/action-items', { folder_id: '\u0000' }),
+    ).toMatchObject({
+      status: 401,
+    });
     const app = client(server.baseUrl, server.init.app_secret);
-    expect(await app.get('/v2/integrations/%00/app')).toMatchObject(nul(['path', 'app_id']));
+    expect(await app.get('/v2/integrations/%00/app')).toMatchObject({
+      status: 401,
+      body: { detail: 'Invalid app ID or secret' },
+    });
+    const notification = await app.post(`/v2/integrations/${server.init.app_id}/notification`, undefined, {
+      uid: server.init.user_id,
+      message: 'Hello\u0000',
+    });
+    expect(notification).toMatchObject(nul(['query', 'message']));
     expect(await snapshot()).toEqual(before);
   });
 });

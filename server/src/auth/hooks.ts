@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import { nulPath } from '../contract/common';
 import type { Scope } from '../contract/scopes';
 import { HttpError } from '../errors';
 import { FixedWindowLimiter } from './rate-limit';
@@ -98,11 +99,14 @@ export const appAuth: onRequestAsyncHookHandler = async function authenticateApp
   const token = bearerToken(request.headers.authorization);
   if (!token) throw unauthorized("Missing or invalid Authorization header. Must be 'Bearer APP_SECRET'");
   const appId = (request.params as { app_id?: string }).app_id ?? '';
-  const app = await request.server.store.db
-    .selectFrom('apps')
-    .select(['id', 'name', 'capabilities', 'secret_hash'])
-    .where('id', '=', appId)
-    .executeTakeFirst();
+  // No app id holds a NUL, and PostgreSQL could not even compare one: such an id is simply unknown.
+  const app = nulPath(appId)
+    ? undefined
+    : await request.server.store.db
+        .selectFrom('apps')
+        .select(['id', 'name', 'capabilities', 'secret_hash'])
+        .where('id', '=', appId)
+        .executeTakeFirst();
   // An unknown app and a wrong secret answer alike, so app ids cannot be probed.
   if (!app || !sameHash(app.secret_hash, hashSecret(token))) throw unauthorized('Invalid app ID or secret');
   request.integrationApp = {

@@ -47,8 +47,8 @@ async function errorsPlugin(app: FastifyInstance) {
     return { error: new RequestValidationError(httpPart ?? 'body', result.error.issues) };
   });
 
-  // Before authentication, so that no lookup ever sees a NUL (the body is checked as it is parsed).
-  app.addHook('onRequest', async (request) => {
+  // After authentication, like every other input check (the body is checked as it is parsed).
+  app.addHook('preValidation', async (request) => {
     for (const [where, value] of [
       ['path', request.params],
       ['query', request.query],
