@@ -1,6 +1,8 @@
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { sql } from 'kysely';
 import { z } from 'zod';
+import { errorBody } from './contract/common';
 import { adminAuth, appAuth, developerAuth } from './auth/hooks';
 import { configFromEnv, type ServerConfig } from './config';
 import openapi from './plugins/openapi';
@@ -70,10 +72,19 @@ export async function buildApp({ store, config, logger = false }: AppOptions) {
   await app.register(errors);
   await app.register(openapi);
 
+  // Healthy means able to serve: the database answers too, so a load balancer skips an instance that lost it.
   app.get(
     '/healthz',
-    { schema: { tags: ['Health'], response: { 200: z.object({ status: z.literal('ok') }) } } },
-    () => ({ status: 'ok' as const }),
+    {
+      schema: {
+        tags: ['Health'],
+        response: { 200: z.object({ status: z.literal('ok') }), 503: errorBody },
+      },
+    },
+    async () => {
+      await sql`select 1`.execute(app.store.db);
+      return { status: 'ok' as const };
+    },
   );
 
   await app.register(

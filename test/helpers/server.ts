@@ -24,6 +24,8 @@ export const PG_ADMIN_URL = process.env.TEST_PG_URL ?? 'postgres://postgres@127.
 export interface TestServer {
   dialect: Dialect;
   baseUrl: string;
+  /** The database the server uses (for SQLite, `sqlite:<path>`). */
+  databaseUrl: string;
   app: App;
   /** Direct access to the database, for asserting what was (or was not) stored. */
   store: Store;
@@ -70,6 +72,8 @@ export async function createDatabase(dialect: Dialect): Promise<{ url: string; d
 export interface StartOptions {
   /** Runs on the built app before it listens, e.g. to add a hook that observes requests. */
   beforeListen?: (app: App) => void | Promise<void>;
+  /** Rewrites the database URL the server connects to, e.g. through a proxy the test controls. */
+  connectVia?: (url: string) => string;
 }
 
 export async function startServer(
@@ -78,7 +82,8 @@ export async function startServer(
   options: StartOptions = {},
 ): Promise<TestServer> {
   const database = await createDatabase(dialect);
-  const store = openStore(database.url);
+  const databaseUrl = options.connectVia?.(database.url) ?? database.url;
+  const store = openStore(databaseUrl);
   await migrateToLatest(store.db);
   const init = await initInstance(store.db);
   // A generous default rate limit so suites never trip it unless they mean to.
@@ -88,6 +93,7 @@ export async function startServer(
   return {
     dialect,
     baseUrl,
+    databaseUrl,
     app,
     store,
     init,

@@ -71,7 +71,14 @@ export function developerAuth(limit: { max: number; windowMs: number }): onReque
     }
 
     if (key.last_used_at === null || now - key.last_used_at >= LAST_USED_RESOLUTION_MS) {
-      await db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', key.id).execute();
+      // Bookkeeping: a read must not fail because this could not be written (e.g. SQLite locked by another
+      // process); the next request tries again.
+      await db
+        .updateTable('api_keys')
+        .set({ last_used_at: now })
+        .where('id', '=', key.id)
+        .execute()
+        .catch((error: unknown) => request.log.warn({ err: error }, 'could not record the key as used'));
     }
     request.developerKey = { id: key.id, userId: key.user_id, scopes: JSON.parse(key.scopes) as Scope[] };
 

@@ -3,6 +3,10 @@ import fp from 'fastify-plugin';
 import type { z } from 'zod';
 import { NUL_MESSAGE, nulPath, type ValidationIssue } from '../contract/common';
 import { HttpError, UnprocessableError } from '../errors';
+import { isUnavailable } from '../store/errors';
+
+/** How long a client should wait before retrying while the database is out of reach. */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
 
 const LOCATION: Record<string, string> = {
   body: 'body',
@@ -38,7 +42,8 @@ export class RequestValidationError extends Error {
 
 /**
  * One place that turns every failure into the interface's error bodies: 422 `{detail:[{loc,msg,type}]}` for
- * bad input, `{detail}` for other client errors, and a bare 500 (logged) for our own faults.
+ * bad input, `{detail}` for other client errors, 503 with Retry-After while the database is out of reach, and a
+ * bare 500 (logged) for our own faults.
  */
 async function errorsPlugin(app: FastifyInstance) {
   app.setValidatorCompiler<z.ZodType>(({ schema, httpPart }) => (data) => {
@@ -82,6 +87,13 @@ async function errorsPlugin(app: FastifyInstance) {
       return reply.code(error.statusCode).headers(error.headers).send({ detail: error.detail });
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) return reply.code(status).send({ detail: error.message });
+    if (isUnavailable(error)) {
+      request.log.warn({ err: error }, 'database unavailable');
+      return reply
+        .code(503)
+        .header('retry-after', String(UNAVAILABLE_RETRY_AFTER_SECONDS))
+        .send({ detail: 'The database is unavailable right now; retry shortly' });
+    }
     request.log.error({ err: error }, 'request failed');
     return reply.code(500).send({ detail: 'Internal Server Error' });
   });

@@ -29,6 +29,10 @@ export function openStore(url: string): Store {
     // An idle pooled connection that the server ends (restart, terminated backend, a dropped database) is
     // reported here; without a listener that event would crash the process. The pool just drops the client.
     pool.on('error', () => undefined);
+    // A connection lost while checked out (mid-query or mid-transaction) is also emitted on its client, which
+    // then has no listener of the pool's: that would crash the process too. The query itself still fails (the
+    // request answers 503), and the pool discards the broken client when it is released.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }

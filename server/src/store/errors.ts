@@ -19,3 +19,33 @@ export function isUniqueViolation(error: unknown): boolean {
     code === 'SQLITE_CONSTRAINT' && typeof message === 'string' && /^UNIQUE constraint failed/.test(message)
   );
 }
+
+// PostgreSQL SQLSTATEs that mean the database cannot serve now, not that the request is wrong: the class 08
+// connection exceptions, shutdowns (57P01-57P03) and too many connections (53300).
+const PG_CONNECTION_CLASS = '08';
+const PG_UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'EPIPE',
+  'EAI_AGAIN',
+]);
+// node-postgres reports a connection lost mid-query or a connect timeout by message only.
+const PG_CONNECTION_LOST = /^Connection terminated|timeout exceeded when trying to connect/;
+
+/**
+ * True when `error` says the database is out of reach or busy for now (server down or restarting, connection
+ * lost, SQLite locked by another process past the busy timeout): the request may succeed if retried.
+ */
+export function isUnavailable(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code === 'string') {
+    if (code.length === 5 && code.startsWith(PG_CONNECTION_CLASS)) return true;
+    if (PG_UNAVAILABLE_CODES.has(code) || NETWORK_CODES.has(code)) return true;
+    if (code.startsWith('SQLITE_BUSY')) return true;
+  }
+  return typeof message === 'string' && PG_CONNECTION_LOST.test(message);
+}

@@ -1,0 +1,88 @@
+// While its database is out of reach the server answers 503 with Retry-After (never a 500), /healthz says so,
+// nothing is half-written, and once the database is back it serves again without a restart.
+import SQLite from 'better-sqlite3';
+import { devClient, type Reply } from '../helpers/http';
+import { startDatabaseProxy, type DatabaseProxy } from '../helpers/proxy';
+import { PG_ADMIN_URL, startServer, type TestServer } from '../helpers/server';
+
+const UNAVAILABLE = { detail: 'The database is unavailable right now; retry shortly' };
+
+function expectUnavailable(reply: Reply) {
+  expect({ status: reply.status, body: reply.body, retryAfter: reply.headers.get('retry-after') }).toEqual({
+    status: 503,
+    body: UNAVAILABLE,
+    retryAfter: '2',
+  });
+}
+
+const health = async (server: TestServer) => (await fetch(`${server.baseUrl}/healthz`)).status;
+
+describe('PostgreSQL out of reach', () => {
+  let proxy: DatabaseProxy;
+  let server: TestServer;
+
+  beforeAll(async () => {
+    proxy = await startDatabaseProxy(PG_ADMIN_URL);
+    server = await startServer('postgres', {}, { connectVia: proxy.route });
+  });
+  afterAll(async () => {
+    await proxy.up().catch(() => undefined);
+    await server.close();
+    await proxy.down();
+  });
+
+  it('answers 503 with Retry-After, stores nothing, and serves again once it is back', async () => {
+    const api = devClient(server);
+    expect((await api.get('/v1/dev/user/goals')).status).toBe(200);
+    expect(await health(server)).toBe(200);
+
+    await proxy.down();
+    expectUnavailable(await api.get('/v1/dev/user/goals'));
+    expectUnavailable(await api.get('/v1/dev/key'));
+    expectUnavailable(
+      await api.post('/v1/dev/user/action-items', { description: 'Written during the outage' }),
+    );
+    expectUnavailable(
+      await api.post('/v1/dev/user/action-items/batch', {
+        action_items: [{ description: 'Written during the outage' }, { description: 'Also during it' }],
+      }),
+    );
+    expect(await health(server)).toBe(503);
+
+    await proxy.up();
+    expect(await health(server)).toBe(200);
+    expect((await api.get('/v1/dev/user/goals')).status).toBe(200);
+    expect(await server.count('action_items')).toBe(0);
+    expect((await api.post('/v1/dev/user/action-items', { description: 'After the outage' })).status).toBe(
+      201,
+    );
+    expect(await server.count('action_items')).toBe(1);
+  });
+});
+
+describe('SQLite locked by another process', () => {
+  let server: TestServer;
+  let other: SQLite.Database;
+
+  beforeAll(async () => {
+    server = await startServer('sqlite');
+    other = new SQLite(server.databaseUrl.slice('sqlite:'.length));
+  });
+  afterAll(async () => {
+    other.close();
+    await server.close();
+  });
+
+  it('answers a write 503 once the busy timeout passes, still serves reads, and writes again when released', async () => {
+    const api = devClient(server);
+    // Another process holds the write lock (a backup, a migration, a sqlite3 shell left in a transaction).
+    other.exec('BEGIN IMMEDIATE');
+    // The key's first use cannot be recorded now; that bookkeeping must not fail the read.
+    expect((await api.get('/v1/dev/user/action-items')).status).toBe(200);
+    expectUnavailable(await api.post('/v1/dev/user/action-items', { description: 'Blocked write' }));
+    other.exec('ROLLBACK');
+
+    expect((await api.post('/v1/dev/user/action-items', { description: 'After the lock' })).status).toBe(201);
+    expect(await server.count('action_items')).toBe(1);
+  });
+});
