@@ -1,6 +1,8 @@
 import { actionItem } from '../../server/src/contract/action-items';
 import { apiKey } from '../../server/src/contract/keys';
 import { devClient, expectShape, newUser } from '../helpers/http';
+import { startDatabaseProxy, type DatabaseProxy } from '../helpers/proxy';
+import { PG_ADMIN_URL } from '../helpers/server';
 import {
   credentialsFor,
   jsonOut,
@@ -130,6 +132,55 @@ describe('429 and Retry-After', () => {
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(1);
     // Each 429 is followed by a wait of its Retry-After (1 s) before the retry.
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+  });
+});
+
+describe("503 while the server's database is out of reach", () => {
+  let proxy: DatabaseProxy;
+  let behindProxy: NodeTestServer;
+  beforeAll(async () => {
+    proxy = await startDatabaseProxy(PG_ADMIN_URL);
+    behindProxy = await startNodeTestServer({}, { dialect: 'postgres', connectVia: proxy.route });
+  });
+  afterAll(async () => {
+    await proxy.up().catch(() => undefined);
+    await behindProxy.close();
+    await proxy.down();
+  });
+
+  test('a read waits Retry-After, retries, and succeeds once the database is back', async () => {
+    await proxy.down();
+    const back = setTimeout(() => void proxy.up(), 1_000);
+    try {
+      const result = await runDevData(behindProxy, { resource: 'developerKey', operation: 'getCurrent' });
+      expectShape(apiKey, jsonOut(result)[0]);
+    } finally {
+      clearTimeout(back);
+    }
+    const statuses = behindProxy.requestsTo('GET', '/v1/dev/key').map((r) => r.status);
+    expect(statuses[0]).toBe(503);
+    expect(statuses.at(-1)).toBe(200);
+  });
+
+  test('a create is not repeated: it fails at once saying the server is unavailable, and stores nothing', async () => {
+    await proxy.down();
+    let result;
+    try {
+      result = await runDevData(behindProxy, {
+        resource: 'actionItem',
+        operation: 'create',
+        description: 'During the outage',
+      });
+    } finally {
+      await proxy.up();
+    }
+    expect(result.error?.message).toBe('The DevData server is temporarily unavailable');
+    expect(result.error?.description).toBe(
+      "The database is unavailable right now; retry shortly. Run the workflow again in a moment, or turn on Retry On Fail in the node's settings.",
+    );
+    expect((result.error as { httpCode?: string }).httpCode).toBe('503');
+    expect(behindProxy.requestsTo('POST', '/v1/dev/user/action-items').map((r) => r.status)).toEqual([503]);
+    expect(await behindProxy.count('action_items')).toBe(0);
   });
 });
 

@@ -458,9 +458,7 @@ describe('a poll that fails halfway', () => {
     const user = await newUser(flaky);
     const trigger = activePollingWorkflow({ event: 'updatedActionItem' }, credentialsFor(flaky, user.key));
     failFeedRequest(1, 503);
-    await expect(trigger.activate()).rejects.toThrow(
-      'The DevData server failed to handle the request (HTTP 503)',
-    );
+    await expect(trigger.activate()).rejects.toThrow('The DevData server is temporarily unavailable');
     expect(trigger.savedStaticData()).toEqual({});
     expect((await trigger.activate()).error).toBeNull();
     expect(trigger.savedStaticData()[STATIC_KEY]).toMatchObject({ event: 'updatedActionItem' });

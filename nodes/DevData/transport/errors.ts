@@ -13,7 +13,7 @@ export interface FailureContext {
   itemIndex?: number;
   /** Maps a 422 `loc` inside a batch body to the input item it came from. */
   batchItemIndex?: (loc: Array<string | number>) => number | undefined;
-  /** Set when a 429 is given up on after retrying. */
+  /** Set when a retryable answer (429, or 503 of a read or an update) is given up on after retrying. */
   retries?: number;
 }
 
@@ -115,6 +115,14 @@ export function devDataApiError(
           ? `Rate limit exceeded: still limited after ${context.retries} retries`
           : 'Rate limit exceeded';
       failure = { cause: 'rate-limited' };
+      break;
+    case 503:
+      message =
+        context.retries !== undefined && context.retries > 0
+          ? `The DevData server is temporarily unavailable: still unavailable after ${context.retries} retries`
+          : 'The DevData server is temporarily unavailable';
+      description = `${detail ?? 'Service unavailable'}. Run the workflow again in a moment, or turn on Retry On Fail in the node's settings.`;
+      failure = { cause: 'temporarily-unavailable' };
       break;
     default:
       message =

@@ -1,4 +1,4 @@
-export { devDataRequest, MAX_RATE_LIMIT_RETRIES, MAX_RETRY_AFTER_SECONDS } from './request';
+export { devDataRequest, MAX_RETRIES, MAX_RETRY_AFTER_SECONDS } from './request';
 export type { DevDataCredentialType, DevDataRequest, DevDataRequestContext } from './request';
 export { cursorPaginate, offsetPaginate } from './pagination';
 export type { ListRequest } from './pagination';

@@ -15,12 +15,21 @@ export type DevDataCredentialType = 'devDataApi' | 'devDataAppApi';
 /** The node contexts that send requests: an action node's execute() and a polling trigger's poll(). */
 export type DevDataRequestContext = IExecuteFunctions | IPollFunctions;
 
-/** How often a 429 is retried before the node gives up. */
-export const MAX_RATE_LIMIT_RETRIES = 3;
+/** How often a 429, or a 503 of a request that is safe to repeat, is retried before the node gives up. */
+export const MAX_RETRIES = 3;
 /** The longest Retry-After the node waits for; a longer wait fails at once (e.g. the hourly notification cap). */
 export const MAX_RETRY_AFTER_SECONDS = 60;
 
 const DEVELOPER_KEY_PREFIX = 'svc_dev_';
+
+// A 503 (the server's database out of reach) may follow a write the database applied but could not confirm, so
+// only requests that leave the same state when repeated are retried on it: a repeated create could duplicate a
+// record, and a repeated delete would answer 404. A 429 is always retried: the server did nothing.
+const REPEATABLE_METHODS: ReadonlySet<IHttpRequestMethods> = new Set(['GET', 'PATCH']);
+
+function isRetryable(status: number, method: IHttpRequestMethods): boolean {
+  return status === 429 || (status === 503 && REPEATABLE_METHODS.has(method));
+}
 
 export interface DevDataRequest {
   method: IHttpRequestMethods;
@@ -63,9 +72,9 @@ async function baseUrlOf(this: DevDataRequestContext, request: DevDataRequest): 
 }
 
 /**
- * Sends one request to the DevData server with the node's credential and returns the parsed body. A 429 is
- * retried after the server's Retry-After (at most MAX_RATE_LIMIT_RETRIES times); every other error becomes a
- * NodeApiError that carries the server's detail.
+ * Sends one request to the DevData server with the node's credential and returns the parsed body. A 429, and a
+ * 503 of a read or an update, is retried after the server's Retry-After (at most MAX_RETRIES times); every other
+ * error becomes a NodeApiError that carries the server's detail.
  */
 export async function devDataRequest<T = unknown>(
   this: DevDataRequestContext,
@@ -91,7 +100,7 @@ export async function devDataRequest<T = unknown>(
     )) as IN8nHttpFullResponse;
     if (response.statusCode < 400) return response.body as T;
 
-    if (response.statusCode === 429 && attempt < MAX_RATE_LIMIT_RETRIES) {
+    if (isRetryable(response.statusCode, request.method) && attempt < MAX_RETRIES) {
       const wait = retryAfterSeconds(response.headers, attempt);
       if (wait <= MAX_RETRY_AFTER_SECONDS) {
         await sleep(wait * 1000);
@@ -104,7 +113,7 @@ export async function devDataRequest<T = unknown>(
       id: request.id,
       itemIndex: request.itemIndex,
       batchItemIndex: request.batchItemIndex,
-      retries: response.statusCode === 429 ? attempt : undefined,
+      retries: isRetryable(response.statusCode, request.method) ? attempt : undefined,
     });
   }
 }

@@ -1,7 +1,7 @@
 // Workflows around the DevData node, and a devdata-server that records the requests it answers.
 import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
 import type { ServerConfig } from '../../../server/src/config';
-import { startServer, type TestServer } from '../../helpers/server';
+import { startServer, type Dialect, type StartOptions, type TestServer } from '../../helpers/server';
 import type { TestCredentials } from './credentials-helper';
 import { DEVDATA_NODE_TYPE, MANUAL_TRIGGER_NODE_TYPE } from './node-types';
 import { runWorkflow, type RunResult, type WorkflowJson } from './workflow';
@@ -20,10 +20,14 @@ export interface NodeTestServer extends TestServer {
   requestsTo(method: string, path: string): LoggedRequest[];
 }
 
-/** Starts the real server in this process (SQLite) with a request log. */
-export async function startNodeTestServer(config: Partial<ServerConfig> = {}): Promise<NodeTestServer> {
+/** Starts the real server in this process (on SQLite unless told otherwise) with a request log. */
+export async function startNodeTestServer(
+  config: Partial<ServerConfig> = {},
+  { dialect = 'sqlite', connectVia }: { dialect?: Dialect; connectVia?: StartOptions['connectVia'] } = {},
+): Promise<NodeTestServer> {
   const requests: LoggedRequest[] = [];
-  const server = await startServer('sqlite', config, {
+  const server = await startServer(dialect, config, {
+    connectVia,
     beforeListen: (app) => {
       app.addHook('onResponse', async (request, reply) => {
         const url = new URL(request.url, 'http://server');
