@@ -12,6 +12,7 @@ import * as person from './actions/person/Person.resource';
 import * as proactiveReply from './actions/proactiveReply/ProactiveReply.resource';
 import * as screenActivity from './actions/screenActivity/ScreenActivity.resource';
 import { router } from './actions/router';
+import { listSearch, loadOptions } from './methods';
 
 export class DevData implements INodeType {
   description: INodeTypeDescription = {
@@ -68,6 +69,8 @@ export class DevData implements INodeType {
       ...screenActivity.description,
     ],
   };
+
+  methods = { listSearch, loadOptions };
 
   async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
     return await router.call(this);

@@ -351,6 +351,46 @@ describe('n8n with n8n-nodes-devdata', () => {
       expect(resultData.runData['Create task in your tool'][0].data.main[0]).toHaveLength(5);
     });
 
+    scenario(
+      '6. the editor’s record pickers: n8n lists goals and folders through the node’s methods',
+      async () => {
+        const session = await n8nSession();
+        const picker = {
+          nodeTypeAndVersion: { name: 'n8n-nodes-devdata.devData', version: 1 },
+          credentials: { devDataApi: { id: 'devDataApiDemo01', name: 'DevData Developer API' } },
+        };
+        const goals = await session.post('/dynamic-node-parameters/resource-locator-results', {
+          ...picker,
+          path: 'parameters.goalId',
+          methodName: 'searchGoals',
+          filter: 'run',
+          currentNodeParameters: {
+            resource: 'goal',
+            operation: 'get',
+            goalId: { __rl: true, mode: 'list', value: '' },
+          },
+        });
+        expect(goals.status).toBe(200);
+        const listed = ((await goals.json()) as any).data.results as Array<{ name: string; value: string }>;
+        const stored = (
+          (await api('/v1/dev/user/goals?include_inactive=true&limit=1000')).body as any[]
+        ).filter((goal) => goal.title.toLowerCase().includes('run'));
+        expect(stored.length).toBeGreaterThan(0);
+        expect(listed.map((entry) => entry.value).sort()).toEqual(stored.map((goal) => goal.id).sort());
+
+        const folders = await session.post('/dynamic-node-parameters/options', {
+          ...picker,
+          path: 'parameters.filters.folderId',
+          methodName: 'getFolders',
+          currentNodeParameters: { resource: 'conversation', operation: 'getAll' },
+        });
+        expect(folders.status).toBe(200);
+        const options = ((await folders.json()) as any).data as Array<{ name: string; value: string }>;
+        const storedFolders = (await api('/v1/dev/user/folders')).body as any[];
+        expect(options.map((option) => option.value).sort()).toEqual(storedFolders.map((f) => f.id).sort());
+      },
+    );
+
     scenario('4b. unpublishing clears the app’s webhook; publishing again sets it', async () => {
       const session = await n8nSession();
       expect((await session.post('/workflows/exProactiveCoach/deactivate')).status).toBe(200);

@@ -11,6 +11,8 @@ interface Step {
 }
 
 const ref = (node: string, field = 'id') => `={{ $('${node}').item.json.${field} }}`;
+/** A record locator set "By ID", as n8n saves one whose ID is mapped with an expression. */
+const byId = (value: string) => ({ __rl: true, mode: 'id', value });
 
 /** Manual Trigger → a chain of DevData nodes, each run once, covering every resource. */
 export function allOperationsWorkflow(userId: string) {
@@ -30,7 +32,7 @@ export function allOperationsWorkflow(userId: string) {
       parameters: {
         resource: 'actionItem',
         operation: 'update',
-        actionItemId: ref('Create action item'),
+        actionItemId: byId(ref('Create action item')),
         updateFields: { completed: true, clearDueAt: true },
       },
     },
@@ -43,7 +45,7 @@ export function allOperationsWorkflow(userId: string) {
       parameters: {
         resource: 'actionItem',
         operation: 'delete',
-        actionItemId: ref('Create throwaway action item'),
+        actionItemId: byId(ref('Create throwaway action item')),
       },
     },
     {
@@ -61,7 +63,7 @@ export function allOperationsWorkflow(userId: string) {
       parameters: {
         resource: 'goal',
         operation: 'updateProgress',
-        goalId: ref('Create goal'),
+        goalId: byId(ref('Create goal')),
         currentValue: 3,
       },
     },
@@ -70,14 +72,17 @@ export function allOperationsWorkflow(userId: string) {
       parameters: {
         resource: 'goal',
         operation: 'update',
-        goalId: ref('Create goal'),
+        goalId: byId(ref('Create goal')),
         updateFields: { title: 'E2E: read 12 novels' },
       },
     },
-    { name: 'Get goal', parameters: { resource: 'goal', operation: 'get', goalId: ref('Create goal') } },
+    {
+      name: 'Get goal',
+      parameters: { resource: 'goal', operation: 'get', goalId: byId(ref('Create goal')) },
+    },
     {
       name: 'Goal history',
-      parameters: { resource: 'goal', operation: 'getHistory', goalId: ref('Create goal'), days: 7 },
+      parameters: { resource: 'goal', operation: 'getHistory', goalId: byId(ref('Create goal')), days: 7 },
     },
     {
       name: 'Create goal to drop',
@@ -90,7 +95,7 @@ export function allOperationsWorkflow(userId: string) {
     },
     {
       name: 'Drop goal',
-      parameters: { resource: 'goal', operation: 'delete', goalId: ref('Create goal to drop') },
+      parameters: { resource: 'goal', operation: 'delete', goalId: byId(ref('Create goal to drop')) },
     },
     {
       name: 'Create memory',
@@ -101,7 +106,7 @@ export function allOperationsWorkflow(userId: string) {
       parameters: {
         resource: 'memory',
         operation: 'update',
-        memoryId: ref('Create memory'),
+        memoryId: byId(ref('Create memory')),
         updateFields: { content: 'E2E: loves jasmine tea' },
       },
     },
@@ -111,7 +116,7 @@ export function allOperationsWorkflow(userId: string) {
     },
     {
       name: 'Delete memory',
-      parameters: { resource: 'memory', operation: 'delete', memoryId: ref('Create throwaway memory') },
+      parameters: { resource: 'memory', operation: 'delete', memoryId: byId(ref('Create throwaway memory')) },
     },
     { name: 'Create person', parameters: { resource: 'person', operation: 'create', name: 'E2E Alex' } },
     {
@@ -119,7 +124,7 @@ export function allOperationsWorkflow(userId: string) {
       parameters: {
         resource: 'person',
         operation: 'update',
-        personId: ref('Create person'),
+        personId: byId(ref('Create person')),
         updateFields: { name: 'E2E Alexandra' },
       },
     },
@@ -129,7 +134,7 @@ export function allOperationsWorkflow(userId: string) {
     },
     {
       name: 'Delete person',
-      parameters: { resource: 'person', operation: 'delete', personId: ref('Create throwaway person') },
+      parameters: { resource: 'person', operation: 'delete', personId: byId(ref('Create throwaway person')) },
     },
     { name: 'Create folder', parameters: { resource: 'folder', operation: 'create', name: 'E2E Folder' } },
     {
@@ -137,7 +142,7 @@ export function allOperationsWorkflow(userId: string) {
       parameters: {
         resource: 'folder',
         operation: 'update',
-        folderId: ref('Create folder'),
+        folderId: byId(ref('Create folder')),
         updateFields: { name: 'E2E Projects' },
       },
     },
@@ -155,7 +160,7 @@ export function allOperationsWorkflow(userId: string) {
       parameters: {
         resource: 'conversation',
         operation: 'update',
-        conversationId: ref('Conversation from text'),
+        conversationId: byId(ref('Conversation from text')),
         updateFields: { title: 'E2E shipping plan (agreed)' },
       },
     },
@@ -164,7 +169,7 @@ export function allOperationsWorkflow(userId: string) {
       parameters: {
         resource: 'conversation',
         operation: 'get',
-        conversationId: ref('Conversation from text'),
+        conversationId: byId(ref('Conversation from text')),
         options: { includeTranscript: true },
       },
     },
@@ -184,7 +189,7 @@ export function allOperationsWorkflow(userId: string) {
       parameters: {
         resource: 'conversation',
         operation: 'delete',
-        conversationId: ref('Conversation from segments'),
+        conversationId: byId(ref('Conversation from segments')),
       },
     },
     {
@@ -193,7 +198,7 @@ export function allOperationsWorkflow(userId: string) {
     },
     {
       name: 'Delete folder',
-      parameters: { resource: 'folder', operation: 'delete', folderId: ref('Create throwaway folder') },
+      parameters: { resource: 'folder', operation: 'delete', folderId: byId(ref('Create throwaway folder')) },
     },
     { name: 'List people', parameters: { resource: 'person', operation: 'getAll', returnAll: true } },
     { name: 'List memories', parameters: { resource: 'memory', operation: 'getAll', returnAll: true } },

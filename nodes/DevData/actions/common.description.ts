@@ -22,15 +22,34 @@ export function returnAllOrLimit(records: string): INodeProperties[] {
   ];
 }
 
-/** The ID of the record an operation addresses. */
-export function recordId(name: string, record: string): INodeProperties {
+/**
+ * The record an operation addresses: picked from a searchable list of the user's records, or given by ID (typed,
+ * or mapped with an expression). Read it with `getNodeParameter(name, i, '', { extractValue: true })`.
+ */
+export function recordId(name: string, record: string, searchListMethod: string): INodeProperties {
+  const noun = record.toLowerCase();
   return {
-    displayName: `${record} ID`,
+    displayName: record,
     name,
-    type: 'string',
+    type: 'resourceLocator',
     required: true,
-    default: '',
-    description: `The ID of the ${record.toLowerCase()}`,
+    default: { mode: 'list', value: '' },
+    description: `The ${noun} to work with`,
+    modes: [
+      {
+        displayName: 'From List',
+        name: 'list',
+        type: 'list',
+        placeholder: `Select a ${noun}...`,
+        typeOptions: { searchListMethod, searchable: true },
+      },
+      {
+        displayName: 'By ID',
+        name: 'id',
+        type: 'string',
+        placeholder: 'e.g. 01a1f4f0b5560000dad13f77',
+      },
+    ],
   };
 }
 

@@ -14,16 +14,18 @@ export interface RecordSpec {
   path: string;
   /** The ID parameter's name, e.g. `folderId`. */
   idName: string;
+  /** The list search that offers the user's records of this kind, e.g. `searchFolders`. */
+  searchListMethod: string;
 }
 
 /** `DELETE <path>/<id>`: the operation every resource with a delete has, answering `{success: true}`. */
 export function deleteById(spec: RecordSpec): ItemOperation {
   return {
     description: updateDisplayOptions({ show: { resource: [spec.resource], operation: ['delete'] } }, [
-      recordId(spec.idName, spec.label),
+      recordId(spec.idName, spec.label, spec.searchListMethod),
     ]),
     async execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-      const id = this.getNodeParameter(spec.idName, itemIndex) as string;
+      const id = this.getNodeParameter(spec.idName, itemIndex, '', { extractValue: true }) as string;
       return (await devDataRequest.call(this, {
         method: 'DELETE',
         path: `${spec.path}/${encodeURIComponent(id)}`,

@@ -3,6 +3,7 @@ import type {
   IExecuteFunctions,
   IHttpRequestMethods,
   IHttpRequestOptions,
+  ILoadOptionsFunctions,
   IN8nHttpFullResponse,
   IPollFunctions,
 } from 'n8n-workflow';
@@ -12,8 +13,8 @@ import { devDataApiError, type FailureContext } from './errors';
 
 export type DevDataCredentialType = 'devDataApi' | 'devDataAppApi';
 
-/** The node contexts that send requests: an action node's execute() and a polling trigger's poll(). */
-export type DevDataRequestContext = IExecuteFunctions | IPollFunctions;
+/** The node contexts that send requests: execute(), a polling trigger's poll(), and the dropdowns' methods. */
+export type DevDataRequestContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions;
 
 /** How often a 429, or a 503 of a request that is safe to repeat, is retried before the node gives up. */
 export const MAX_RETRIES = 3;

@@ -18,6 +18,7 @@ export {
   ManualTrigger,
   NodeTypes,
 } from './node-types';
+export { listSearch, loadOptions } from './load-options';
 export { additionalDataFor, runWorkflow, toRunResult, type RunResult, type WorkflowJson } from './workflow';
 export {
   appCredentials,

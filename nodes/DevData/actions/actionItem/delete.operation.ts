@@ -5,4 +5,5 @@ export const { description, execute } = deleteById({
   label: 'Action Item',
   path: '/v1/dev/user/action-items',
   idName: 'actionItemId',
+  searchListMethod: 'searchActionItems',
 });

@@ -7,7 +7,7 @@ import { assertNotBoth, toWireFields } from '../utils';
 import { completedField, descriptionField, dueAtField } from './fields';
 
 const properties: INodeProperties[] = [
-  recordId('actionItemId', 'Action Item'),
+  recordId('actionItemId', 'Action Item', 'searchActionItems'),
   {
     displayName: 'Update Fields',
     name: 'updateFields',
@@ -36,7 +36,7 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-  const id = this.getNodeParameter('actionItemId', itemIndex) as string;
+  const id = this.getNodeParameter('actionItemId', itemIndex, '', { extractValue: true }) as string;
   const { clearDueAt, ...fields } = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
   assertNotBoth.call(this, { ...fields, clearDueAt }, 'dueAt', 'clearDueAt', itemIndex);
   const body = toWireFields.call(this, fields, itemIndex, ['dueAt']);

@@ -5,4 +5,5 @@ export const { description, execute } = deleteById({
   label: 'Conversation',
   path: '/v1/dev/user/conversations',
   idName: 'conversationId',
+  searchListMethod: 'searchConversations',
 });

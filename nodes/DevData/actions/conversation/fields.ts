@@ -64,11 +64,13 @@ export const conversationOptions: INodeProperties[] = [
     description: "When the conversation ended (no UTC offset means the workflow's timezone)",
   },
   {
-    displayName: 'Folder ID',
+    displayName: 'Folder Name or ID',
     name: 'folderId',
-    type: 'string',
+    type: 'options',
+    typeOptions: { loadOptionsMethod: 'getFolders' },
     default: '',
-    description: 'Put the conversation in this folder (one of your folders)',
+    description:
+      'Put the conversation in this folder. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
   },
   {
     displayName: 'Geolocation',

@@ -5,7 +5,7 @@ import { devDataRequest } from '../../transport';
 import { recordId } from '../common.description';
 
 const properties: INodeProperties[] = [
-  recordId('conversationId', 'Conversation'),
+  recordId('conversationId', 'Conversation', 'searchConversations'),
   {
     displayName: 'Options',
     name: 'options',
@@ -31,7 +31,7 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-  const id = this.getNodeParameter('conversationId', itemIndex) as string;
+  const id = this.getNodeParameter('conversationId', itemIndex, '', { extractValue: true }) as string;
   const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
   return (await devDataRequest.call(this, {
     method: 'GET',

@@ -19,11 +19,13 @@ const properties: INodeProperties[] = [
     default: {},
     options: [
       {
-        displayName: 'Folder ID',
+        displayName: 'Folder Name or ID',
         name: 'folderId',
-        type: 'string',
+        type: 'options',
+        typeOptions: { loadOptionsMethod: 'getFolders' },
         default: '',
-        description: 'Return only the conversations in this folder',
+        description:
+          'Return only the conversations in this folder. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
       },
       {
         displayName: 'Started After',

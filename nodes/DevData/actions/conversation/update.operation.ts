@@ -6,7 +6,7 @@ import { recordId } from '../common.description';
 import { assertNotBoth, toWireFields } from '../utils';
 
 const properties: INodeProperties[] = [
-  recordId('conversationId', 'Conversation'),
+  recordId('conversationId', 'Conversation', 'searchConversations'),
   {
     displayName: 'Update Fields',
     name: 'updateFields',
@@ -23,11 +23,13 @@ const properties: INodeProperties[] = [
         description: 'Whether the conversation is discarded (hidden from lists unless asked for)',
       },
       {
-        displayName: 'Folder ID',
+        displayName: 'Folder Name or ID',
         name: 'folderId',
-        type: 'string',
+        type: 'options',
+        typeOptions: { loadOptionsMethod: 'getFolders' },
         default: '',
-        description: 'Move the conversation to this folder',
+        description:
+          'Move the conversation to this folder. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
       },
       {
         displayName: 'Remove From Folder',
@@ -53,7 +55,7 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-  const id = this.getNodeParameter('conversationId', itemIndex) as string;
+  const id = this.getNodeParameter('conversationId', itemIndex, '', { extractValue: true }) as string;
   const { removeFromFolder, ...fields } = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
   assertNotBoth.call(this, { ...fields, removeFromFolder }, 'folderId', 'removeFromFolder', itemIndex);
   const body = toWireFields.call(this, fields, itemIndex);

@@ -5,4 +5,5 @@ export const { description, execute } = deleteById({
   label: 'Folder',
   path: '/v1/dev/user/folders',
   idName: 'folderId',
+  searchListMethod: 'searchFolders',
 });

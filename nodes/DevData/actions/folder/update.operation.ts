@@ -6,7 +6,7 @@ import { byDisplayName, recordId } from '../common.description';
 import { folderFields, nameField } from './fields';
 
 const properties: INodeProperties[] = [
-  recordId('folderId', 'Folder'),
+  recordId('folderId', 'Folder', 'searchFolders'),
   {
     displayName: 'Update Fields',
     name: 'updateFields',
@@ -24,7 +24,7 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-  const id = this.getNodeParameter('folderId', itemIndex) as string;
+  const id = this.getNodeParameter('folderId', itemIndex, '', { extractValue: true }) as string;
   return (await devDataRequest.call(this, {
     method: 'PATCH',
     path: `/v1/dev/user/folders/${encodeURIComponent(id)}`,

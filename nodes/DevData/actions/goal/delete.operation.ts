@@ -5,4 +5,5 @@ export const { description, execute } = deleteById({
   label: 'Goal',
   path: '/v1/dev/user/goals',
   idName: 'goalId',
+  searchListMethod: 'searchGoals',
 });

@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { devDataRequest } from '../../transport';
 import { recordId } from '../common.description';
 
-const properties: INodeProperties[] = [recordId('goalId', 'Goal')];
+const properties: INodeProperties[] = [recordId('goalId', 'Goal', 'searchGoals')];
 
 export const description = updateDisplayOptions(
   { show: { resource: ['goal'], operation: ['get'] } },
@@ -12,7 +12,7 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-  const id = this.getNodeParameter('goalId', itemIndex) as string;
+  const id = this.getNodeParameter('goalId', itemIndex, '', { extractValue: true }) as string;
   return (await devDataRequest.call(this, {
     method: 'GET',
     path: `/v1/dev/user/goals/${encodeURIComponent(id)}`,

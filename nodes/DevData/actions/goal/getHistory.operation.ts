@@ -5,7 +5,7 @@ import { devDataRequest } from '../../transport';
 import { recordId } from '../common.description';
 
 const properties: INodeProperties[] = [
-  recordId('goalId', 'Goal'),
+  recordId('goalId', 'Goal', 'searchGoals'),
   {
     displayName: 'Days',
     name: 'days',
@@ -22,7 +22,7 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-  const id = this.getNodeParameter('goalId', itemIndex) as string;
+  const id = this.getNodeParameter('goalId', itemIndex, '', { extractValue: true }) as string;
   return (await devDataRequest.call(this, {
     method: 'GET',
     path: `/v1/dev/user/goals/${encodeURIComponent(id)}/history`,

@@ -7,7 +7,7 @@ import { toWireFields } from '../utils';
 import { goalFields, titleField } from './fields';
 
 const properties: INodeProperties[] = [
-  recordId('goalId', 'Goal'),
+  recordId('goalId', 'Goal', 'searchGoals'),
   {
     displayName: 'Update Fields',
     name: 'updateFields',
@@ -25,7 +25,7 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-  const id = this.getNodeParameter('goalId', itemIndex) as string;
+  const id = this.getNodeParameter('goalId', itemIndex, '', { extractValue: true }) as string;
   const fields = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
   return (await devDataRequest.call(this, {
     method: 'PATCH',

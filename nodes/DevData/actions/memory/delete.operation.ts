@@ -5,4 +5,5 @@ export const { description, execute } = deleteById({
   label: 'Memory',
   path: '/v1/dev/user/memories',
   idName: 'memoryId',
+  searchListMethod: 'searchMemories',
 });

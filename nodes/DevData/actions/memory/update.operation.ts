@@ -6,7 +6,7 @@ import { byDisplayName, recordId } from '../common.description';
 import { contentField, memoryFields, memoryWireFields } from './fields';
 
 const properties: INodeProperties[] = [
-  recordId('memoryId', 'Memory'),
+  recordId('memoryId', 'Memory', 'searchMemories'),
   {
     displayName: 'Update Fields',
     name: 'updateFields',
@@ -24,7 +24,7 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-  const id = this.getNodeParameter('memoryId', itemIndex) as string;
+  const id = this.getNodeParameter('memoryId', itemIndex, '', { extractValue: true }) as string;
   return (await devDataRequest.call(this, {
     method: 'PATCH',
     path: `/v1/dev/user/memories/${encodeURIComponent(id)}`,

@@ -5,4 +5,5 @@ export const { description, execute } = deleteById({
   label: 'Person',
   path: '/v1/dev/user/people',
   idName: 'personId',
+  searchListMethod: 'searchPeople',
 });

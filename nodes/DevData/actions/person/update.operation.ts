@@ -6,7 +6,7 @@ import { recordId } from '../common.description';
 import { nameField } from './create.operation';
 
 const properties: INodeProperties[] = [
-  recordId('personId', 'Person'),
+  recordId('personId', 'Person', 'searchPeople'),
   {
     displayName: 'Update Fields',
     name: 'updateFields',
@@ -26,7 +26,7 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-  const id = this.getNodeParameter('personId', itemIndex) as string;
+  const id = this.getNodeParameter('personId', itemIndex, '', { extractValue: true }) as string;
   return (await devDataRequest.call(this, {
     method: 'PATCH',
     path: `/v1/dev/user/people/${encodeURIComponent(id)}`,

@@ -1,0 +1,2 @@
+export * as listSearch from './listSearch';
+export * as loadOptions from './loadOptions';
