@@ -7,6 +7,7 @@ import { adminAuth, appAuth, developerAuth } from './auth/hooks';
 import { configFromEnv, type ServerConfig } from './config';
 import openapi from './plugins/openapi';
 import errors from './plugins/errors';
+import loadShedding from './plugins/load-shedding';
 import actionItems from './routes/action-items';
 import { Dispatcher } from './proactive/dispatcher';
 import { Pusher } from './proactive/push';
@@ -70,6 +71,7 @@ export async function buildApp({ store, config, logger = false }: AppOptions) {
   });
 
   await app.register(errors);
+  await app.register(loadShedding);
   await app.register(openapi);
 
   // Healthy means able to serve: the database answers too, so a load balancer skips an instance that lost it.

@@ -29,7 +29,8 @@ Run devdata-server <command> --help for a command's options.`,
 
 Migrates on start, answers GET /healthz, serves /openapi.json and /docs, logs JSON lines,
 and on SIGTERM/SIGINT stops accepting requests, finishes the ones in flight, then exits.
-Env DEVDATA_RATE_LIMIT=<requests>/<seconds> sets the per-key developer API limit (default 600/60).`,
+Env DEVDATA_RATE_LIMIT=<requests>/<seconds> sets the per-key developer API limit (default 600/60);
+DEVDATA_MAX_EVENT_LOOP_DELAY_MS the event-loop lag past which requests are shed with 503 (default 1000, 0: off).`,
   init: `Usage: devdata-server init [--database <url>] [--json]
 
 Creates a user, a developer key holding every scope, an admin token, and an app with both

@@ -24,6 +24,9 @@ export interface ServerConfig {
   pushUrl: string | null;
   /** Interval of the comment heartbeat on notification streams. */
   sseHeartbeatMs: number;
+  /** Mean event-loop delay past which requests are shed with 503 (0: never shed), sampled every interval. */
+  maxEventLoopDelayMs: number;
+  loadSampleIntervalMs: number;
 }
 
 export const DIRECT_NOTIFICATIONS_PER_HOUR = 10;
@@ -37,10 +40,13 @@ export function parseRateLimit(value: string | undefined): ServerConfig['rateLim
   return { max: Number(match[1]), windowMs: Number(match[2]) * 1000 };
 }
 
-function positiveMs(name: string, value: string | undefined, fallback: number): number {
+/** An integer setting from the environment, at least `min` (0 allows "off"). */
+function integerSetting(name: string, value: string | undefined, fallback: number, min: 0 | 1): number {
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got "${value}"`);
+  if (!Number.isInteger(n) || n < min) {
+    throw new Error(`${name} must be ${min === 0 ? '0 or ' : ''}a positive integer, got "${value}"`);
+  }
   return n;
 }
 
@@ -48,7 +54,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
   return {
     rateLimit: parseRateLimit(env.DEVDATA_RATE_LIMIT),
     directNotificationsPerHour: DIRECT_NOTIFICATIONS_PER_HOUR,
-    webhookTimeoutMs: positiveMs('DEVDATA_WEBHOOK_TIMEOUT_MS', env.DEVDATA_WEBHOOK_TIMEOUT_MS, 15_000),
+    webhookTimeoutMs: integerSetting('DEVDATA_WEBHOOK_TIMEOUT_MS', env.DEVDATA_WEBHOOK_TIMEOUT_MS, 15_000, 1),
     webhookMaxReplyBytes: 1024 * 1024,
     webhookConcurrency: 8,
     breakerFailures: 5,
@@ -57,8 +63,15 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     llmBaseUrl: env.DEVDATA_LLM_BASE_URL?.replace(/\/+$/, '') || null,
     llmModel: env.DEVDATA_LLM_MODEL || 'gpt-4o-mini',
     llmApiKey: env.DEVDATA_LLM_API_KEY || null,
-    llmTimeoutMs: positiveMs('DEVDATA_LLM_TIMEOUT_MS', env.DEVDATA_LLM_TIMEOUT_MS, 30_000),
+    llmTimeoutMs: integerSetting('DEVDATA_LLM_TIMEOUT_MS', env.DEVDATA_LLM_TIMEOUT_MS, 30_000, 1),
     pushUrl: env.DEVDATA_PUSH_URL || null,
     sseHeartbeatMs: 15_000,
+    maxEventLoopDelayMs: integerSetting(
+      'DEVDATA_MAX_EVENT_LOOP_DELAY_MS',
+      env.DEVDATA_MAX_EVENT_LOOP_DELAY_MS,
+      1_000,
+      0,
+    ),
+    loadSampleIntervalMs: 1_000,
   };
 }

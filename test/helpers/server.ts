@@ -86,8 +86,12 @@ export async function startServer(
   const store = openStore(databaseUrl);
   await migrateToLatest(store.db);
   const init = await initInstance(store.db);
-  // A generous default rate limit so suites never trip it unless they mean to.
-  const app = await buildApp({ store, config: { rateLimit: { max: 100_000, windowMs: 60_000 }, ...config } });
+  // A generous rate limit and no load shedding, so suites never trip them unless they mean to (a test that
+  // holds the event loop on purpose, e.g. SQLite waiting on a lock, would otherwise shed the next request).
+  const app = await buildApp({
+    store,
+    config: { rateLimit: { max: 100_000, windowMs: 60_000 }, maxEventLoopDelayMs: 0, ...config },
+  });
   await options.beforeListen?.(app);
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
   return {

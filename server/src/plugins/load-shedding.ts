@@ -1,0 +1,25 @@
+import underPressure from '@fastify/under-pressure';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { HttpError } from '../errors';
+
+/** How long a client should wait before retrying a request shed under load. */
+const RETRY_AFTER_SECONDS = 2;
+
+/**
+ * Load shedding: while the event loop lags past `maxEventLoopDelayMs` (averaged over each sample), requests are
+ * answered 503 with Retry-After at once instead of queueing behind the work already under way. 0 turns it off.
+ */
+async function loadSheddingPlugin(app: FastifyInstance) {
+  await app.register(underPressure, {
+    maxEventLoopDelay: app.config.maxEventLoopDelayMs,
+    sampleInterval: app.config.loadSampleIntervalMs,
+    pressureHandler: async () => {
+      throw new HttpError(503, 'The server is overloaded right now; retry shortly', {
+        'retry-after': String(RETRY_AFTER_SECONDS),
+      });
+    },
+  });
+}
+
+export default fp(loadSheddingPlugin, { name: 'load-shedding' });
