@@ -13,6 +13,7 @@ import {
   sessionFinished,
   webhookConfig,
 } from '../../server/src/contract/proactive';
+import { DELIVERY_RETENTION_MS } from '../../server/src/proactive/dispatcher';
 import { verify } from '../../server/src/proactive/signature';
 import { adminClient, client, expectShape, newUser, type Client } from '../helpers/http';
 import { DIALECTS, startServer, type TestServer } from '../helpers/server';
@@ -572,6 +573,47 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
     const filtered = (await admin.get('/v1/admin/deliveries', { app_id: theirs.id })).body;
     expect(filtered.deliveries).toHaveLength(3);
     expect((await client(server.baseUrl, user.key).get('/v1/admin/deliveries')).status).toBe(401);
+  });
+
+  it('prunes delivery records older than 30 days once a call is recorded', async () => {
+    const fresh = await startServer(dialect, { webhookTimeoutMs: 500 });
+    try {
+      const user = await newUser(fresh);
+      const app = await makeApp(fresh, { name: 'Old', webhookUrl: `${hooks.url}/old` });
+      await install(fresh, app.id, user.id);
+      replies.set('/old', () => ({ json: { session_id: 's' } }));
+      const now = Date.now();
+      const recorded = (id: string, ageMs: number) => ({
+        id,
+        app_id: app.id,
+        user_id: user.id,
+        session_id: 'past',
+        url: `${hooks.url}/old`,
+        status_code: 200,
+        latency_ms: 1,
+        outcome: 'no_notification',
+        detail: null,
+        notification_id: null,
+        created_at: now - ageMs,
+      });
+      const day = 86_400_000;
+      await fresh.store.db
+        .insertInto('deliveries')
+        .values([
+          recorded('expired', DELIVERY_RETENTION_MS + day),
+          recorded('kept', DELIVERY_RETENTION_MS - day),
+        ])
+        .execute();
+
+      await user.client.post('/v1/dev/user/transcripts/now/segments', segments('Hi'));
+      await fresh.app.dispatcher.idle();
+      const left = (await deliveriesOf(app)).map((d) => d.id);
+      expect(left).toHaveLength(2);
+      expect(left).toContain('kept');
+      expect(left).not.toContain('expired');
+    } finally {
+      await fresh.close();
+    }
   });
 
   it('pushes direct notifications to the stream and the push URL too', async () => {

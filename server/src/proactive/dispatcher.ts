@@ -14,6 +14,9 @@ import { contextValues, fill } from './template';
 
 export const MIN_PROMPT = 5;
 export const MIN_GENERATED = 5;
+/** Delivery records are kept this long; older ones are pruned, at most once an hour per server instance. */
+export const DELIVERY_RETENTION_MS = 30 * 86_400_000;
+const DELIVERY_PRUNE_INTERVAL_MS = 3_600_000;
 
 export interface WebhookSegment {
   text: string;
@@ -59,6 +62,7 @@ function transportOutcome(error: unknown, maxBytes: number): { outcome: Outcome;
 export class Dispatcher {
   private readonly queue: WorkQueue;
   private readonly breakers: Breakers;
+  private lastPruneAt = 0;
 
   constructor(
     private readonly store: Store,
@@ -135,10 +139,24 @@ export class Dispatcher {
     } catch (error) {
       this.log.error({ err: error, app: job.appId }, 'recording a delivery failed');
     }
+    await this.pruneDeliveries().catch((error: unknown) =>
+      this.log.warn({ err: error }, 'pruning old deliveries failed'),
+    );
     this.log.info(
       { app: job.appId, session: job.sessionId, outcome: result.outcome, status: result.statusCode, latency },
       'webhook delivery',
     );
+  }
+
+  /** Drops delivery records past the retention: a live session records one per webhook call. */
+  private async pruneDeliveries(): Promise<void> {
+    const now = Date.now();
+    if (now - this.lastPruneAt < DELIVERY_PRUNE_INTERVAL_MS) return;
+    this.lastPruneAt = now;
+    await this.store.db
+      .deleteFrom('deliveries')
+      .where('created_at', '<', now - DELIVERY_RETENTION_MS)
+      .execute();
   }
 
   private async call(job: DispatchJob): Promise<Result> {
