@@ -4,6 +4,8 @@ import { devDataRequest } from '../transport';
 
 /** Records read per page of a "From List" dropdown. */
 const PAGE_SIZE = 100;
+/** Pages one search reads at most while a filter finds few matches, so a dropdown never waits long. */
+const MAX_PAGES_PER_SEARCH = 10;
 /** How much of a long text (a memory, an action item) names it in a list. */
 const NAME_LENGTH = 80;
 
@@ -22,81 +24,47 @@ function entries(records: IDataObject[], nameOf: (record: IDataObject) => string
     );
 }
 
-/** Pages one search reads at most while a filter finds few matches, so a dropdown never waits long. */
-const MAX_PAGES_PER_SEARCH = 10;
-
 /**
- * The next entries of a newest-first list, from the offset in `paginationToken`. The server has no text search,
- * so a filter is applied here: while it matches little, further pages are read (up to MAX_PAGES_PER_SEARCH),
- * and scrolling goes on from where this search stopped.
+ * The list search of a newest-first offset list: the next entries from the offset in `paginationToken`. The
+ * server has no text search, so a filter is applied here: while it matches little, further pages are read (up to
+ * MAX_PAGES_PER_SEARCH), and scrolling goes on from where the search stopped.
  */
-async function offsetSearch(
-  context: ILoadOptionsFunctions,
-  path: string,
-  nameOf: (record: IDataObject) => string,
-  filter?: string,
-  paginationToken?: string,
-): Promise<INodeListSearchResult> {
-  let offset = Number(paginationToken ?? 0);
-  const results: INodeListSearchResult['results'] = [];
-  for (let page = 0; page < MAX_PAGES_PER_SEARCH; page++) {
-    const records = (await devDataRequest.call(context, {
-      method: 'GET',
-      path,
-      qs: { limit: PAGE_SIZE, offset },
-    })) as IDataObject[];
-    results.push(...entries(records, nameOf, filter));
-    offset += records.length;
-    if (records.length < PAGE_SIZE) return { results };
-    if (!filter || results.length >= PAGE_SIZE) break;
-  }
-  return { results, paginationToken: String(offset) };
+function offsetListSearch(path: string, nameOf: (record: IDataObject) => string) {
+  return async function (
+    this: ILoadOptionsFunctions,
+    filter?: string,
+    paginationToken?: string,
+  ): Promise<INodeListSearchResult> {
+    let offset = Number(paginationToken ?? 0);
+    const results: INodeListSearchResult['results'] = [];
+    for (let page = 0; page < MAX_PAGES_PER_SEARCH; page++) {
+      const records = (await devDataRequest.call(this, {
+        method: 'GET',
+        path,
+        qs: { limit: PAGE_SIZE, offset },
+      })) as IDataObject[];
+      results.push(...entries(records, nameOf, filter));
+      offset += records.length;
+      if (records.length < PAGE_SIZE) return { results };
+      if (!filter || results.length >= PAGE_SIZE) break;
+    }
+    return { results, paginationToken: String(offset) };
+  };
 }
 
-export async function searchActionItems(
-  this: ILoadOptionsFunctions,
-  filter?: string,
-  paginationToken?: string,
-): Promise<INodeListSearchResult> {
-  return await offsetSearch(
-    this,
-    '/v1/dev/user/action-items',
-    (item) => `${item.completed ? '✓ ' : ''}${shorten(String(item.description))}`,
-    filter,
-    paginationToken,
-  );
-}
+export const searchActionItems = offsetListSearch(
+  '/v1/dev/user/action-items',
+  (item) => `${item.completed ? '✓ ' : ''}${shorten(String(item.description))}`,
+);
 
-export async function searchConversations(
-  this: ILoadOptionsFunctions,
-  filter?: string,
-  paginationToken?: string,
-): Promise<INodeListSearchResult> {
-  return await offsetSearch(
-    this,
-    '/v1/dev/user/conversations',
-    (conversation) => {
-      const title = String((conversation.structured as IDataObject | undefined)?.title ?? '') || 'Untitled';
-      return `${shorten(title)} (${String(conversation.started_at ?? conversation.created_at).slice(0, 10)})`;
-    },
-    filter,
-    paginationToken,
-  );
-}
+export const searchConversations = offsetListSearch('/v1/dev/user/conversations', (conversation) => {
+  const title = String((conversation.structured as IDataObject | undefined)?.title ?? '') || 'Untitled';
+  return `${shorten(title)} (${String(conversation.started_at ?? conversation.created_at).slice(0, 10)})`;
+});
 
-export async function searchMemories(
-  this: ILoadOptionsFunctions,
-  filter?: string,
-  paginationToken?: string,
-): Promise<INodeListSearchResult> {
-  return await offsetSearch(
-    this,
-    '/v1/dev/user/memories',
-    (memory) => shorten(String(memory.content)),
-    filter,
-    paginationToken,
-  );
-}
+export const searchMemories = offsetListSearch('/v1/dev/user/memories', (memory) =>
+  shorten(String(memory.content)),
+);
 
 export async function searchGoals(
   this: ILoadOptionsFunctions,
