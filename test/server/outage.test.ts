@@ -15,7 +15,11 @@ function expectUnavailable(reply: Reply) {
   });
 }
 
-const health = async (server: TestServer) => (await fetch(`${server.baseUrl}/healthz`)).status;
+async function health(server: TestServer): Promise<number> {
+  const reply = await fetch(`${server.baseUrl}/healthz`);
+  await reply.text(); // an unread body keeps the connection, and the test process, busy
+  return reply.status;
+}
 
 describe('PostgreSQL out of reach', () => {
   let proxy: DatabaseProxy;
