@@ -11,6 +11,8 @@ const RETRY_AFTER_SECONDS = 2;
  * answered 503 with Retry-After at once instead of queueing behind the work already under way. 0 turns it off.
  */
 async function loadSheddingPlugin(app: FastifyInstance) {
+  // Off means no sampling either: the plugin's event-loop histogram, once enabled, runs until the process ends.
+  if (app.config.maxEventLoopDelayMs === 0) return;
   await app.register(underPressure, {
     maxEventLoopDelay: app.config.maxEventLoopDelayMs,
     sampleInterval: app.config.loadSampleIntervalMs,
