@@ -1,49 +1,18 @@
 // The built CLI as a self-hoster runs it: init, seed, serve, and a clean shutdown under load.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import { join } from 'node:path';
 import { openStore } from '../../server/src/store/db';
+import { runCli, serveCli } from '../helpers/cli';
 import { client } from '../helpers/http';
 import { createDatabase, DIALECTS } from '../helpers/server';
 
-const CLI = join(__dirname, '../../server/dist/cli.js');
-
-function run(args: string[]) {
-  const result = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitForHealth(baseUrl: string, child: ChildProcess) {
-  for (let i = 0; i < 100; i += 1) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${baseUrl}/healthz`)).ok) return;
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('server did not become healthy');
-}
-
 describe('devdata-server --help', () => {
   it.each(['serve', 'init', 'seed', 'start'])('explains %s', (command) => {
-    const result = run([command, '--help']);
+    const result = runCli([command, '--help']);
     expect(result.status).toBe(0);
     expect(result.stdout).toContain(`devdata-server ${command}`);
   });
 
   it('refuses an unknown command', () => {
-    const result = run(['frobnicate']);
+    const result = runCli(['frobnicate']);
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('Unknown command "frobnicate"');
   });
@@ -53,7 +22,7 @@ describe.each(DIALECTS)('devdata-server on %s', (dialect) => {
   it('inits, seeds, serves, and shuts down without losing an acknowledged write', async () => {
     const database = await createDatabase(dialect);
     try {
-      const init = run(['init', '--json', '--database', database.url]);
+      const init = runCli(['init', '--json', '--database', database.url]);
       expect(init.status).toBe(0);
       const credentials = JSON.parse(init.stdout);
       expect(Object.keys(credentials).sort()).toEqual(
@@ -61,24 +30,13 @@ describe.each(DIALECTS)('devdata-server on %s', (dialect) => {
       );
       expect(credentials.developer_key).toMatch(/^svc_dev_[0-9a-f]{32}$/);
 
-      const seed = run(['seed', '--demo', '--database', database.url]);
+      const seed = runCli(['seed', '--demo', '--database', database.url]);
       expect(seed.status).toBe(0);
       expect(seed.stdout).toContain('"screen_activity":3000');
 
-      const port = await freePort();
-      const child = spawn(
-        process.execPath,
-        [CLI, 'serve', '--port', String(port), '--database', database.url],
-        {
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      );
-      const logs: string[] = [];
-      child.stdout!.on('data', (chunk) => logs.push(String(chunk)));
-      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-      const baseUrl = `http://127.0.0.1:${port}`;
+      const served = await serveCli(database.url);
+      const { child, logs, exited, baseUrl } = served;
       try {
-        await waitForHealth(baseUrl, child);
         const api = client(baseUrl, credentials.developer_key);
         const page = await api.get('/v1/dev/user/screen-activity', { limit: 1000 });
         expect(page.status).toBe(200);
@@ -111,7 +69,7 @@ describe.each(DIALECTS)('devdata-server on %s', (dialect) => {
         expect(lines.length).toBeGreaterThan(0);
         expect(() => lines.map((line) => JSON.parse(line))).not.toThrow();
       } finally {
-        if (child.exitCode === null) child.kill('SIGKILL');
+        await served.stop();
       }
     } finally {
       await database.drop();
