@@ -19,7 +19,7 @@ describe('load shedding', () => {
   let server: TestServer;
 
   beforeAll(async () => {
-    server = await startServer('sqlite', { maxEventLoopDelayMs: 50, loadSampleIntervalMs: 500 });
+    server = await startServer('sqlite', { maxEventLoopDelayMs: 50, loadSampleIntervalMs: 100 });
   });
   afterAll(() => server.close());
 
@@ -28,16 +28,23 @@ describe('load shedding', () => {
     // Starting the server (migrations, the first requests' compilation) lags the loop too: let it settle.
     await settled(api);
 
-    // The server runs in this process: stall its event loop as a burst of synchronous work would, then wait
-    // for the next sample to see the lag (it may or may not be the first timer to run after the stall).
-    const until = Date.now() + 1_500;
-    while (Date.now() < until);
-    const deadline = Date.now() + 3_000;
-    while (!server.app.isUnderPressure()) {
-      if (Date.now() > deadline) throw new Error('the stall was never sampled');
-      await new Promise((resolve) => setTimeout(resolve, 5));
+    // The server runs in this process: keep its event loop lagging (300 ms of synchronous work at a time, as
+    // a burst of heavy requests would) until a sample sees it, and while the request is made.
+    const lag = setInterval(() => {
+      const until = Date.now() + 300;
+      while (Date.now() < until);
+    }, 10);
+    let shed;
+    try {
+      const deadline = Date.now() + 5_000;
+      while (!server.app.isUnderPressure()) {
+        if (Date.now() > deadline) throw new Error('the lag was never sampled');
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      shed = await api.get('/v1/dev/user/goals');
+    } finally {
+      clearInterval(lag);
     }
-    const shed = await api.get('/v1/dev/user/goals');
     expect({ status: shed.status, body: shed.body, retryAfter: shed.headers.get('retry-after') }).toEqual({
       status: 503,
       body: { detail: 'The server is overloaded right now; retry shortly' },
