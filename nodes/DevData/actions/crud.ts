@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../transport';
@@ -29,6 +29,42 @@ export function deleteById(spec: RecordSpec): ItemOperation {
       return (await devDataRequest.call(this, {
         method: 'DELETE',
         path: `${spec.path}/${encodeURIComponent(id)}`,
+        itemIndex,
+        resource: sentenceCase(spec.label),
+        id,
+      })) as IDataObject;
+    },
+  };
+}
+
+/**
+ * `PATCH <path>/<id>` with only the fields the user added under Update Fields (a partial update); `toWire` maps
+ * the node's field names to the server's where they differ.
+ */
+export function updateById(
+  spec: RecordSpec,
+  fields: INodeProperties[],
+  toWire: (fields: IDataObject) => IDataObject = (fields) => fields,
+): ItemOperation {
+  return {
+    description: updateDisplayOptions({ show: { resource: [spec.resource], operation: ['update'] } }, [
+      recordId(spec.idName, spec.label, spec.searchListMethod),
+      {
+        displayName: 'Update Fields',
+        name: 'updateFields',
+        type: 'collection',
+        placeholder: 'Add Field',
+        default: {},
+        description: 'Only the fields added here are changed',
+        options: fields,
+      },
+    ]),
+    async execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+      const id = this.getNodeParameter(spec.idName, itemIndex, '', { extractValue: true }) as string;
+      return (await devDataRequest.call(this, {
+        method: 'PATCH',
+        path: `${spec.path}/${encodeURIComponent(id)}`,
+        body: toWire(this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject),
         itemIndex,
         resource: sentenceCase(spec.label),
         id,

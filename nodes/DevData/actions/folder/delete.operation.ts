@@ -1,9 +1,4 @@
 import { deleteById } from '../crud';
+import { folderRecord } from './fields';
 
-export const { description, execute } = deleteById({
-  resource: 'folder',
-  label: 'Folder',
-  path: '/v1/dev/user/folders',
-  idName: 'folderId',
-  searchListMethod: 'searchFolders',
-});
+export const { description, execute } = deleteById(folderRecord);

@@ -1,5 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import type { RecordSpec } from '../crud';
+
 export const nameField: INodeProperties = {
   displayName: 'Name',
   name: 'name',
@@ -25,3 +27,11 @@ export const folderFields: INodeProperties[] = [
     description: 'What the folder is for (up to 1000 characters)',
   },
 ];
+
+export const folderRecord: RecordSpec = {
+  resource: 'folder',
+  label: 'Folder',
+  path: '/v1/dev/user/folders',
+  idName: 'folderId',
+  searchListMethod: 'searchFolders',
+};

@@ -1,9 +1,4 @@
 import { deleteById } from '../crud';
+import { memoryRecord } from './fields';
 
-export const { description, execute } = deleteById({
-  resource: 'memory',
-  label: 'Memory',
-  path: '/v1/dev/user/memories',
-  idName: 'memoryId',
-  searchListMethod: 'searchMemories',
-});
+export const { description, execute } = deleteById(memoryRecord);

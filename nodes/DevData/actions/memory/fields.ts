@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import type { RecordSpec } from '../crud';
 import { splitList } from '../utils';
 
 export const CATEGORY_OPTIONS = [
@@ -62,3 +63,11 @@ export function newMemory(this: IExecuteFunctions, itemIndex: number): IDataObje
     ...memoryWireFields(this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject),
   };
 }
+
+export const memoryRecord: RecordSpec = {
+  resource: 'memory',
+  label: 'Memory',
+  path: '/v1/dev/user/memories',
+  idName: 'memoryId',
+  searchListMethod: 'searchMemories',
+};

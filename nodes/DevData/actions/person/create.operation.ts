@@ -2,16 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../transport';
-
-export const nameField: INodeProperties = {
-  displayName: 'Name',
-  name: 'name',
-  type: 'string',
-  required: true,
-  default: '',
-  placeholder: 'e.g. Alex',
-  description: 'Name of the person (2–40 characters); people are unique by name',
-};
+import { nameField } from './fields';
 
 const properties: INodeProperties[] = [nameField];
 

@@ -1,9 +1,4 @@
 import { deleteById } from '../crud';
+import { personRecord } from './fields';
 
-export const { description, execute } = deleteById({
-  resource: 'person',
-  label: 'Person',
-  path: '/v1/dev/user/people',
-  idName: 'personId',
-  searchListMethod: 'searchPeople',
-});
+export const { description, execute } = deleteById(personRecord);
