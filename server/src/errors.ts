@@ -22,5 +22,3 @@ export class UnprocessableError extends Error {
     return new UnprocessableError([{ loc, msg, type }]);
   }
 }
-
-export const notFound = (thing: string) => new HttpError(404, `${thing} not found`);

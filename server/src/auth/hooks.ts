@@ -1,9 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { nulPath } from '../contract/common';
 import type { Scope } from '../contract/scopes';
 import { HttpError } from '../errors';
-import { FixedWindowLimiter } from './rate-limit';
+import type { RequestLimiter } from './rate-limit';
 import { bearerToken, hashSecret } from './secrets';
 
 export interface DeveloperKey {
@@ -44,22 +44,16 @@ function sameHash(a: string, b: string): boolean {
  * Authenticates `/v1/dev/*` requests by developer key, applies the per-key rate limit, then checks the
  * route's scope. Runs before validation, so a bad key is a 401 and a missing scope a 403 whatever the input.
  */
-export function developerAuth(limit: { max: number; windowMs: number }): onRequestAsyncHookHandler {
-  const limiter = new FixedWindowLimiter(limit.max, limit.windowMs);
+export function developerAuth(limiter: RequestLimiter): onRequestAsyncHookHandler {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply) {
     const token = bearerToken(request.headers.authorization);
     if (!token) throw unauthorized(MALFORMED_HEADER);
-    const db = request.server.store.db;
-    const key = await db
-      .selectFrom('api_keys')
-      .select(['id', 'user_id', 'scopes', 'last_used_at'])
-      .where('key_hash', '=', hashSecret(token))
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
+    const { accounts } = request.server;
+    const key = await accounts.findActiveKey(token);
     if (!key) throw unauthorized('Invalid API Key');
 
     const now = Date.now();
-    const window = limiter.hit(key.id, now);
+    const window = await limiter.hit(key.id, now);
     reply.header('x-ratelimit-limit', String(limiter.max));
     reply.header('x-ratelimit-remaining', String(window.remaining));
     reply.header('x-ratelimit-reset', String(Math.ceil(window.resetAt / 1000)));
@@ -73,14 +67,11 @@ export function developerAuth(limit: { max: number; windowMs: number }): onReque
     if (key.last_used_at === null || now - key.last_used_at >= LAST_USED_RESOLUTION_MS) {
       // Bookkeeping: a read must not fail because this could not be written (e.g. SQLite locked by another
       // process); the next request tries again.
-      await db
-        .updateTable('api_keys')
-        .set({ last_used_at: now })
-        .where('id', '=', key.id)
-        .execute()
+      await accounts
+        .touchKey(key, now)
         .catch((error: unknown) => request.log.warn({ err: error }, 'could not record the key as used'));
     }
-    request.developerKey = { id: key.id, userId: key.user_id, scopes: JSON.parse(key.scopes) as Scope[] };
+    request.developerKey = { id: key.id, userId: key.user_id, scopes: key.scopes };
 
     const required = request.routeOptions.config.scope;
     if (required && !request.developerKey.scopes.includes(required)) {
@@ -93,12 +84,7 @@ export function developerAuth(limit: { max: number; windowMs: number }): onReque
 export const adminAuth: onRequestAsyncHookHandler = async function authenticateAdmin(request) {
   const token = bearerToken(request.headers.authorization);
   if (!token) throw unauthorized("Missing or invalid Authorization header. Must be 'Bearer ADMIN_TOKEN'");
-  const row = await request.server.store.db
-    .selectFrom('admin_tokens')
-    .select('id')
-    .where('token_hash', '=', hashSecret(token))
-    .executeTakeFirst();
-  if (!row) throw unauthorized('Invalid admin token');
+  if (!(await request.server.accounts.isAdminToken(token))) throw unauthorized('Invalid admin token');
 };
 
 /** Authenticates `/v2/integrations/{app_id}/*` requests by the secret of that app. */
@@ -107,21 +93,33 @@ export const appAuth: onRequestAsyncHookHandler = async function authenticateApp
   if (!token) throw unauthorized("Missing or invalid Authorization header. Must be 'Bearer APP_SECRET'");
   const appId = (request.params as { app_id?: string }).app_id ?? '';
   // No app id holds a NUL, and PostgreSQL could not even compare one: such an id is simply unknown.
-  const app = nulPath(appId)
-    ? undefined
-    : await request.server.store.db
-        .selectFrom('apps')
-        .select(['id', 'name', 'capabilities', 'secret_hash'])
-        .where('id', '=', appId)
-        .executeTakeFirst();
+  const app = nulPath(appId) ? undefined : await request.server.accounts.findAppCredentials(appId);
   // An unknown app and a wrong secret answer alike, so app ids cannot be probed.
   if (!app || !sameHash(app.secret_hash, hashSecret(token))) throw unauthorized('Invalid app ID or secret');
-  request.integrationApp = {
-    id: app.id,
-    name: app.name,
-    capabilities: JSON.parse(app.capabilities) as string[],
-  };
+  request.integrationApp = { id: app.id, name: app.name, capabilities: app.capabilities };
 };
+
+/** The OpenAPI security schemes, one per kind of bearer the server takes (see plugins/openapi.ts). */
+export type SecurityScheme = 'developerApiKey' | 'adminToken' | 'appSecret';
+
+/**
+ * Authenticates every route of `scope` with `hook`, and declares `scheme` on each of them in the OpenAPI document:
+ * the document says what the server asks for because both come from this one call.
+ */
+export function guard(scope: FastifyInstance, hook: onRequestAsyncHookHandler, scheme: SecurityScheme) {
+  scope.addHook('onRequest', hook);
+  scope.addHook('onRoute', (route) => {
+    route.schema = { ...route.schema, security: [{ [scheme]: [] }] };
+  });
+}
+
+/**
+ * The options of a resource's developer-API routes that need `scope`: `scoped(scope, tags)(schema)` is
+ * `{ config: { scope }, schema: { tags, ...schema } }`, so each route states only its own schema.
+ */
+export function scoped(scope: Scope, tags: string[]) {
+  return <const S extends object>(schema: S) => ({ config: { scope }, schema: { tags, ...schema } });
+}
 
 /** The user whose developer key authenticated this request. */
 export function callerId(request: FastifyRequest): string {

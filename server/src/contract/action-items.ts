@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { afterIdParam, orderParam, updatedSinceParam } from './changes';
-import { dateBound, dateTime, instant, limitParam, offsetParam, queryBool } from './common';
+import { afterIdParam, feedQueryRules, orderParam, updatedSinceParam } from './changes';
+import { batchCreate, dateBound, dateTime, instant, limitParam, offsetParam, queryBool } from './common';
 
 export const actionItem = z
   .object({
@@ -15,17 +15,21 @@ export const actionItem = z
   })
   .meta({ id: 'ActionItem' });
 
-export const listActionItemsQuery = z.object({
-  conversation_id: z.string().min(1).optional(),
-  completed: queryBool.optional(),
-  start_date: dateBound('start').optional().meta({ description: 'Created at or after (date or date-time)' }),
-  end_date: dateBound('end').optional().meta({ description: 'Created at or before (date or date-time)' }),
-  limit: limitParam(1000, 100),
-  offset: offsetParam,
-  updated_since: updatedSinceParam,
-  order: orderParam('created_at_desc', 'newest created first'),
-  after_id: afterIdParam,
-});
+export const listActionItemsQuery = z
+  .object({
+    conversation_id: z.string().min(1).optional(),
+    completed: queryBool.optional(),
+    start_date: dateBound('start')
+      .optional()
+      .meta({ description: 'Created at or after (date or date-time)' }),
+    end_date: dateBound('end').optional().meta({ description: 'Created at or before (date or date-time)' }),
+    limit: limitParam(1000, 100),
+    offset: offsetParam,
+    updated_since: updatedSinceParam,
+    order: orderParam('created_at_desc', 'newest created first'),
+    after_id: afterIdParam,
+  })
+  .check(feedQueryRules);
 
 const description = z.string().trim().min(1).max(2000);
 
@@ -40,14 +44,12 @@ export const createActionItemBody = newActionItem.extend({
 });
 
 export const MAX_ACTION_ITEM_BATCH = 50;
-export const createActionItemsBatchBody = z.object({
-  action_items: z.array(newActionItem).min(1).max(MAX_ACTION_ITEM_BATCH),
-});
-
-export const actionItemsBatchResponse = z.object({
-  action_items: z.array(actionItem),
-  created_count: z.number().int(),
-});
+export const { body: createActionItemsBatchBody, response: actionItemsBatchResponse } = batchCreate(
+  'action_items',
+  newActionItem,
+  MAX_ACTION_ITEM_BATCH,
+  actionItem,
+);
 
 export const updateActionItemBody = z.object({
   description: description.optional(),

@@ -12,17 +12,14 @@ export const updatedSinceParam = instant.optional().meta({
     'received (with after_id, see there).',
 });
 
-export const afterIdParam = z
-  .string()
-  .min(1)
-  .max(100)
-  .optional()
-  .meta({
-    description:
-      'Keyset position: with updated_since and order=updated_at, start after the position ' +
-      '(updated_since, after_id), i.e. updated_at > updated_since, or updated_at = updated_since and ' +
-      'id > after_id. Pass the updated_at and id of the last record of the previous page. Not with offset.',
-  });
+/** An `after_id` query parameter: the id half of a keyset position, described for its list. */
+const afterId = (description: string) => z.string().min(1).max(100).optional().meta({ description });
+
+export const afterIdParam = afterId(
+  'Keyset position: with updated_since and order=updated_at, start after the position ' +
+    '(updated_since, after_id), i.e. updated_at > updated_since, or updated_at = updated_since and ' +
+    'id > after_id. Pass the updated_at and id of the last record of the previous page. Not with offset.',
+);
 
 /** The `order` parameter: the list's usual order (the default) or the change-feed order. */
 export function orderParam<const D extends string>(fallback: D, fallbackMeans: string) {
@@ -34,6 +31,47 @@ export function orderParam<const D extends string>(fallback: D, fallbackMeans: s
       '(ascending) — the order to sync by, with updated_since and after_id.',
   });
 }
+
+/** The change-feed parameters a list query parses to, for `feedQueryRules`. */
+interface FeedParams {
+  order: string;
+  updated_since?: number;
+  after_id?: string;
+  offset?: number;
+}
+
+/**
+ * Refuses change-feed parameters that only make sense together (after_id is a position in the updated_at order),
+ * one issue at a time, as a check of a list query; `params.type` becomes the issue's `type`. Like the handler
+ * check it replaces, it runs only when every parameter parsed, so a 422 lists either its issues or the others.
+ */
+export const feedQueryRules = z.superRefine<FeedParams>(
+  (q, ctx) => {
+    if (q.after_id === undefined) return;
+    const refuse = (at: string, message: string, type: string) =>
+      ctx.addIssue({ code: 'custom', path: [at], message, params: { type } });
+    if (q.updated_since === undefined) {
+      refuse(
+        'after_id',
+        'after_id needs updated_since: the position is (updated_since, after_id)',
+        'missing_dependency',
+      );
+    } else if (q.order !== 'updated_at') {
+      refuse(
+        'after_id',
+        'after_id needs order=updated_at: it is a position in that order',
+        'missing_dependency',
+      );
+    } else if (q.offset !== undefined && q.offset > 0) {
+      refuse(
+        'offset',
+        'Use either offset or after_id, not both: after_id already says where the page starts',
+        'conflict',
+      );
+    }
+  },
+  { when: (payload) => payload.issues.length === 0 },
+);
 
 /** The part of a list operation's description that explains the change feed. */
 export function changeFeedDescription(extra = ''): string {
@@ -74,26 +112,36 @@ export const tombstone = z
   })
   .meta({ id: 'Tombstone' });
 
-export const listDeletedQuery = z.object({
-  since: instant.optional().meta({
-    description:
-      'Only records deleted after this instant (exclusive): deleted_at > since. Without it, every tombstone ' +
-      'still kept (at least the last 30 days).',
-  }),
-  type: tombstoneType.optional().meta({
-    description:
-      'Only this type. Needs the read scope of the type (folder: conversations:read). Without it, every type ' +
-      'the key can read.',
-  }),
-  after_id: z
-    .string()
-    .min(1)
-    .max(100)
-    .optional()
-    .meta({
+export const listDeletedQuery = z
+  .object({
+    since: instant.optional().meta({
       description:
-        'Keyset position: with since, start after (since, after_id), i.e. deleted_at > since, or deleted_at = ' +
-        'since and id > after_id. Pass the deleted_at and id of the last tombstone of the previous page.',
+        'Only records deleted after this instant (exclusive): deleted_at > since. Without it, every tombstone ' +
+        'still kept (at least the last 30 days).',
     }),
-  limit: limitParam(1000, 100),
-});
+    type: tombstoneType.optional().meta({
+      description:
+        'Only this type. Needs the read scope of the type (folder: conversations:read). Without it, every type ' +
+        'the key can read.',
+    }),
+    after_id: afterId(
+      'Keyset position: with since, start after (since, after_id), i.e. deleted_at > since, or deleted_at = ' +
+        'since and id > after_id. Pass the deleted_at and id of the last tombstone of the previous page.',
+    ),
+    limit: limitParam(1000, 100),
+  })
+  .check(
+    // after_id is a position together with since; checked like feedQueryRules, once every parameter parsed.
+    z.superRefine<{ since?: number; after_id?: string }>(
+      (q, ctx) => {
+        if (q.after_id === undefined || q.since !== undefined) return;
+        ctx.addIssue({
+          code: 'custom',
+          path: ['after_id'],
+          message: 'after_id needs since: the position is (since, after_id)',
+          params: { type: 'missing_dependency' },
+        });
+      },
+      { when: (payload) => payload.issues.length === 0 },
+    ),
+  );

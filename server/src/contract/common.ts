@@ -29,23 +29,101 @@ export function errors<S extends ErrorStatus>(...statuses: S[]): Pick<typeof err
 
 export const success = z.object({ success: z.literal(true) });
 
+/**
+ * The body and the answer of a batch create: 1 to `max` new records under `field`, created all or none; the
+ * answer lists the records made under the same `field`, with their count.
+ */
+export function batchCreate<F extends string, N extends z.ZodType, R extends z.ZodType>(
+  field: F,
+  newRecord: N,
+  max: number,
+  record: R,
+) {
+  return {
+    body: z.object({ [field]: z.array(newRecord).min(1).max(max) } as { [K in F]: z.ZodArray<N> }),
+    response: z.object({
+      ...({ [field]: z.array(record) } as { [K in F]: z.ZodArray<R> }),
+      created_count: z.number().int(),
+    }),
+  };
+}
+
 export const NUL_MESSAGE = 'Text must not contain NUL (U+0000) characters';
 
 /**
  * Where the first NUL character sits in a request value (its path of keys and indexes), or null if none does.
  * PostgreSQL text cannot hold U+0000, so the server refuses it everywhere, on both databases alike.
  */
-export function nulPath(value: unknown, path: (string | number)[] = []): (string | number)[] | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
-  if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) {
-      const found = nulPath(item, [...path, index]);
-      if (found) return found;
-    }
-  } else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      const found = key.includes('\u0000') ? [...path, key] : nulPath(item, [...path, key]);
-      if (found) return found;
+export function nulPath(value: unknown): (string | number)[] | null {
+  return textIssue(value, (text) => text.includes('\u0000'))?.path ?? null;
+}
+
+// In a `u` pattern a surrogate pair is one code point, so only a surrogate standing alone matches.
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+export const LONE_SURROGATE_MESSAGE = 'Text must be well-formed Unicode (no lone surrogate characters)';
+
+/** How deep a request body may nest: far beyond any field of the interface, far below any stack limit. */
+export const MAX_JSON_DEPTH = 100;
+
+export interface TextIssue {
+  path: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+interface Frame {
+  value: unknown;
+  key: string | number | undefined;
+  parent: Frame | undefined;
+  depth: number;
+}
+
+function pathOf(frame: Frame, key?: string): (string | number)[] {
+  const path: (string | number)[] = key === undefined ? [] : [key];
+  for (let at: Frame | undefined = frame; at?.key !== undefined; at = at.parent) path.unshift(at.key);
+  return path;
+}
+
+/**
+ * The first string or key in a request value that `bad` refuses, walked without recursion so that no nesting
+ * can run the stack out. Without `bad`, the first text that cannot be stored and read back unchanged: a NUL
+ * (PostgreSQL text cannot hold U+0000) or a lone surrogate (UTF-8 cannot), and any nesting deeper than
+ * MAX_JSON_DEPTH. Refused alike on both databases.
+ */
+export function textIssue(value: unknown, bad?: (text: string) => boolean): TextIssue | null {
+  const issueIn = (text: string): Omit<TextIssue, 'path'> | null => {
+    if (bad) return bad(text) ? { msg: NUL_MESSAGE, type: 'string_nul' } : null;
+    if (text.includes('\u0000')) return { msg: NUL_MESSAGE, type: 'string_nul' };
+    if (LONE_SURROGATE.test(text)) return { msg: LONE_SURROGATE_MESSAGE, type: 'string_unicode' };
+    return null;
+  };
+  const stack: Frame[] = [{ value, key: undefined, parent: undefined, depth: 0 }];
+  while (stack.length > 0) {
+    const frame = stack.pop() as Frame;
+    const current = frame.value;
+    if (typeof current === 'string') {
+      const issue = issueIn(current);
+      if (issue) return { path: pathOf(frame), ...issue };
+    } else if (current !== null && typeof current === 'object') {
+      if (!bad && frame.depth >= MAX_JSON_DEPTH) {
+        return {
+          path: pathOf(frame),
+          msg: `Value nested deeper than ${MAX_JSON_DEPTH} levels`,
+          type: 'json_too_deep',
+        };
+      }
+      const entries: [string | number, unknown][] = Array.isArray(current)
+        ? current.map((item, index) => [index, item])
+        : Object.entries(current);
+      // Pushed last first, so the first offending value in document order is found first.
+      for (let n = entries.length - 1; n >= 0; n--) {
+        const [key, item] = entries[n];
+        if (typeof key === 'string') {
+          const issue = issueIn(key);
+          if (issue) return { path: pathOf(frame, key), ...issue };
+        }
+        stack.push({ value: item, key, parent: frame, depth: frame.depth + 1 });
+      }
     }
   }
   return null;
@@ -57,10 +135,21 @@ function instantMs(value: string): number {
   return Date.parse(HAS_OFFSET.test(value) ? value : `${value}Z`);
 }
 
-/** An ISO 8601 date-time in a request. A value without an offset is taken as UTC. Parsed to epoch ms. */
+/** The instants the server keeps: those it writes back as ISO 8601 with a four-digit year, 0001 to 9999 UTC. */
+export const MIN_INSTANT = Date.parse('0001-01-01T00:00:00.000Z');
+export const MAX_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
+export const INSTANT_RANGE_MESSAGE =
+  'Date must lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z (UTC)';
+export const inInstantRange = (ms: number): boolean => ms >= MIN_INSTANT && ms <= MAX_INSTANT;
+
+/**
+ * An ISO 8601 date-time in a request. A value without an offset is taken as UTC. Parsed to epoch ms; refused
+ * when it falls outside the years 0001–9999 in UTC (it could not be written back the same way).
+ */
 export const instant = z.iso
   .datetime({ offset: true, local: true })
   .transform(instantMs)
+  .refine(inInstantRange, { message: INSTANT_RANGE_MESSAGE, params: { type: 'value_error' } })
   .meta({ description: 'ISO 8601 date-time, e.g. 2026-11-21T09:30:00Z (no offset means UTC)' });
 
 /**
@@ -76,13 +165,6 @@ export function dateBound(side: 'start' | 'end') {
       return side === 'start' ? dayStart : dayStart + 86_400_000 - 1;
     })
     .meta({ description: `ISO 8601 date or date-time; a date alone means the ${side} of that UTC day` });
-}
-
-/** Renders an instant the one way the server writes dates: UTC with a `Z`. */
-export function iso(ms: number): string;
-export function iso(ms: number | null): string | null;
-export function iso(ms: number | null): string | null {
-  return ms === null ? null : new Date(ms).toISOString();
 }
 
 export const dateTime = z.iso.datetime();

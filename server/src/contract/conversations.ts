@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import { afterIdParam, orderParam, updatedSinceParam } from './changes';
+import { actionItem } from './action-items';
+import { afterIdParam, feedQueryRules, orderParam, updatedSinceParam } from './changes';
 import { dateBound, dateTime, instant, limitParam, offsetParam, queryBool } from './common';
+import { UnprocessableError } from '../errors';
 
 export const CATEGORIES = [
   'personal',
@@ -59,14 +61,8 @@ export const geolocation = z
   })
   .meta({ id: 'Geolocation' });
 
-export const embeddedActionItem = z.object({
-  description: z.string(),
-  completed: z.boolean(),
-  created_at: dateTime,
-  updated_at: dateTime,
-  due_at: dateTime.nullable(),
-  completed_at: dateTime.nullable(),
-});
+/** An action item as a conversation's structured summary shows it: without its id and conversation. */
+export const embeddedActionItem = actionItem.omit({ id: true, conversation_id: true });
 
 export const structured = z
   .object({
@@ -101,22 +97,26 @@ export const conversation = z
   })
   .meta({ id: 'Conversation' });
 
-export const listConversationsQuery = z.object({
-  start_date: dateBound('start').optional().meta({ description: 'Started at or after (date or date-time)' }),
-  end_date: dateBound('end').optional().meta({ description: 'Started at or before (date or date-time)' }),
-  folder_id: z.string().min(1).optional(),
-  include_transcript: queryBool.default(false),
-  include_discarded: queryBool.optional().meta({
-    description:
-      'Include discarded conversations. Default false, but true with updated_since or order=updated_at (a ' +
-      'discard is a change a sync must see); pass false to leave them out.',
-  }),
-  limit: limitParam(100, 25),
-  offset: offsetParam,
-  updated_since: updatedSinceParam,
-  order: orderParam('started_at_desc', 'newest started first'),
-  after_id: afterIdParam,
-});
+export const listConversationsQuery = z
+  .object({
+    start_date: dateBound('start')
+      .optional()
+      .meta({ description: 'Started at or after (date or date-time)' }),
+    end_date: dateBound('end').optional().meta({ description: 'Started at or before (date or date-time)' }),
+    folder_id: z.string().min(1).optional(),
+    include_transcript: queryBool.default(false),
+    include_discarded: queryBool.optional().meta({
+      description:
+        'Include discarded conversations. Default false, but true with updated_since or order=updated_at (a ' +
+        'discard is a change a sync must see); pass false to leave them out.',
+    }),
+    limit: limitParam(100, 25),
+    offset: offsetParam,
+    updated_since: updatedSinceParam,
+    order: orderParam('started_at_desc', 'newest started first'),
+    after_id: afterIdParam,
+  })
+  .check(feedQueryRules);
 
 export const getConversationQuery = z.object({ include_transcript: queryBool.default(false) });
 
@@ -144,14 +144,28 @@ export const createConversationBody = z.object({
 });
 
 export const MAX_SEGMENTS = 500;
+/**
+ * The latest a segment may start or end, in seconds from the conversation's start: a year. The conversation's
+ * times are derived from them, so a bound keeps those instants storable (a 1e308 would overflow them).
+ */
+export const MAX_SEGMENT_SECONDS = 31_536_000;
 export const segmentInput = z.object({
   text: z.string().trim().min(1).max(10_000),
   speaker: z.string().max(100).optional().meta({ description: 'Speaker label, e.g. SPEAKER_00' }),
   speaker_id: z.number().int().min(0).optional(),
   is_user: z.boolean().default(false),
-  start: z.number().min(0),
-  end: z.number().min(0),
+  start: z.number().min(0).max(MAX_SEGMENT_SECONDS),
+  end: z.number().min(0).max(MAX_SEGMENT_SECONDS),
 });
+
+/**
+ * Refuses (422 at its `end`) the first segment that ends before it starts, which the segment's schema cannot
+ * see; `field` is the body field holding the segments.
+ */
+export function checkSegmentTimes(segments: { start: number; end: number }[], field: string): void {
+  const i = segments.findIndex((segment) => segment.end < segment.start);
+  if (i >= 0) throw UnprocessableError.at(['body', field, i, 'end'], 'end must not be before start');
+}
 
 export const createFromSegmentsBody = z.object({
   transcript_segments: z.array(segmentInput).min(1).max(MAX_SEGMENTS),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { afterIdParam, orderParam, updatedSinceParam } from './changes';
-import { dateTime, instant, limitParam, queryBool } from './common';
+import { afterIdParam, feedQueryRules, orderParam, updatedSinceParam } from './changes';
+import { dateTime, instant, limitParam, queryBool, type ValidationIssue } from './common';
+import { UnprocessableError } from '../errors';
 
 export const GOAL_TYPES = ['boolean', 'scale', 'numeric'] as const;
 export const GOAL_STATUSES = ['background', 'focused', 'paused', 'achieved', 'abandoned'] as const;
@@ -48,17 +49,19 @@ export const goal = z
   })
   .meta({ id: 'Goal' });
 
-export const listGoalsQuery = z.object({
-  limit: limitParam(1000, 10),
-  include_inactive: queryBool.optional().meta({
-    description:
-      'Include achieved and abandoned goals. Default false, but true with updated_since or order=updated_at ' +
-      '(a goal being achieved or abandoned is a change a sync must see); pass false to leave them out.',
-  }),
-  updated_since: updatedSinceParam,
-  order: orderParam('created_at_desc', 'newest created first'),
-  after_id: afterIdParam,
-});
+export const listGoalsQuery = z
+  .object({
+    limit: limitParam(1000, 10),
+    include_inactive: queryBool.optional().meta({
+      description:
+        'Include achieved and abandoned goals. Default false, but true with updated_since or order=updated_at ' +
+        '(a goal being achieved or abandoned is a change a sync must see); pass false to leave them out.',
+    }),
+    updated_since: updatedSinceParam,
+    order: orderParam('created_at_desc', 'newest created first'),
+    after_id: afterIdParam,
+  })
+  .check(feedQueryRules);
 
 const editable = {
   title: z.string().trim().min(1).max(200),
@@ -92,20 +95,8 @@ export const createGoalBody = z.object({
   why_it_matters: editable.why_it_matters.optional(),
 });
 
-export const updateGoalBody = z.object({
-  title: editable.title.optional(),
-  desired_outcome: editable.desired_outcome.optional(),
-  status: editable.status.optional(),
-  target_value: editable.target_value.optional(),
-  current_value: editable.current_value.optional(),
-  min_value: editable.min_value.optional(),
-  max_value: editable.max_value.optional(),
-  unit: editable.unit.optional(),
-  focus_rank: editable.focus_rank.optional(),
-  horizon_at: editable.horizon_at.optional(),
-  success_criteria: editable.success_criteria.optional(),
-  why_it_matters: editable.why_it_matters.optional(),
-});
+/** A goal's update: any of its editable fields, each optional. */
+export const updateGoalBody = z.object(editable).partial();
 
 export const progressQuery = z.object({
   // A string first, so an empty or missing value is refused instead of being coerced to 0 or NaN.
@@ -140,3 +131,72 @@ export const goalHistory = z
     ),
   })
   .meta({ id: 'GoalHistory' });
+
+// The rules between a goal's numbers, which no single field's schema can see.
+
+/** A goal's numbers. */
+export interface GoalValues {
+  min_value: number;
+  max_value: number;
+  target_value: number;
+  current_value: number;
+}
+type ValueField = keyof GoalValues;
+
+/** The fields a request body sent (not undefined). */
+export const sentFields = (body: object): ReadonlySet<string> =>
+  new Set(Object.entries(body).flatMap(([k, value]) => (value === undefined ? [] : [k])));
+
+/**
+ * Cross-field checks of a goal's numbers: min ≤ max, and target and current within [min, max]. Each issue is
+ * located at the first of its fields the request sent (the one the caller most likely got wrong).
+ */
+export function valueIssues(v: GoalValues, sent: ReadonlySet<string>): ValidationIssue[] {
+  const at = (fields: ValueField[]) => ['body', fields.find((f) => sent.has(f)) ?? fields[0]];
+  if (v.min_value > v.max_value) {
+    return [
+      {
+        loc: at(['min_value', 'max_value']),
+        msg: `min_value (${v.min_value}) must not be greater than max_value (${v.max_value})`,
+        type: 'value_error',
+      },
+    ];
+  }
+  const issues: ValidationIssue[] = [];
+  for (const field of ['target_value', 'current_value'] as const) {
+    if (v[field] < v.min_value || v[field] > v.max_value) {
+      issues.push({
+        loc: at([field, 'min_value', 'max_value']),
+        msg: `${field} (${v[field]}) must be between min_value (${v.min_value}) and max_value (${v.max_value})`,
+        type: 'value_error',
+      });
+    }
+  }
+  return issues;
+}
+
+/** The numbers of a new goal: what was sent, with defaults by goal type (422 for a numeric goal without target). */
+export function initialValues(body: Partial<GoalValues> & { goal_type: GoalType }): GoalValues {
+  const { goal_type, target_value, current_value, min_value, max_value } = body;
+  if (goal_type === 'numeric') {
+    if (target_value === undefined) {
+      throw UnprocessableError.at(['body', 'target_value'], 'Field required for a numeric goal', 'missing');
+    }
+    const min = min_value ?? 0;
+    const current = current_value ?? min;
+    return {
+      min_value: min,
+      current_value: current,
+      target_value,
+      max_value: max_value ?? Math.max(target_value, current),
+    };
+  }
+  const min = min_value ?? 0;
+  const max = max_value ?? (goal_type === 'boolean' ? 1 : 10);
+  return {
+    min_value: min,
+    max_value: max,
+    target_value: target_value ?? max,
+    current_value: current_value ?? min,
+  };
+}

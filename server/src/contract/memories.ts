@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { afterIdParam, orderParam, updatedSinceParam } from './changes';
-import { dateTime, limitParam, offsetParam } from './common';
+import { afterIdParam, feedQueryRules, orderParam, updatedSinceParam } from './changes';
+import { batchCreate, dateTime, limitParam, offsetParam } from './common';
 
 export const MEMORY_CATEGORIES = ['interesting', 'system', 'manual'] as const;
 export const memoryCategory = z.enum(MEMORY_CATEGORIES);
@@ -18,33 +18,35 @@ export const memory = z
   })
   .meta({ id: 'Memory' });
 
-export const listMemoriesQuery = z.object({
-  limit: limitParam(1000, 25),
-  offset: offsetParam,
-  categories: z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined) return undefined;
-      const list = v
-        .split(',')
-        .map((c) => c.trim())
-        .filter(Boolean);
-      const unknown = list.filter((c) => !(MEMORY_CATEGORIES as readonly string[]).includes(c));
-      if (unknown.length > 0) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `Unknown categor${unknown.length > 1 ? 'ies' : 'y'} ${unknown.join(', ')}; use ${MEMORY_CATEGORIES.join(', ')}`,
-        });
-        return z.NEVER;
-      }
-      return list;
-    })
-    .meta({ description: `Comma-separated categories to include (${MEMORY_CATEGORIES.join(', ')})` }),
-  updated_since: updatedSinceParam,
-  order: orderParam('created_at_desc', 'newest created first'),
-  after_id: afterIdParam,
-});
+export const listMemoriesQuery = z
+  .object({
+    limit: limitParam(1000, 25),
+    offset: offsetParam,
+    categories: z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        if (v === undefined) return undefined;
+        const list = v
+          .split(',')
+          .map((c) => c.trim())
+          .filter(Boolean);
+        const unknown = list.filter((c) => !(MEMORY_CATEGORIES as readonly string[]).includes(c));
+        if (unknown.length > 0) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `Unknown categor${unknown.length > 1 ? 'ies' : 'y'} ${unknown.join(', ')}; use ${MEMORY_CATEGORIES.join(', ')}`,
+          });
+          return z.NEVER;
+        }
+        return list;
+      })
+      .meta({ description: `Comma-separated categories to include (${MEMORY_CATEGORIES.join(', ')})` }),
+    updated_since: updatedSinceParam,
+    order: orderParam('created_at_desc', 'newest created first'),
+    after_id: afterIdParam,
+  })
+  .check(feedQueryRules);
 
 export const newMemory = z.object({
   content: z.string().trim().min(1).max(5000),
@@ -54,13 +56,12 @@ export const newMemory = z.object({
 });
 
 export const MAX_MEMORY_BATCH = 25;
-export const createMemoriesBatchBody = z.object({
-  memories: z.array(newMemory).min(1).max(MAX_MEMORY_BATCH),
-});
-export const memoriesBatchResponse = z.object({
-  memories: z.array(memory),
-  created_count: z.number().int(),
-});
+export const { body: createMemoriesBatchBody, response: memoriesBatchResponse } = batchCreate(
+  'memories',
+  newMemory,
+  MAX_MEMORY_BATCH,
+  memory,
+);
 
 export const updateMemoryBody = z.object({
   content: newMemory.shape.content.optional(),

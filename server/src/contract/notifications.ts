@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { dateTime, limitParam } from './common';
 import { capability, proactiveScope } from './scopes';
+import { cursorPageOf, cursorParam } from './cursor';
 
 export const directNotificationQuery = z.object({
   uid: z.string().min(1).max(100).meta({ description: 'The target user id' }),
@@ -39,11 +40,7 @@ export const notification = z
 
 export const listNotificationsQuery = z.object({
   limit: limitParam(100, 25),
-  cursor: z.string().optional().meta({ description: 'next_cursor of the previous page' }),
+  cursor: cursorParam(),
 });
 
-export const notificationsPage = z.object({
-  has_more: z.boolean(),
-  next_cursor: z.string().nullable(),
-  notifications: z.array(notification),
-});
+export const notificationsPage = cursorPageOf('notifications', notification);

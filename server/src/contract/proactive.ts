@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { dateTime, limitParam, NUL_MESSAGE, nulPath } from './common';
 import { segmentInput } from './conversations';
+import { cursorPageOf, cursorParam } from './cursor';
 
 // Live transcript ingestion (developer API).
 
@@ -92,7 +93,7 @@ export const delivery = z
 
 export const listDeliveriesQuery = z.object({
   limit: limitParam(100, 25),
-  cursor: z.string().optional().meta({ description: 'next_cursor of the previous page' }),
+  cursor: cursorParam(),
 });
 
 export const adminDeliveriesQuery = listDeliveriesQuery.extend({
@@ -100,11 +101,7 @@ export const adminDeliveriesQuery = listDeliveriesQuery.extend({
   user_id: z.string().min(1).optional(),
 });
 
-export const deliveriesPage = z.object({
-  has_more: z.boolean(),
-  next_cursor: z.string().nullable(),
-  deliveries: z.array(delivery),
-});
+export const deliveriesPage = cursorPageOf('deliveries', delivery);
 
 // Webhook registration (app secret).
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { dateBound, dateTime, instant, limitParam } from './common';
+import { cursorPageOf, cursorParam } from './cursor';
 
 export const screenActivityRecord = z
   .object({
@@ -16,14 +17,10 @@ export const listScreenActivityQuery = z.object({
   end_date: dateBound('end').optional(),
   app: z.string().min(1).optional().meta({ description: 'Exact, case-sensitive app name' }),
   limit: limitParam(1000, 100),
-  cursor: z.string().optional().meta({ description: 'next_cursor of the previous page' }),
+  cursor: cursorParam(),
 });
 
-export const screenActivityPage = z.object({
-  has_more: z.boolean(),
-  next_cursor: z.string().nullable(),
-  screen_activity: z.array(screenActivityRecord),
-});
+export const screenActivityPage = cursorPageOf('screen_activity', screenActivityRecord);
 
 export const createScreenActivityBody = z.object({
   screen_activity: z

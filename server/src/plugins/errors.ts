@@ -1,9 +1,9 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { z } from 'zod';
-import { NUL_MESSAGE, nulPath, type ValidationIssue } from '../contract/common';
+import { textIssue, type ValidationIssue } from '../contract/common';
 import { HttpError, UnprocessableError } from '../errors';
-import { isUnavailable } from '../store/errors';
+import { Conflict, isUnavailable, NotFound } from '../store/errors';
 
 /** How long a client should wait before retrying while the database is out of reach. */
 const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
@@ -14,6 +14,12 @@ const LOCATION: Record<string, string> = {
   params: 'path',
   headers: 'header',
 };
+
+/** A custom issue may name its FastAPI `type` in `params.type` (see contract/changes.ts); others use zod's code. */
+function issueType(issue: z.core.$ZodIssue): string {
+  const type = issue.code === 'custom' ? issue.params?.type : undefined;
+  return typeof type === 'string' ? type : issue.code;
+}
 
 /** A request part that failed its zod schema; carries zod's issues so they become FastAPI-style `loc`s. */
 export class RequestValidationError extends Error {
@@ -34,15 +40,26 @@ export class RequestValidationError extends Error {
       return {
         loc: [where, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
         msg: missing ? 'Field required' : issue.message,
-        type: missing ? 'missing' : issue.code,
+        type: missing ? 'missing' : issueType(issue),
       };
     });
   }
 }
 
+/** The methods a path may answer to, as the 405 `Allow` header lists them. */
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/** The 415 detail: the body must be JSON, and the header says so. */
+function unsupportedMediaType(contentType: string | undefined): string {
+  const sent = contentType
+    ? `Content-Type '${contentType}' is not supported`
+    : 'The body has no Content-Type';
+  return `${sent}: send the body as JSON with 'Content-Type: application/json'`;
+}
+
 /**
  * One place that turns every failure into the interface's error bodies: 422 `{detail:[{loc,msg,type}]}` for
- * bad input, `{detail}` for other client errors, 503 with Retry-After while the database is out of reach, and a
+ * bad input, `{detail}` for other client errors (the store's NotFound a 404, its Conflict a 409), 503 with Retry-After while the database is out of reach, and a
  * bare 500 (logged) for our own faults.
  */
 async function errorsPlugin(app: FastifyInstance) {
@@ -58,13 +75,14 @@ async function errorsPlugin(app: FastifyInstance) {
       ['path', request.params],
       ['query', request.query],
     ] as const) {
-      const at = nulPath(value);
-      if (at) throw UnprocessableError.at([where, ...at], NUL_MESSAGE, 'string_nul');
+      const issue = textIssue(value);
+      if (issue) throw UnprocessableError.at([where, ...issue.path], issue.msg, issue.type);
     }
   });
 
+  // Every body is JSON: any other type (Fastify's text/plain parser included) is a 415 saying so.
   // An empty JSON body is "no body", so routes that need none accept one and routes that need one say 422.
-  app.removeContentTypeParser('application/json');
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     if (body === '') return done(null, undefined);
     let parsed: unknown;
@@ -75,8 +93,9 @@ async function errorsPlugin(app: FastifyInstance) {
         UnprocessableError.at(['body'], `JSON decode error: ${(error as Error).message}`, 'json_invalid'),
       );
     }
-    const at = nulPath(parsed);
-    if (at) return done(UnprocessableError.at(['body', ...at], NUL_MESSAGE, 'string_nul'));
+    // Checked before any schema sees the body: nothing after this point walks a value nested without bound.
+    const issue = textIssue(parsed);
+    if (issue) return done(UnprocessableError.at(['body', ...issue.path], issue.msg, issue.type));
     done(null, parsed);
   });
 
@@ -85,6 +104,11 @@ async function errorsPlugin(app: FastifyInstance) {
     if (error instanceof UnprocessableError) return reply.code(422).send({ detail: error.issues });
     if (error instanceof HttpError)
       return reply.code(error.statusCode).headers(error.headers).send({ detail: error.detail });
+    if (error instanceof NotFound) return reply.code(404).send({ detail: error.message });
+    if (error instanceof Conflict) return reply.code(409).send({ detail: error.message });
+    if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      return reply.code(415).send({ detail: unsupportedMediaType(request.headers['content-type']) });
+    }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) return reply.code(status).send({ detail: error.message });
     if (isUnavailable(error)) {
@@ -98,7 +122,16 @@ async function errorsPlugin(app: FastifyInstance) {
     return reply.code(500).send({ detail: 'Internal Server Error' });
   });
 
-  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ detail: 'Not Found' }));
+  // A known path asked with a method it does not serve is a 405 naming the methods it does (RFC 9110 §15.5.6).
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?', 1)[0];
+    const allowed = METHODS.filter((method) => app.findRoute({ method, url: path }) !== null);
+    if (allowed.length === 0) return reply.code(404).send({ detail: 'Not Found' });
+    return reply
+      .code(405)
+      .header('allow', allowed.join(', '))
+      .send({ detail: `Method ${request.method} not allowed on ${path}; allowed: ${allowed.join(', ')}` });
+  });
 }
 
 export default fp(errorsPlugin, { name: 'errors' });

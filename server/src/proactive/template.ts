@@ -1,6 +1,5 @@
-import type { Kysely } from 'kysely';
 import type { ProactiveScope } from '../contract/scopes';
-import type { Database } from '../store/schema';
+import type { ProactiveRepository } from '../store/proactive';
 
 const PLACEHOLDER = /\{\{\s*([a-z_]+)\s*\}\}/g;
 const FACTS_MAX = 50;
@@ -16,7 +15,7 @@ export function fill(prompt: string, values: Partial<Record<ProactiveScope, stri
 
 /** The text of each template variable asked for, read from the user's data. */
 export async function contextValues(
-  db: Kysely<Database>,
+  proactive: ProactiveRepository,
   userId: string,
   appId: string,
   variables: ProactiveScope[],
@@ -24,50 +23,18 @@ export async function contextValues(
   const values: Partial<Record<ProactiveScope, string>> = {};
   for (const variable of new Set(variables)) {
     if (variable === 'user_name') {
-      const user = await db.selectFrom('users').select('name').where('id', '=', userId).executeTakeFirst();
-      values.user_name = user?.name ?? '';
+      values.user_name = await proactive.userName(userId);
     } else if (variable === 'user_facts') {
-      const rows = await db
-        .selectFrom('memories')
-        .select('content')
-        .where('user_id', '=', userId)
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(FACTS_MAX)
-        .execute();
-      values.user_facts = rows.map((r) => `- ${r.content}`).join('\n');
+      const facts = await proactive.recentFacts(userId, FACTS_MAX);
+      values.user_facts = facts.map((fact) => `- ${fact}`).join('\n');
     } else if (variable === 'user_context') {
-      const rows = await db
-        .selectFrom('conversations')
-        .select('structured')
-        .where('user_id', '=', userId)
-        .where('discarded', '=', 0)
-        .orderBy('started_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(CONTEXT_MAX)
-        .execute();
-      values.user_context = rows
-        .map((r) => {
-          const s = JSON.parse(r.structured) as { title: string; overview: string };
-          return `- ${s.title}: ${s.overview}`;
-        })
-        .join('\n');
+      const conversations = await proactive.recentConversations(userId, CONTEXT_MAX);
+      values.user_context = conversations.map((c) => `- ${c.title}: ${c.overview}`).join('\n');
     } else if (variable === 'user_chat') {
       // The service keeps no user-to-app chat of its own: the messages between them are the app's
       // notifications to the user (direct and proactive), oldest of the last ten first.
-      const rows = await db
-        .selectFrom('notifications')
-        .select(['title', 'text'])
-        .where('user_id', '=', userId)
-        .where('app_id', '=', appId)
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(CHAT_MAX)
-        .execute();
-      values.user_chat = rows
-        .reverse()
-        .map((r) => `${r.title}: ${r.text}`)
-        .join('\n');
+      const messages = await proactive.recentAppMessages(userId, appId, CHAT_MAX);
+      values.user_chat = messages.map((m) => `${m.title}: ${m.text}`).join('\n');
     }
   }
   return values;

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { sql, type SqlBool } from 'kysely';
 import { callerId } from '../auth/hooks';
 import {
   listDeletedQuery,
@@ -8,9 +7,10 @@ import {
   TOMBSTONE_TYPES,
   type TombstoneType,
 } from '../contract/changes';
-import { errors, iso } from '../contract/common';
+import { errors } from '../contract/common';
 import type { Scope } from '../contract/scopes';
-import { HttpError, UnprocessableError } from '../errors';
+import { HttpError } from '../errors';
+import { tombstonesRepository } from '../store/tombstones';
 
 const tags = ['Change Feed'];
 
@@ -24,7 +24,7 @@ const readableTypes = (scopes: Scope[]) =>
 const READ_SCOPES = [...new Set(Object.values(TOMBSTONE_READ_SCOPE))];
 
 const deleted: FastifyPluginAsyncZod = async (app) => {
-  const { db } = app.store;
+  const repository = tombstonesRepository(app.store.db);
 
   app.get(
     '/deleted',
@@ -65,29 +65,8 @@ const deleted: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const { since, type, after_id, limit } = request.query;
-      if (after_id !== undefined && since === undefined) {
-        throw UnprocessableError.at(
-          ['query', 'after_id'],
-          'after_id needs since: the position is (since, after_id)',
-          'missing_dependency',
-        );
-      }
       const types = type ? [type] : readableTypes(request.developerKey?.scopes ?? []);
-      let query = db
-        .selectFrom('tombstones')
-        .select(['type', 'id', 'deleted_at'])
-        .where('user_id', '=', callerId(request));
-      // Every type: no filter, so the (user_id, deleted_at, id) index serves the walk.
-      if (types.length < TOMBSTONE_TYPES.length) query = query.where('type', 'in', types);
-      if (since !== undefined) {
-        query = query.where(
-          after_id === undefined
-            ? sql<SqlBool>`deleted_at > ${since}`
-            : sql<SqlBool>`(deleted_at, id) > (${since}, ${after_id})`,
-        );
-      }
-      const rows = await query.orderBy('deleted_at', 'asc').orderBy('id', 'asc').limit(limit).execute();
-      return rows.map((r) => ({ type: r.type as TombstoneType, id: r.id, deleted_at: iso(r.deleted_at) }));
+      return repository.list(callerId(request), { types, since, after_id, limit });
     },
   );
 };

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errors } from '../contract/common';
+import { cursorPage } from '../contract/cursor';
 import {
   app as appSchema,
   directNotificationQuery,
@@ -8,60 +9,36 @@ import {
 } from '../contract/notifications';
 import { deliveriesPage, listDeliveriesQuery, putWebhookBody, webhookConfig } from '../contract/proactive';
 import { HttpError } from '../errors';
-import { toApp } from '../store/accounts';
-import { listDeliveries } from './deliveries';
+import { assertRegistrable } from '../outbound/registration';
+import { deliveriesRepository } from '../store/deliveries';
+import { proactiveRepository } from '../store/proactive';
+import { createdAtPosition } from '../store/paging';
 
 const tags = ['Notifications'];
-const security = [{ appSecret: [] }];
 const params = z.object({ app_id: z.string() });
-const HOUR_MS = 3_600_000;
 
 const integrations: FastifyPluginAsyncZod = async (app) => {
-  const { db } = app.store;
+  const deliveries = deliveriesRepository(app.store.db);
+  const proactive = proactiveRepository(app.store.db);
 
   app.get(
     '/:app_id/app',
     {
       schema: {
         tags,
-        security,
         summary: 'The app whose secret authenticates this request (proves the secret)',
         params,
         response: { 200: appSchema, ...errors(401) },
       },
     },
-    async (request) =>
-      toApp(
-        await db
-          .selectFrom('apps')
-          .selectAll()
-          .where('id', '=', request.params.app_id)
-          .executeTakeFirstOrThrow(),
-      ),
+    async (request) => app.accounts.findApp(request.params.app_id),
   );
-
-  /** Counts one direct notification in the app's and user's clock hour; atomic on both databases. */
-  async function countDirect(appId: string, userId: string, now: number) {
-    const windowStart = now - (now % HOUR_MS);
-    const expiresAt = windowStart + HOUR_MS;
-    const row = await db
-      .insertInto('rate_counters')
-      .values({ key: `direct:${appId}:${userId}:${windowStart}`, count: 1, expires_at: expiresAt })
-      .onConflict((oc) =>
-        oc.column('key').doUpdateSet((eb) => ({ count: eb('rate_counters.count', '+', 1) })),
-      )
-      .returning('count')
-      .executeTakeFirstOrThrow();
-    if (row.count === 1) await db.deleteFrom('rate_counters').where('expires_at', '<=', now).execute();
-    return { count: row.count, expiresAt };
-  }
 
   app.post(
     '/:app_id/notification',
     {
       schema: {
         tags,
-        security,
         summary: 'Send a notification to one user of the app, pushed at once',
         params,
         querystring: directNotificationQuery,
@@ -71,20 +48,15 @@ const integrations: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const appId = request.params.app_id;
       const { uid, message } = request.query;
-      const installed = await db
-        .selectFrom('app_installs')
-        .select('user_id')
-        .where('app_id', '=', appId)
-        .where('user_id', '=', uid)
-        .executeTakeFirst();
+      const installed = await app.accounts.findInstall(appId, uid);
       if (!installed) {
-        const user = await db.selectFrom('users').select('id').where('id', '=', uid).executeTakeFirst();
-        throw new HttpError(404, user ? 'App is not installed for this user' : 'User not found');
+        await app.accounts.requireUser(uid);
+        throw new HttpError(404, 'App is not installed for this user');
       }
 
       const now = Date.now();
       const limit = app.config.directNotificationsPerHour;
-      const { count, expiresAt } = await countDirect(appId, uid, now);
+      const { count, expiresAt } = await proactive.countDirectNotification(appId, uid, now);
       const headers = {
         'x-ratelimit-limit': String(limit),
         'x-ratelimit-remaining': String(Math.max(0, limit - count)),
@@ -114,60 +86,36 @@ const integrations: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
-        security,
         summary: "The app's webhook deliveries (calls and what came of them), newest first",
         params,
         querystring: listDeliveriesQuery,
         response: { 200: deliveriesPage, ...errors(401, 422) },
       },
     },
-    async (request) => listDeliveries(db, { app_id: request.params.app_id }, request.query),
+    async (request) => {
+      const filters = { app_id: request.params.app_id };
+      const { page, ...more } = await cursorPage(request.query, filters, createdAtPosition, (before, take) =>
+        deliveries.list(filters, before, take),
+      );
+      return { ...more, deliveries: page };
+    },
   );
-
-  async function readWebhook(appId: string) {
-    const row = await db
-      .selectFrom('apps')
-      .select(['external_integration', 'capabilities'])
-      .where('id', '=', appId)
-      .executeTakeFirstOrThrow();
-    const integration = row.external_integration
-      ? (JSON.parse(row.external_integration) as { webhook_url?: string | null })
-      : null;
-    return {
-      capabilities: JSON.parse(row.capabilities) as string[],
-      config: {
-        triggers_on: 'transcript_processed' as const,
-        webhook_url: integration?.webhook_url ?? null,
-      },
-    };
-  }
-
-  async function writeWebhook(appId: string, webhookUrl: string | null, capabilities: string[]) {
-    const config = { triggers_on: 'transcript_processed' as const, webhook_url: webhookUrl };
-    await db
-      .updateTable('apps')
-      .set({
-        external_integration: JSON.stringify(config),
-        capabilities: JSON.stringify(capabilities),
-        updated_at: Date.now(),
-      })
-      .where('id', '=', appId)
-      .execute();
-    return config;
-  }
 
   app.get(
     '/:app_id/webhook',
     {
       schema: {
         tags,
-        security,
         summary: "The app's transcript webhook (webhook_url null when none)",
         params,
         response: { 200: webhookConfig, ...errors(401) },
       },
     },
-    async (request) => (await readWebhook(request.params.app_id)).config,
+    async (request) => ({
+      triggers_on: 'transcript_processed' as const,
+      webhook_url:
+        (await app.accounts.findApp(request.params.app_id)).external_integration?.webhook_url ?? null,
+    }),
   );
 
   app.put(
@@ -175,7 +123,6 @@ const integrations: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
-        security,
         summary: "Set the app's transcript webhook (adds the external_integration capability)",
         params,
         body: putWebhookBody,
@@ -183,11 +130,8 @@ const integrations: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      const { capabilities } = await readWebhook(request.params.app_id);
-      const withCapability = capabilities.includes('external_integration')
-        ? capabilities
-        : [...capabilities, 'external_integration'];
-      return writeWebhook(request.params.app_id, request.body.webhook_url, withCapability);
+      await assertRegistrable(app.outbound, request.body.webhook_url, ['body', 'webhook_url']);
+      return app.accounts.setWebhook(request.params.app_id, request.body.webhook_url);
     },
   );
 
@@ -196,16 +140,12 @@ const integrations: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
-        security,
         summary: "Remove the app's transcript webhook (webhook_url becomes null)",
         params,
         response: { 200: webhookConfig, ...errors(401) },
       },
     },
-    async (request) => {
-      const { capabilities } = await readWebhook(request.params.app_id);
-      return writeWebhook(request.params.app_id, null, capabilities);
-    },
+    async (request) => app.accounts.setWebhook(request.params.app_id, null),
   );
 };
 

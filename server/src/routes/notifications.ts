@@ -1,68 +1,43 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Selectable } from 'kysely';
-import { errors, iso } from '../contract/common';
+import { errors } from '../contract/common';
 import { listNotificationsQuery, notificationsPage } from '../contract/notifications';
-import { callerId } from '../auth/hooks';
-import { decodeCursor, keysetPage } from '../cursor';
-import type { NotificationsTable } from '../store/schema';
+import { callerId, scoped } from '../auth/hooks';
+import { cursorPage } from '../contract/cursor';
+import { notificationsRepository } from '../store/notifications';
+import { createdAtPosition } from '../store/paging';
 
-export function toNotification(row: Selectable<NotificationsTable>) {
-  return {
-    id: row.id,
-    app_id: row.app_id,
-    kind: row.kind as 'direct' | 'proactive',
-    title: row.title,
-    text: row.text,
-    generated: row.generated === 1,
-    created_at: iso(row.created_at),
-  };
-}
+const read = scoped('notifications:read', ['Notifications']);
 
 const notifications: FastifyPluginAsyncZod = async (app) => {
-  const { db } = app.store;
+  const repository = notificationsRepository(app.store.db);
 
   app.get(
     '/notifications',
-    {
-      config: { scope: 'notifications:read' },
-      schema: {
-        tags: ['Notifications'],
-        summary: "The user's notification inbox, newest first",
-        querystring: listNotificationsQuery,
-        response: { 200: notificationsPage, ...errors(401, 403, 422, 429) },
-      },
-    },
+    read({
+      summary: "The user's notification inbox, newest first",
+      querystring: listNotificationsQuery,
+      response: { 200: notificationsPage, ...errors(401, 403, 422, 429) },
+    }),
     async (request) => {
-      const { limit, cursor } = request.query;
-      let query = db.selectFrom('notifications').selectAll().where('user_id', '=', callerId(request));
-      if (cursor !== undefined) {
-        const after = decodeCursor(cursor, {});
-        query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(after.t, after.i)));
-      }
-      const rows = await query
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(limit + 1)
-        .execute();
-      const { page, ...more } = keysetPage(rows, limit, (row) => ({ t: row.created_at, i: row.id }), {});
-      return { ...more, notifications: page.map(toNotification) };
+      const userId = callerId(request);
+      const { page, ...more } = await cursorPage(request.query, {}, createdAtPosition, (before, take) =>
+        repository.list(userId, before, take),
+      );
+      return { ...more, notifications: page };
     },
   );
 
   app.get(
     '/notifications/stream',
-    {
-      config: { scope: 'notifications:read' },
-      schema: {
-        tags: ['Notifications'],
-        summary: "The user's notifications as Server-Sent Events, from now on",
-        description:
-          'Each push is an `event: notification` whose `data` is the Notification JSON; a `: heartbeat` ' +
-          'comment keeps the connection open. Streams are fed in process: with several server instances, ' +
-          'a stream carries the pushes made by the instance it is connected to.',
-        response: { ...errors(401, 403, 429) },
-      },
-    },
+    read({
+      summary: "The user's notifications as Server-Sent Events, from now on",
+      description:
+        'Each push is an `event: notification` whose `data` is the Notification JSON; a `: heartbeat` ' +
+        'comment keeps the connection open. With several server instances a stream carries the pushes made ' +
+        "through any of them (while Redis or the instances' link is down, only those of its own instance: " +
+        'the inbox has them all).',
+      response: { ...errors(401, 403, 429) },
+    }),
     async (request, reply) => {
       const userId = callerId(request);
       reply.hijack();
@@ -74,9 +49,14 @@ const notifications: FastifyPluginAsyncZod = async (app) => {
         connection: 'keep-alive',
         'x-accel-buffering': 'no',
       });
+      // HEAD (which Fastify adds to every GET) gets the stream's head and nothing more.
+      if (request.method === 'HEAD') {
+        raw.end();
+        return;
+      }
       raw.write(': connected\n\n');
-      const unsubscribe = app.pusher.subscribe(userId, (row) => {
-        raw.write(`event: notification\nid: ${row.id}\ndata: ${JSON.stringify(toNotification(row))}\n\n`);
+      const unsubscribe = app.pusher.subscribe(userId, (notification) => {
+        raw.write(`event: notification\nid: ${notification.id}\ndata: ${JSON.stringify(notification)}\n\n`);
       });
       const heartbeat = setInterval(() => raw.write(': heartbeat\n\n'), app.config.sseHeartbeatMs);
       const end = () => {

@@ -1,5 +1,5 @@
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema';
 import { migrations } from './migrations';
@@ -9,10 +9,43 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Store {
   db: Kysely<Database>;
   dialect: Dialect;
+  /** The URL it was opened with. */
+  url: string;
+  /** Resolves when the database answers a trivial query: the health check. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
+const ping = async (db: Kysely<Database>) => {
+  await sql`select 1`.execute(db);
+};
+
 const INT8_OID = 20;
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * better-sqlite3 keeping its prepared statements: Kysely's driver prepares every query it runs, and preparing
+ * (parsing and planning the SQL) cost more than running a lookup by key. The same SQL text reuses its
+ * statement; past `size` statements the least recently used is dropped (SQL with a varying number of rows or
+ * values makes new texts).
+ */
+function withStatementCache(sqlite: SQLite.Database, size: number): SqliteDatabase {
+  const statements = new Map<string, SQLite.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(text: string) {
+      let statement = statements.get(text);
+      if (statement) {
+        statements.delete(text);
+      } else {
+        statement = sqlite.prepare(text);
+        if (statements.size >= size) statements.delete(statements.keys().next().value!);
+      }
+      statements.set(text, statement);
+      return statement;
+    },
+  };
+}
 
 /** Opens `sqlite:<path>` (or `sqlite::memory:`) or `postgres://…` / `postgresql://…`. */
 export function openStore(url: string): Store {
@@ -34,7 +67,7 @@ export function openStore(url: string): Store {
     // request answers 503), and the pool discards the broken client when it is released.
     pool.on('connect', (client) => client.on('error', () => undefined));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, dialect: 'postgres', close: () => db.destroy() };
+    return { db, dialect: 'postgres', url, ping: () => ping(db), close: () => db.destroy() };
   }
   if (url.startsWith('sqlite:')) {
     const sqlite = new SQLite(url.slice('sqlite:'.length));
@@ -42,13 +75,35 @@ export function openStore(url: string): Store {
     sqlite.pragma('synchronous = FULL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-    return { db, dialect: 'sqlite', close: () => db.destroy() };
+    const db = new Kysely<Database>({
+      dialect: new SqliteDialect({ database: withStatementCache(sqlite, STATEMENT_CACHE_SIZE) }),
+    });
+    return { db, dialect: 'sqlite', url, ping: () => ping(db), close: () => db.destroy() };
   }
   throw new Error(`Unsupported database URL "${url}": use sqlite:<path> or postgres://…`);
 }
 
-export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
+/** Any one number of our own: the advisory lock that lets one instance at a time migrate a PostgreSQL database. */
+const MIGRATION_LOCK = 0x64657664;
+
+/**
+ * Brings the schema to the latest migration. On PostgreSQL several instances may start at the same moment on
+ * an empty database: each takes the same session advisory lock first, so one migrates and the others, once it
+ * is done, find nothing left to do (Kysely's own lock comes after it creates its tables, which itself races).
+ */
+export async function migrateToLatest({ db, dialect }: Pick<Store, 'db' | 'dialect'>): Promise<void> {
+  if (dialect === 'sqlite') return runMigrations(db);
+  await db.connection().execute(async (connection) => {
+    await sql`select pg_advisory_lock(${MIGRATION_LOCK})`.execute(connection);
+    try {
+      await runMigrations(connection);
+    } finally {
+      await sql`select pg_advisory_unlock(${MIGRATION_LOCK})`.execute(connection);
+    }
+  });
+}
+
+async function runMigrations(db: Kysely<Database>): Promise<void> {
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },

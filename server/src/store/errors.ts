@@ -1,4 +1,18 @@
-// Database errors the routes turn into answers, recognised the same way on both dialects.
+// The store's errors, which plugins/errors.ts turns into the interface's answers, and the database errors
+// recognised the same way on both dialects. Nothing here knows HTTP.
+
+/**
+ * The caller's record does not exist — or belongs to another user, which must look the same so that ids of
+ * other users' records cannot be probed. `thing` names it for the message: "<thing> not found".
+ */
+export class NotFound extends Error {
+  constructor(readonly thing: string) {
+    super(`${thing} not found`);
+  }
+}
+
+/** The write would break a rule of the data (a name already taken, …); `message` says which, for the caller. */
+export class Conflict extends Error {}
 
 const SQLITE_UNIQUE_CODES = new Set(['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY']);
 const PG_UNIQUE_VIOLATION = '23505';

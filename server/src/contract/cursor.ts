@@ -1,5 +1,23 @@
 import { createHash } from 'node:crypto';
-import { UnprocessableError } from './errors';
+import { z } from 'zod';
+import { UnprocessableError } from '../errors';
+import { textIssue } from './common';
+
+/** The `cursor` query parameter of a cursor-paged list. */
+export const cursorParam = () =>
+  z.string().optional().meta({ description: 'next_cursor of the previous page' });
+
+/** A cursor-paged list's answer: `has_more`, `next_cursor` and the page's records under `field`. */
+export function cursorPageOf<F extends string, R extends z.ZodType>(field: F, record: R) {
+  return z.object({
+    has_more: z.boolean(),
+    next_cursor: z.string().nullable(),
+    ...({ [field]: z.array(record) } as { [K in F]: z.ZodArray<R> }),
+  });
+}
+
+// The opaque cursor of the keyset-paged lists, as the client sees it: the token, its validation (a 422 at the
+// `cursor` parameter) and the page fields `has_more` / `next_cursor`. The keyset query itself is the store's.
 
 /** A keyset position: the sort instant and id of the last record of a page. */
 export interface Position {
@@ -25,7 +43,15 @@ export function decodeCursor(cursor: string, filters: Record<string, unknown>): 
     parsed = undefined;
   }
   const { t, i, f } = (parsed ?? {}) as { t?: unknown; i?: unknown; f?: unknown };
-  if (typeof t !== 'number' || !Number.isFinite(t) || typeof i !== 'string' || typeof f !== 'string') {
+  // A position the server made: an integer instant and an id it could store (tampered ones never reach a query).
+  if (
+    typeof t !== 'number' ||
+    !Number.isSafeInteger(t) ||
+    typeof i !== 'string' ||
+    i.length > 200 ||
+    textIssue(i) !== null ||
+    typeof f !== 'string'
+  ) {
     throw UnprocessableError.at(
       ['query', 'cursor'],
       'Invalid cursor: pass next_cursor from the previous page unchanged',
@@ -46,7 +72,7 @@ export function decodeCursor(cursor: string, filters: Record<string, unknown>): 
  * A page of rows fetched with `limit + 1`: the first `limit` rows, whether more follow, and the cursor that
  * resumes after the last row returned.
  */
-export function keysetPage<Row>(
+function keysetPage<Row>(
   rows: Row[],
   limit: number,
   position: (row: Row) => Position,
@@ -60,4 +86,19 @@ export function keysetPage<Row>(
     has_more: hasMore,
     next_cursor: hasMore && last ? encodeCursor(position(last), filters) : null,
   };
+}
+
+/**
+ * One page of a cursor-paged list: decodes `cursor` (bound to `filters`, else a 422), fetches `limit + 1` rows
+ * from the position it names (from the start without one) and keeps the first `limit`, with `has_more` and
+ * the `next_cursor` that resumes after them.
+ */
+export async function cursorPage<Row>(
+  query: { cursor?: string; limit: number },
+  filters: Record<string, unknown>,
+  position: (row: Row) => Position,
+  fetch: (from: Position | undefined, take: number) => Promise<Row[]>,
+): Promise<{ page: Row[]; has_more: boolean; next_cursor: string | null }> {
+  const from = query.cursor === undefined ? undefined : decodeCursor(query.cursor, filters);
+  return keysetPage(await fetch(from, query.limit + 1), query.limit, position, filters);
 }

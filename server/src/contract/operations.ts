@@ -1,0 +1,71 @@
+/**
+ * The OpenAPI `operationId` of every route, by `METHOD path` as the routes declare it (`:param`). Generated
+ * clients name their methods after these, so they are part of the contract: changing one is a breaking change.
+ *
+ * Scheme: verb + noun in camelCase. `list` a collection, `get` one record, `create`/`update`/`delete` one record,
+ * `create<Plural>` a batch; other verbs where the operation is not plain CRUD (`record`, `append`, `finish`,
+ * `stream`, `send`, `set`, `revoke`, `install`, `uninstall`). The noun is the resource, qualified by its owner where
+ * two routes would otherwise share a name (`listUserKeys`, `listAppDeliveries`). `listScreenActivity` is the
+ * interface's own.
+ */
+export const OPERATION_IDS: Record<string, string> = {
+  'GET /healthz': 'getHealth',
+
+  'GET /v1/dev/key': 'getDeveloperKey',
+  'GET /v1/dev/user/screen-activity': 'listScreenActivity',
+  'POST /v1/dev/user/screen-activity': 'recordScreenActivity',
+  'GET /v1/dev/user/action-items': 'listActionItems',
+  'POST /v1/dev/user/action-items': 'createActionItem',
+  'POST /v1/dev/user/action-items/batch': 'createActionItems',
+  'PATCH /v1/dev/user/action-items/:action_item_id': 'updateActionItem',
+  'DELETE /v1/dev/user/action-items/:action_item_id': 'deleteActionItem',
+  'GET /v1/dev/user/conversations': 'listConversations',
+  'POST /v1/dev/user/conversations': 'createConversation',
+  'POST /v1/dev/user/conversations/from-segments': 'createConversationFromSegments',
+  'GET /v1/dev/user/conversations/:conversation_id': 'getConversation',
+  'PATCH /v1/dev/user/conversations/:conversation_id': 'updateConversation',
+  'DELETE /v1/dev/user/conversations/:conversation_id': 'deleteConversation',
+  'GET /v1/dev/user/folders': 'listFolders',
+  'POST /v1/dev/user/folders': 'createFolder',
+  'PATCH /v1/dev/user/folders/:folder_id': 'updateFolder',
+  'DELETE /v1/dev/user/folders/:folder_id': 'deleteFolder',
+  'GET /v1/dev/user/memories': 'listMemories',
+  'POST /v1/dev/user/memories': 'createMemory',
+  'POST /v1/dev/user/memories/batch': 'createMemories',
+  'PATCH /v1/dev/user/memories/:memory_id': 'updateMemory',
+  'DELETE /v1/dev/user/memories/:memory_id': 'deleteMemory',
+  'GET /v1/dev/user/goals': 'listGoals',
+  'POST /v1/dev/user/goals': 'createGoal',
+  'GET /v1/dev/user/goals/:goal_id': 'getGoal',
+  'PATCH /v1/dev/user/goals/:goal_id': 'updateGoal',
+  'DELETE /v1/dev/user/goals/:goal_id': 'deleteGoal',
+  'PATCH /v1/dev/user/goals/:goal_id/progress': 'updateGoalProgress',
+  'GET /v1/dev/user/goals/:goal_id/history': 'getGoalHistory',
+  'GET /v1/dev/user/people': 'listPeople',
+  'POST /v1/dev/user/people': 'createPerson',
+  'PATCH /v1/dev/user/people/:person_id': 'updatePerson',
+  'DELETE /v1/dev/user/people/:person_id': 'deletePerson',
+  'GET /v1/dev/user/notifications': 'listNotifications',
+  'GET /v1/dev/user/notifications/stream': 'streamNotifications',
+  'POST /v1/dev/user/transcripts/:session_id/segments': 'appendTranscriptSegments',
+  'POST /v1/dev/user/transcripts/:session_id/finish': 'finishTranscript',
+  'GET /v1/dev/user/deleted': 'listDeletedRecords',
+
+  'POST /v1/admin/users': 'createUser',
+  'GET /v1/admin/users': 'listUsers',
+  'POST /v1/admin/users/:user_id/keys': 'createUserKey',
+  'GET /v1/admin/users/:user_id/keys': 'listUserKeys',
+  'DELETE /v1/admin/keys/:key_id': 'revokeKey',
+  'POST /v1/admin/apps': 'createApp',
+  'GET /v1/admin/apps': 'listApps',
+  'POST /v1/admin/apps/:app_id/installs': 'installApp',
+  'DELETE /v1/admin/apps/:app_id/installs/:user_id': 'uninstallApp',
+  'GET /v1/admin/deliveries': 'listDeliveries',
+
+  'GET /v2/integrations/:app_id/app': 'getApp',
+  'POST /v2/integrations/:app_id/notification': 'sendNotification',
+  'GET /v2/integrations/:app_id/deliveries': 'listAppDeliveries',
+  'GET /v2/integrations/:app_id/webhook': 'getWebhook',
+  'PUT /v2/integrations/:app_id/webhook': 'setWebhook',
+  'DELETE /v2/integrations/:app_id/webhook': 'deleteWebhook',
+};

@@ -1,0 +1,145 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
+import { callerId, scoped } from '../auth/hooks';
+import { errors, idParam, success } from '../contract/common';
+import type { Scope } from '../contract/scopes';
+
+type App = Parameters<FastifyPluginAsyncZod>[0];
+/**
+ * Inside the helpers a schema is any zod schema: the callers' types are checked at the helpers' signatures
+ * (the handler's input is the schema's output, its result the response schema's input).
+ */
+type AnySchema = z.ZodType;
+
+/** What the OpenAPI document says of a route. */
+export interface RouteDoc {
+  summary: string;
+  description?: string;
+}
+
+type Domain = Scope extends `${infer D}:${string}` ? D : never;
+/** A domain with both a read and a write scope: `memories` for `memories:read` and `memories:write`. */
+type ScopeDomain = { [D in Domain]: `${D}:read` | `${D}:write` extends Scope ? D : never }[Domain];
+
+/** A developer-API resource: its OpenAPI tags, and the domain of the scopes that read and write it. */
+export interface RecordResource {
+  tags: string[];
+  scopes: ScopeDomain;
+}
+
+/** The summary and description of a route's options, in the order the OpenAPI document lists them. */
+function docOf({ summary, description }: RouteDoc): RouteDoc {
+  return description === undefined ? { summary } : { summary, description };
+}
+
+/** Wording shared by the PATCH routes that keep updated_at when nothing changes. */
+export function partialUpdateNote(record: string): string {
+  return (
+    'Sets updated_at to the write time when a stored value changes; a PATCH with an empty body or with ' +
+    `the values ${record} already has changes nothing and keeps updated_at.`
+  );
+}
+
+/** Wording shared by the DELETE routes that leave a tombstone of `type`. */
+export function tombstoneNote(type: string): string {
+  return `Leaves a tombstone (GET /v1/dev/user/deleted?type=${type}), written with the delete.`;
+}
+
+/**
+ * Declares a resource's developer-API routes in its own route file; `itemPath` names one record, e.g.
+ * `/memories/:memory_id` (the list is at `/memories`). `read`/`write` give a route its scope and tags (see
+ * `scoped`); `list`, `create`, `update` and `remove` declare the routes most record resources have, with the
+ * statuses they answer, so each route file states only what is its own: the docs, the body, the record and
+ * the repository call. Routes of other shapes use `read`/`write`/`params` with `app` directly.
+ */
+export function recordRoutes(app: App, itemPath: `/${string}/:${string}`, resource: RecordResource) {
+  const read = scoped(`${resource.scopes}:read`, resource.tags);
+  const write = scoped(`${resource.scopes}:write`, resource.tags);
+  const [path, id] = itemPath.split('/:') as [string, string];
+  const params = idParam(id);
+
+  return {
+    read,
+    write,
+    params,
+
+    /** GET `path`: the caller's records, filtered and ordered by `querystring`. */
+    list<Q extends z.ZodType, R extends z.ZodType>(
+      doc: RouteDoc & { querystring: Q; response: R },
+      list: (userId: string, query: z.output<Q>) => Promise<z.input<R>>,
+    ) {
+      const querystring: AnySchema = doc.querystring;
+      const response: AnySchema = doc.response;
+      app.get(
+        path,
+        read({ ...docOf(doc), querystring, response: { 200: response, ...errors(401, 403, 422, 429) } }),
+        async (request) => list(callerId(request), request.query as z.output<Q>),
+      );
+    },
+
+    /** POST `path`: one new record, answered with 201; `notFound` when the body may name a missing record. */
+    create<B extends z.ZodType, R extends z.ZodType>(
+      doc: RouteDoc & { body: B; response: R; notFound?: true },
+      create: (userId: string, body: z.output<B>) => Promise<z.input<R>>,
+    ) {
+      const body: AnySchema = doc.body;
+      const failures = doc.notFound ? errors(401, 403, 404, 422, 429) : errors(401, 403, 422, 429);
+      app.post(
+        path,
+        write({ ...docOf(doc), body, response: { 201: doc.response as AnySchema, ...failures } }),
+        async (request, reply) =>
+          reply.code(201).send(await create(callerId(request), request.body as z.output<B>)),
+      );
+    },
+
+    /**
+     * POST `path/batch`: the records in the body's `field` array, created all or none (the whole batch is
+     * validated before the handler runs), answered with 201 `{ [field]: created, created_count }`.
+     */
+    createMany<B extends z.ZodType<Record<F, unknown[]>>, R extends z.ZodType, F extends string>(
+      doc: RouteDoc & { body: B; response: R },
+      field: F,
+      createMany: (userId: string, records: z.output<B>[F]) => Promise<unknown[]>,
+    ) {
+      const body: AnySchema = doc.body;
+      app.post(
+        `${path}/batch`,
+        write({
+          ...docOf(doc),
+          body,
+          response: { 201: doc.response as AnySchema, ...errors(401, 403, 422, 429) },
+        }),
+        async (request, reply) => {
+          const created = await createMany(callerId(request), (request.body as z.output<B>)[field]);
+          return reply.code(201).send({ [field]: created, created_count: created.length });
+        },
+      );
+    },
+
+    /** PATCH `path/:id`: the fields sent, on the caller's record; `conflicts` when a change can clash (409). */
+    update<B extends z.ZodType, R extends z.ZodType>(
+      doc: RouteDoc & { body: B; response: R; conflicts?: true },
+      update: (userId: string, id: string, body: z.output<B>) => Promise<z.input<R>>,
+    ) {
+      const body: AnySchema = doc.body;
+      const failures = doc.conflicts ? errors(401, 403, 404, 409, 422, 429) : errors(401, 403, 404, 422, 429);
+      app.patch(
+        itemPath,
+        write({ ...docOf(doc), params, body, response: { 200: doc.response as AnySchema, ...failures } }),
+        async (request) => update(callerId(request), request.params[id], request.body as z.output<B>),
+      );
+    },
+
+    /** DELETE `path/:id`: removes (or retires) the caller's record; answers `{success: true}`. */
+    remove(doc: RouteDoc, remove: (userId: string, id: string) => Promise<unknown>) {
+      app.delete(
+        itemPath,
+        write({ ...docOf(doc), params, response: { 200: success, ...errors(401, 403, 404, 429) } }),
+        async (request) => {
+          await remove(callerId(request), request.params[id]);
+          return { success: true as const };
+        },
+      );
+    },
+  };
+}

@@ -1,0 +1,362 @@
+// Conversations with their transcripts (created whole, or appended to by a live session) and the action items
+// extracted from them: every query, and how a row reads back.
+import type { Kysely } from 'kysely';
+import type { z } from 'zod';
+import type { createFromSegmentsBody, geolocation } from '../contract/conversations';
+import { newId } from '../ids';
+import { userWrite } from './changes';
+import type { Dialect } from './db';
+import { Conflict, isUniqueViolation, NotFound } from './errors';
+import { asksForChanges, inFeedOrder, type FeedQuery } from './paging';
+import { createOwned, deleteOwned, findOwned, found, updateChanged, type Row } from './records';
+import { fromFlag, fromJson, iso, toFlag, toJson } from './rows';
+import { actionItemsRepository, type EmbeddedActionItem } from './action-items';
+import type { Database } from './schema';
+import { summarize, toSegment, type Segment, type SegmentInput, type StoredStructured } from './transcript';
+
+type Geolocation = z.infer<typeof geolocation>;
+
+/** What a new conversation is made of: its segments and what the caller says about it (instants in epoch ms). */
+export type NewConversation = Omit<z.infer<typeof createFromSegmentsBody>, 'client_session_id'>;
+
+export interface Conversation {
+  id: string;
+  created_at: string;
+  updated_at: string;
+  started_at: string;
+  finished_at: string;
+  language: string;
+  source: string;
+  structured: StoredStructured & { action_items: EmbeddedActionItem[] };
+  transcript_segments?: Segment[];
+  geolocation: Geolocation | null;
+  folder_id: string | null;
+  folder_name: string | null;
+  discarded: boolean;
+}
+
+export interface ConversationFilter extends FeedQuery {
+  /** Started at or after / at or before, epoch ms. */
+  start_date?: number;
+  end_date?: number;
+  folder_id?: string;
+  include_transcript: boolean;
+  /** Absent: discarded ones are left out, unless the query asks for changes. */
+  include_discarded?: boolean;
+  limit: number;
+  offset: number;
+}
+
+/** The fields to change; absent ones stay. `folder_id: null` moves the conversation to no folder. */
+export interface ConversationChanges {
+  title?: string;
+  discarded?: boolean;
+  folder_id?: string | null;
+}
+
+/** A conversation row as read: the folder's name joined, the transcript only when asked for. */
+type ConversationRow = Omit<Row<'conversations'>, 'transcript_segments' | 'client_session_id' | 'live'> & {
+  folder_name: string | null;
+  transcript_segments?: string;
+};
+
+function decodeConversation(
+  row: ConversationRow,
+  actionItems: EmbeddedActionItem[],
+  withTranscript: boolean,
+): Conversation {
+  return {
+    id: row.id,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+    started_at: iso(row.started_at),
+    finished_at: iso(row.finished_at),
+    language: row.language,
+    source: row.source,
+    structured: { ...fromJson<StoredStructured>(row.structured), action_items: actionItems },
+    ...(withTranscript && row.transcript_segments !== undefined
+      ? { transcript_segments: fromJson<Segment[]>(row.transcript_segments) }
+      : {}),
+    geolocation: fromJson<Geolocation>(row.geolocation),
+    folder_id: row.folder_id,
+    folder_name: row.folder_name,
+    discarded: fromFlag(row.discarded),
+  };
+}
+
+export function conversationsRepository(db: Kysely<Database>, dialect: Dialect) {
+  const actionItems = actionItemsRepository(db);
+
+  function select(userId: string, withTranscript: boolean, trx: Kysely<Database> = db) {
+    return trx
+      .selectFrom('conversations as c')
+      .leftJoin('folders as f', 'f.id', 'c.folder_id')
+      .select([
+        'c.id',
+        'c.user_id',
+        'c.folder_id',
+        'c.language',
+        'c.source',
+        'c.structured',
+        'c.geolocation',
+        'c.discarded',
+        'c.started_at',
+        'c.finished_at',
+        'c.created_at',
+        'c.updated_at',
+        'f.name as folder_name',
+      ])
+      .$if(withTranscript, (q) => q.select('c.transcript_segments'))
+      .where('c.user_id', '=', userId);
+  }
+
+  /** The caller's conversation `id` as a row, or NotFound "Conversation". */
+  async function findRow(userId: string, id: string, withTranscript: boolean, trx: Kysely<Database> = db) {
+    const row = await select(userId, withTranscript, trx).where('c.id', '=', id).executeTakeFirst();
+    return found(row, 'conversations');
+  }
+
+  async function decodeAll(userId: string, rows: ConversationRow[], withTranscript: boolean) {
+    const items = await actionItems.ofConversations(
+      userId,
+      rows.map((row) => row.id),
+    );
+    return rows.map((row) => decodeConversation(row, items.get(row.id) ?? [], withTranscript));
+  }
+
+  /** The caller's conversation made for `clientSessionId`, with its transcript, if there is one. */
+  async function findBySession(userId: string, clientSessionId: string): Promise<Conversation | undefined> {
+    const row = await select(userId, true)
+      .where('c.client_session_id', '=', clientSessionId)
+      .executeTakeFirst();
+    return row && (await decodeAll(userId, [row], true))[0];
+  }
+
+  /** The name of the caller's folder `folderId`, or NotFound "Folder". */
+  async function folderName(trx: Kysely<Database>, userId: string, folderId: string): Promise<string> {
+    return (await findOwned(trx, 'folders', userId, folderId, ['name'])).name;
+  }
+
+  return {
+    /** Newest started first, or with order=updated_at the changes since a point. */
+    async list(userId: string, filter: ConversationFilter): Promise<Conversation[]> {
+      let query = select(userId, filter.include_transcript);
+      if (filter.start_date !== undefined) query = query.where('c.started_at', '>=', filter.start_date);
+      if (filter.end_date !== undefined) query = query.where('c.started_at', '<=', filter.end_date);
+      if (filter.folder_id !== undefined) query = query.where('c.folder_id', '=', filter.folder_id);
+      if (!(filter.include_discarded ?? asksForChanges(filter))) query = query.where('c.discarded', '=', 0);
+      const rows = await inFeedOrder(query, filter, { table: 'c', newest: 'started_at' })
+        .limit(filter.limit)
+        .offset(filter.offset)
+        .execute();
+      return decodeAll(userId, rows, filter.include_transcript);
+    },
+
+    /** The caller's conversation, or NotFound "Conversation". */
+    async findOwned(userId: string, id: string, withTranscript: boolean): Promise<Conversation> {
+      return (await decodeAll(userId, [await findRow(userId, id, withTranscript)], withTranscript))[0];
+    },
+
+    findBySession,
+
+    /**
+     * Stores a new conversation (NotFound "Folder" for a folder not the caller's). With a `clientSessionId` that
+     * a concurrent request used first (it wins the race to the unique index), that one's conversation is
+     * returned with `created: false`. `validate` sees the start and finish (epoch ms) as they would be stored,
+     * after the folder check, and throws to refuse them.
+     */
+    async create(
+      userId: string,
+      input: NewConversation,
+      clientSessionId: string | null,
+      validate: (span: { started_at: number; finished_at: number }) => void,
+    ): Promise<{ created: boolean; conversation: Conversation }> {
+      let folder: string | null = null;
+      let row: Row<'conversations'>;
+      try {
+        [row] = await createOwned(db, userId, 'conversations', async (now, trx) => {
+          folder = input.folder_id ? await folderName(trx, userId, input.folder_id) : null;
+          const durationMs = Math.round(Math.max(...input.transcript_segments.map((s) => s.end)) * 1000);
+          const startedAt =
+            input.started_at ?? (input.finished_at !== undefined ? input.finished_at - durationMs : now);
+          const finishedAt = input.finished_at ?? startedAt + durationMs;
+          validate({ started_at: startedAt, finished_at: finishedAt });
+          const segments = input.transcript_segments.map((s) => toSegment(s, now));
+          const text = segments.map((s) => s.text).join(' ');
+          const created: Row<'conversations'> = {
+            id: newId(now),
+            user_id: userId,
+            client_session_id: clientSessionId,
+            folder_id: input.folder_id ?? null,
+            language: input.language,
+            source: input.source,
+            structured: toJson(summarize(text, input.structured)),
+            transcript_segments: toJson(segments),
+            geolocation: input.geolocation ? toJson(input.geolocation) : null,
+            discarded: 0,
+            live: 0,
+            started_at: startedAt,
+            finished_at: finishedAt,
+            created_at: now,
+            updated_at: now,
+          };
+          return [created];
+        });
+      } catch (error) {
+        const raced =
+          clientSessionId !== null && isUniqueViolation(error)
+            ? await findBySession(userId, clientSessionId)
+            : undefined;
+        if (!raced) throw error;
+        return { created: false, conversation: raced };
+      }
+      return { created: true, conversation: decodeConversation({ ...row, folder_name: folder }, [], true) };
+    },
+
+    /**
+     * Renames, discards or moves the caller's conversation; only a changed value moves updated_at. A folder
+     * given is checked even when it is the stored one (NotFound "Folder" when not the caller's).
+     */
+    async update(userId: string, id: string, changes: ConversationChanges): Promise<Conversation> {
+      const updated = await userWrite(db, userId, async (trx, at) => {
+        const current = await findRow(userId, id, false, trx);
+        const stored = fromJson<StoredStructured>(current.structured);
+        const folder =
+          changes.folder_id === undefined || changes.folder_id === null
+            ? null
+            : await folderName(trx, userId, changes.folder_id);
+        const { row, changed } = await updateChanged(
+          trx,
+          'conversations',
+          current,
+          {
+            structured:
+              changes.title !== undefined && changes.title !== stored.title
+                ? toJson({ ...stored, title: changes.title })
+                : undefined,
+            discarded: changes.discarded === undefined ? undefined : toFlag(changes.discarded),
+            folder_id: changes.folder_id,
+          },
+          at,
+        );
+        return changed.folder_id === undefined ? row : { ...row, folder_name: folder };
+      });
+      return (await decodeAll(userId, [updated], false))[0];
+    },
+
+    /** Deletes the caller's conversation and leaves its tombstone; its action items stay, linked to none. */
+    async delete(userId: string, id: string): Promise<void> {
+      await userWrite(db, userId, (trx, at) =>
+        deleteOwned(trx, 'conversations', userId, id, at, { table: 'action_items', link: 'conversation_id' }),
+      );
+    },
+
+    /**
+     * Appends segments to the live session `sessionId`: its conversation (client_session_id = the session id)
+     * is created by the first batch and flagged live until finished. Conflict when the session is finished.
+     * Returns the conversation's id and the segments as stored.
+     */
+    async appendToSession(
+      userId: string,
+      sessionId: string,
+      input: SegmentInput[],
+    ): Promise<{ conversationId: string; added: Segment[] }> {
+      const now = Date.now();
+      const added = input.map((s) => toSegment(s, now));
+      // The write stamp comes first: it also serializes this user's appends (see store/changes.ts).
+      const conversationId = await userWrite(db, userId, async (trx, at) => {
+        const find = () =>
+          trx
+            .selectFrom('conversations')
+            .select(['id', 'live', 'started_at', 'transcript_segments', 'structured'])
+            .where('user_id', '=', userId)
+            .where('client_session_id', '=', sessionId)
+            .$if(dialect === 'postgres', (q) => q.forUpdate())
+            .executeTakeFirst();
+        let row = await find();
+        if (!row) {
+          const startedAt = now - Math.round(Math.min(...input.map((s) => s.start)) * 1000);
+          await trx
+            .insertInto('conversations')
+            .values({
+              id: newId(now),
+              user_id: userId,
+              client_session_id: sessionId,
+              folder_id: null,
+              language: 'en',
+              source: 'live_transcript',
+              structured: toJson(summarize('', undefined)),
+              transcript_segments: '[]',
+              geolocation: null,
+              discarded: 0,
+              live: 1,
+              started_at: startedAt,
+              finished_at: startedAt,
+              created_at: at,
+              updated_at: at,
+            })
+            .onConflict((oc) => oc.columns(['user_id', 'client_session_id']).doNothing())
+            .execute();
+          row = await find();
+          if (!row) throw new Error('live session conversation vanished');
+        }
+        if (!fromFlag(row.live)) throw new Conflict(`Transcript session ${sessionId} is finished`);
+        const segments = [...fromJson<Segment[]>(row.transcript_segments), ...added];
+        const text = segments.map((s) => s.text).join(' ');
+        const durationMs = Math.round(Math.max(...segments.map((s) => s.end)) * 1000);
+        await trx
+          .updateTable('conversations')
+          .set({
+            transcript_segments: toJson(segments),
+            structured: toJson(summarize(text, undefined)),
+            finished_at: row.started_at + durationMs,
+            updated_at: at,
+          })
+          .where('id', '=', row.id)
+          .execute();
+        return row.id;
+      });
+      return { conversationId, added };
+    },
+
+    /**
+     * Finishes the live session `sessionId` (NotFound "Transcript session" when there is none); finishing a
+     * finished one changes nothing. Returns its conversation's id and finish time.
+     */
+    async finishSession(
+      userId: string,
+      sessionId: string,
+    ): Promise<{ conversationId: string; finishedAt: string }> {
+      const row = await db
+        .selectFrom('conversations')
+        .select(['id', 'live', 'started_at', 'finished_at'])
+        .where('user_id', '=', userId)
+        .where('client_session_id', '=', sessionId)
+        .executeTakeFirst();
+      if (!row) throw new NotFound('Transcript session');
+      let finishedAt = row.finished_at;
+      if (fromFlag(row.live)) {
+        finishedAt = await userWrite(db, userId, async (trx, at) => {
+          const end = Math.max(at, row.finished_at);
+          const finished = await trx
+            .updateTable('conversations')
+            .set({ live: 0, finished_at: end, updated_at: at })
+            .where('id', '=', row.id)
+            .where('live', '=', 1)
+            .executeTakeFirst();
+          if (Number(finished.numUpdatedRows) > 0) return end;
+          // Finished meanwhile by another request: answer with its finish time.
+          const again = await trx
+            .selectFrom('conversations')
+            .select('finished_at')
+            .where('id', '=', row.id)
+            .executeTakeFirst();
+          return again?.finished_at ?? row.finished_at;
+        });
+      }
+      return { conversationId: row.id, finishedAt: iso(finishedAt) };
+    },
+  };
+}
+
+export type ConversationsRepository = ReturnType<typeof conversationsRepository>;

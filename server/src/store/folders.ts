@@ -1,0 +1,113 @@
+// Conversation folders: every query, and how a row reads back. A folder's name is part of each of its
+// conversations (their folder_name), so renaming or deleting one is a change of those conversations too.
+import type { Kysely } from 'kysely';
+import { newId } from '../ids';
+import { userWrite } from './changes';
+import { createOwned, deleteOwned, found, updateChanged, type Row } from './records';
+import { iso } from './rows';
+import type { Database } from './schema';
+
+export interface Folder {
+  id: string;
+  name: string;
+  description: string | null;
+  color: string | null;
+  conversation_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface NewFolder {
+  name: string;
+  description?: string | null;
+  color?: string | null;
+}
+
+/** The fields to change; absent ones stay, null clears description or color. */
+export type FolderChanges = Partial<NewFolder>;
+
+type FolderRow = Row<'folders'> & { conversation_count: number | string | bigint | null };
+
+function decodeFolder({ conversation_count, ...row }: FolderRow): Folder {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    color: row.color,
+    conversation_count: Number(conversation_count ?? 0),
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
+}
+
+export function foldersRepository(db: Kysely<Database>) {
+  /** The caller's folders with how many conversations each holds (discarded ones not counted, as in the list). */
+  function select(userId: string, trx: Kysely<Database> = db) {
+    return trx
+      .selectFrom('folders as f')
+      .selectAll('f')
+      .select((eb) =>
+        eb
+          .selectFrom('conversations as c')
+          .select((cb) => cb.fn.countAll().as('n'))
+          .whereRef('c.folder_id', '=', 'f.id')
+          .where('c.discarded', '=', 0)
+          .as('conversation_count'),
+      )
+      .where('f.user_id', '=', userId);
+  }
+
+  /** The caller's folder `id` with its count, or NotFound "Folder". */
+  async function findRow(trx: Kysely<Database>, userId: string, id: string): Promise<FolderRow> {
+    return found(await select(userId, trx).where('f.id', '=', id).executeTakeFirst(), 'folders');
+  }
+
+  return {
+    /** Oldest first. */
+    async list(userId: string): Promise<Folder[]> {
+      const rows = await select(userId).orderBy('f.created_at').orderBy('f.id').execute();
+      return rows.map(decodeFolder);
+    },
+
+    async create(userId: string, folder: NewFolder): Promise<Folder> {
+      const [row] = await createOwned(db, userId, 'folders', (now) => [
+        {
+          id: newId(now),
+          user_id: userId,
+          name: folder.name,
+          description: folder.description ?? null,
+          color: folder.color ?? null,
+          created_at: now,
+          updated_at: now,
+        },
+      ]);
+      return decodeFolder({ ...row, conversation_count: 0 });
+    },
+
+    /** Only a changed value moves updated_at; a new name moves its conversations' updated_at too. */
+    async update(userId: string, id: string, changes: FolderChanges): Promise<Folder> {
+      return userWrite(db, userId, async (trx, at) => {
+        const current = await findRow(trx, userId, id);
+        const { row, changed } = await updateChanged(trx, 'folders', current, changes, at);
+        if (changed.name !== undefined) {
+          await trx
+            .updateTable('conversations')
+            .set({ updated_at: at })
+            .where('user_id', '=', userId)
+            .where('folder_id', '=', current.id)
+            .execute();
+        }
+        return decodeFolder(row);
+      });
+    },
+
+    /** Deletes the caller's folder and leaves its tombstone; its conversations move to no folder. */
+    async delete(userId: string, id: string): Promise<void> {
+      await userWrite(db, userId, (trx, at) =>
+        deleteOwned(trx, 'folders', userId, id, at, { table: 'conversations', link: 'folder_id' }),
+      );
+    },
+  };
+}
+
+export type FoldersRepository = ReturnType<typeof foldersRepository>;

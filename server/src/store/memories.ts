@@ -1,0 +1,113 @@
+// Memories: every query, and how a row reads back.
+import type { Kysely } from 'kysely';
+import { inFeedOrder, type FeedQuery } from './paging';
+import type { MemoryCategory } from '../contract/memories';
+import { newId } from '../ids';
+import { userWrite } from './changes';
+import { createOwned, deleteOwned, findOwned, updateChanged, type Row } from './records';
+import { fromJson, iso, toJson } from './rows';
+import type { Database } from './schema';
+
+export type MemoryVisibility = 'private' | 'public';
+
+export interface Memory {
+  id: string;
+  content: string;
+  category: MemoryCategory;
+  visibility: MemoryVisibility;
+  tags: string[];
+  created_at: string;
+  updated_at: string;
+}
+
+export interface NewMemory {
+  content: string;
+  category: MemoryCategory;
+  visibility: MemoryVisibility;
+  tags: string[];
+}
+
+export interface MemoryFilter extends FeedQuery {
+  /** Only these categories; empty or absent for all. */
+  categories?: string[];
+  limit: number;
+  offset: number;
+}
+
+function decodeMemory(row: Row<'memories'>): Memory {
+  return {
+    id: row.id,
+    content: row.content,
+    category: row.category as MemoryCategory,
+    visibility: row.visibility as MemoryVisibility,
+    tags: fromJson<string[]>(row.tags),
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
+}
+
+function newRow(userId: string, memory: NewMemory, at: number): Row<'memories'> {
+  return {
+    id: newId(at),
+    user_id: userId,
+    content: memory.content,
+    category: memory.category,
+    visibility: memory.visibility,
+    tags: toJson(memory.tags),
+    created_at: at,
+    updated_at: at,
+  };
+}
+
+export function memoriesRepository(db: Kysely<Database>) {
+  /** A batch, all of it or none, with one write stamp; ids keep the input order. */
+  async function createMany(userId: string, memories: NewMemory[]): Promise<Memory[]> {
+    const rows = await createOwned(db, userId, 'memories', (at) =>
+      memories.map((memory) => newRow(userId, memory, at)),
+    );
+    return rows.map(decodeMemory);
+  }
+
+  return {
+    /** Newest created first, or with order=updated_at the changes since a point. */
+    async list(userId: string, filter: MemoryFilter): Promise<Memory[]> {
+      let query = db.selectFrom('memories').selectAll().where('user_id', '=', userId);
+      if (filter.categories !== undefined && filter.categories.length > 0)
+        query = query.where('category', 'in', filter.categories);
+      const rows = await inFeedOrder(query, filter).limit(filter.limit).offset(filter.offset).execute();
+      return rows.map(decodeMemory);
+    },
+
+    async create(userId: string, memory: NewMemory): Promise<Memory> {
+      const [created] = await createMany(userId, [memory]);
+      return created;
+    },
+
+    createMany,
+
+    /** Only a changed value moves updated_at. */
+    async update(userId: string, id: string, changes: Partial<NewMemory>): Promise<Memory> {
+      return userWrite(db, userId, async (trx, at) => {
+        const current = await findOwned(trx, 'memories', userId, id);
+        const { row } = await updateChanged(
+          trx,
+          'memories',
+          current,
+          {
+            content: changes.content,
+            category: changes.category,
+            visibility: changes.visibility,
+            tags: changes.tags === undefined ? undefined : toJson(changes.tags),
+          },
+          at,
+        );
+        return decodeMemory(row);
+      });
+    },
+
+    /** Deletes the caller's memory and leaves its tombstone, in one transaction. */
+    async delete(userId: string, id: string): Promise<void> {
+      await userWrite(db, userId, (trx, at) => deleteOwned(trx, 'memories', userId, id, at));
+    },
+  };
+}
