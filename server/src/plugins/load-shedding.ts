@@ -13,10 +13,18 @@ const RETRY_AFTER_SECONDS = 2;
 async function loadSheddingPlugin(app: FastifyInstance) {
   // Off means no sampling either: the plugin's event-loop histogram, once enabled, runs until the process ends.
   if (app.config.maxEventLoopDelayMs === 0) return;
+  const sampleInterval = app.config.loadSampleIntervalMs;
+  // Starting up (migrations, compiling routes) lags the loop too, and a sample holds until the next one: shed
+  // only once a sample taken wholly after start-up has replaced it, or a busy machine refuses the first requests.
+  let shedFrom = Infinity;
+  app.addHook('onReady', async () => {
+    shedFrom = Date.now() + 2 * sampleInterval;
+  });
   await app.register(underPressure, {
     maxEventLoopDelay: app.config.maxEventLoopDelayMs,
-    sampleInterval: app.config.loadSampleIntervalMs,
+    sampleInterval,
     pressureHandler: async () => {
+      if (Date.now() < shedFrom) return;
       throw new HttpError(503, 'The server is overloaded right now; retry shortly', {
         'retry-after': String(RETRY_AFTER_SECONDS),
       });

@@ -3,10 +3,14 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { ServerConfig } from '../config';
 import { webhookReply, type Outcome, type WebhookReply } from '../contract/proactive';
 import { PROACTIVE_SCOPES, type ProactiveScope } from '../contract/scopes';
-import { newId } from '../ids';
+import type { AccountsRepository } from '../store/accounts';
 import type { Store } from '../store/db';
+import { deliveriesRepository, type DeliveriesRepository } from '../store/deliveries';
+import { NotFound } from '../store/errors';
+import { proactiveRepository, type ProactiveRepository } from '../store/proactive';
 import { Breakers } from './breaker';
 import { generate } from './generator';
+import type { OutboundPolicy } from '../outbound/policy';
 import type { Pusher } from './push';
 import { WorkQueue } from './queue';
 import { sign } from './signature';
@@ -64,43 +68,35 @@ export class Dispatcher {
   private readonly breakers: Breakers;
   private lastPruneAt = 0;
 
+  private readonly deliveries: DeliveriesRepository;
+  private readonly proactive: ProactiveRepository;
+
   constructor(
-    private readonly store: Store,
+    store: Store,
+    // The app's one accounts repository, not a second one with a key cache of its own.
+    private readonly accounts: AccountsRepository,
     private readonly config: ServerConfig,
     private readonly pusher: Pusher,
+    private readonly outbound: OutboundPolicy,
     private readonly log: FastifyBaseLogger,
   ) {
-    this.queue = new WorkQueue(config.webhookConcurrency);
+    this.deliveries = deliveriesRepository(store.db);
+    this.proactive = proactiveRepository(store.db);
+    this.queue = new WorkQueue(config.webhookConcurrency, config.webhookConcurrencyPerApp);
     this.breakers = new Breakers(config.breakerFailures, config.breakerCooldownMs);
   }
 
   /** The apps this user installed that take transcripts: `external_integration` with a webhook URL. */
-  async targets(userId: string): Promise<{ appId: string; url: string; secret: string }[]> {
-    const rows = await this.store.db
-      .selectFrom('app_installs as i')
-      .innerJoin('apps as a', 'a.id', 'i.app_id')
-      .select(['a.id', 'a.capabilities', 'a.external_integration', 'a.webhook_secret'])
-      .where('i.user_id', '=', userId)
-      .where('a.external_integration', 'is not', null)
-      .orderBy('a.id')
-      .execute();
-    return rows.flatMap((row) => {
-      const capabilities = JSON.parse(row.capabilities) as string[];
-      const integration = JSON.parse(row.external_integration!) as {
-        triggers_on?: string;
-        webhook_url?: string | null;
-      };
-      return capabilities.includes('external_integration') &&
-        integration.triggers_on === 'transcript_processed' &&
-        integration.webhook_url
-        ? [{ appId: row.id, url: integration.webhook_url, secret: row.webhook_secret }]
-        : [];
-    });
+  targets(userId: string): Promise<{ appId: string; url: string; secret: string }[]> {
+    return this.accounts.webhookTargets(userId);
   }
 
-  /** Queues one webhook call; it starts on a later tick, so the caller answers its request first. */
+  /**
+   * Queues one webhook call; it starts on a later tick, so the caller answers its request first. Calls are
+   * queued per app, so one app's slow or hanging webhook holds only its own share of the slots.
+   */
   dispatch(job: DispatchJob): void {
-    this.queue.push(() => this.run(job));
+    this.queue.push(job.appId, () => this.run(job));
   }
 
   /** Resolves once every queued and running call has finished (and its push forward is out). */
@@ -120,22 +116,17 @@ export class Dispatcher {
     }
     const latency = result.outcome === 'circuit_open' ? 0 : Date.now() - started;
     try {
-      await this.store.db
-        .insertInto('deliveries')
-        .values({
-          id: newId(),
-          app_id: job.appId,
-          user_id: job.userId,
-          session_id: job.sessionId,
-          url: job.url,
-          status_code: result.statusCode,
-          latency_ms: latency,
-          outcome: result.outcome,
-          detail: result.detail,
-          notification_id: result.notificationId ?? null,
-          created_at: Date.now(),
-        })
-        .execute();
+      await this.deliveries.record({
+        app_id: job.appId,
+        user_id: job.userId,
+        session_id: job.sessionId,
+        url: job.url,
+        status_code: result.statusCode,
+        latency_ms: latency,
+        outcome: result.outcome,
+        detail: result.detail,
+        notification_id: result.notificationId ?? null,
+      });
     } catch (error) {
       this.log.error({ err: error, app: job.appId }, 'recording a delivery failed');
     }
@@ -153,10 +144,7 @@ export class Dispatcher {
     const now = Date.now();
     if (now - this.lastPruneAt < DELIVERY_PRUNE_INTERVAL_MS) return;
     this.lastPruneAt = now;
-    await this.store.db
-      .deleteFrom('deliveries')
-      .where('created_at', '<', now - DELIVERY_RETENTION_MS)
-      .execute();
+    await this.deliveries.pruneBefore(now - DELIVERY_RETENTION_MS);
   }
 
   private async call(job: DispatchJob): Promise<Result> {
@@ -171,7 +159,10 @@ export class Dispatcher {
     const { webhookTimeoutMs: timeout, webhookMaxReplyBytes: maxBytes } = this.config;
     let response;
     try {
+      // A URL registered under other rules (or before them) is vetted again on every call.
+      this.outbound.assertCallable(job.url);
       response = await axios.post<string>(job.url, body, {
+        ...this.outbound.axiosOptions(),
         params: { session_id: job.sessionId, uid: job.userId },
         headers: {
           'content-type': 'application/json',
@@ -181,7 +172,6 @@ export class Dispatcher {
         timeout,
         signal: AbortSignal.timeout(timeout),
         maxContentLength: maxBytes,
-        maxRedirects: 0,
         responseType: 'text',
         transformResponse: [(data: string) => data],
         validateStatus: () => true,
@@ -221,24 +211,19 @@ export class Dispatcher {
     const notification = reply.notification;
     if (!notification) return { outcome: 'no_notification', detail: null };
 
-    const { db } = this.store;
-    const app = await db.selectFrom('apps').selectAll().where('id', '=', job.appId).executeTakeFirst();
+    const app = await this.accounts.findApp(job.appId).catch((error: unknown) => {
+      if (error instanceof NotFound) return undefined;
+      throw error;
+    });
     if (!app) return drop('not_installed', 'The app no longer exists');
-    if (!(JSON.parse(app.capabilities) as string[]).includes('proactive_notification')) {
+    if (!app.capabilities.includes('proactive_notification')) {
       return drop('capability_missing', 'The app lacks the proactive_notification capability');
     }
-    const install = await db
-      .selectFrom('app_installs')
-      .select('granted_scopes')
-      .where('app_id', '=', job.appId)
-      .where('user_id', '=', job.userId)
-      .executeTakeFirst();
+    const install = await this.accounts.findInstall(job.appId, job.userId);
     if (!install) return drop('not_installed', 'The user has not installed the app');
 
-    const declared = app.proactive_notification
-      ? (JSON.parse(app.proactive_notification) as { scopes: string[] }).scopes
-      : [];
-    const granted = JSON.parse(install.granted_scopes) as string[];
+    const declared: string[] = app.proactive_notification?.scopes ?? [];
+    const granted: string[] = install.granted_scopes;
     const refused = notification.params.filter((p) => !declared.includes(p) || !granted.includes(p));
     if (refused.length > 0) {
       return drop(
@@ -262,7 +247,10 @@ export class Dispatcher {
       const variables = notification.params.filter((p): p is ProactiveScope =>
         (PROACTIVE_SCOPES as readonly string[]).includes(p),
       );
-      const filled = fill(notification.prompt, await contextValues(db, job.userId, job.appId, variables));
+      const filled = fill(
+        notification.prompt,
+        await contextValues(this.proactive, job.userId, job.appId, variables),
+      );
       const generation = await generate(this.config, filled);
       if (!generation.ok) return drop('generation_failed', generation.reason);
       if (generation.text.length < MIN_GENERATED) {
@@ -277,7 +265,7 @@ export class Dispatcher {
         generated: generation.generated,
       });
       pushed = true;
-      await window.confirm(row.created_at);
+      await window.confirm(Date.parse(row.created_at));
       return { outcome: 'pushed', detail: null, notificationId: row.id };
     } finally {
       if (!pushed) await window.release();
@@ -289,38 +277,9 @@ export class Dispatcher {
    * refused while the last successful push is younger than the window or another push is being prepared.
    * The window then starts at the push; a failed attempt releases it.
    */
-  private async claimWindow(appId: string, userId: string) {
-    const { db } = this.store;
-    const key = `proactive:${appId}:${userId}`;
+  private claimWindow(appId: string, userId: string) {
     const now = Date.now();
     const pendingUntil = now + this.config.llmTimeoutMs + this.config.webhookTimeoutMs;
-    const claimed = await db
-      .insertInto('rate_counters')
-      .values({ key, count: 1, expires_at: pendingUntil })
-      .onConflict((oc) =>
-        oc
-          .column('key')
-          .doUpdateSet({ count: 1, expires_at: pendingUntil })
-          .where('rate_counters.expires_at', '<=', now),
-      )
-      .returning('expires_at')
-      .executeTakeFirst();
-    if (!claimed) return null;
-    return {
-      confirm: async (pushedAt: number) => {
-        await db
-          .updateTable('rate_counters')
-          .set({ expires_at: pushedAt + this.config.proactiveWindowMs })
-          .where('key', '=', key)
-          .execute();
-      },
-      release: async () => {
-        await db
-          .deleteFrom('rate_counters')
-          .where('key', '=', key)
-          .where('expires_at', '=', pendingUntil)
-          .execute();
-      },
-    };
+    return this.proactive.claimWindow(appId, userId, now, pendingUntil, this.config.proactiveWindowMs);
   }
 }

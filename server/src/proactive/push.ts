@@ -1,49 +1,84 @@
 import { EventEmitter } from 'node:events';
 import axios from 'axios';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Selectable } from 'kysely';
+import type { Bus } from '../cluster/bus';
+import type { OutboundPolicy } from '../outbound/policy';
 import type { Store } from '../store/db';
-import type { NotificationsTable } from '../store/schema';
-import { newId } from '../ids';
+import {
+  notificationsRepository,
+  type NewNotification,
+  type Notification,
+  type NotificationsRepository,
+} from '../store/notifications';
 
-export interface Push {
-  userId: string;
-  appId: string;
-  kind: 'direct' | 'proactive';
-  title: string;
-  text: string;
-  generated: boolean;
-}
+/** A pushed notification as the other instances are told of it: whole, or by id when it is too big to send. */
+type Announcement = { userId: string; notification: Notification } | { userId: string; id: string };
+
+/** Past this, an announcement carries the id and each instance reads the row (NOTIFY takes under 8000 bytes). */
+const ANNOUNCEMENT_MAX_BYTES = 7_000;
 
 /**
- * Delivers notifications: into the inbox, to the notification streams open in this process (an in-process
- * event emitter: with several instances each streams the pushes it made itself), and to the configured
- * ntfy-compatible push URL (failures there are logged, never thrown).
+ * Delivers notifications: into the inbox, to the notification streams open in every instance (this one's
+ * through an in-process event emitter, the others' through the bus), and to the configured ntfy-compatible
+ * push URL (failures there are logged, never thrown).
  */
 export class Pusher {
   private readonly events = new EventEmitter();
   private readonly forwards = new Set<Promise<void>>();
+  private readonly inbox: NotificationsRepository;
+  /** Announcements from other instances, streamed one after the other so each stream keeps their order. */
+  private announced: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly store: Store,
+    store: Store,
     private readonly pushUrl: string | null,
+    private readonly outbound: OutboundPolicy,
     private readonly log: FastifyBaseLogger,
+    private readonly bus: Bus,
   ) {
+    this.inbox = notificationsRepository(store.db);
     this.events.setMaxListeners(0);
+    bus.subscribe('notifications', (message) => {
+      this.announced = this.announced.then(() => this.streamAnnounced(message as Announcement));
+    });
   }
 
-  async push(notification: Push): Promise<Selectable<NotificationsTable>> {
-    const row = await this.save(notification);
-    this.events.emit(`user:${row.user_id}`, row);
+  /** Stores the notification in the user's inbox (read by the inbox endpoints), then streams and forwards it. */
+  async push(push: NewNotification): Promise<Notification> {
+    const notification = await this.inbox.create(push);
+    this.events.emit(`user:${push.userId}`, notification);
+    await this.announce({ userId: push.userId, notification });
     if (this.pushUrl) {
-      const forward = this.forward(this.pushUrl, row).finally(() => this.forwards.delete(forward));
+      const forward = this.forward(this.pushUrl, push.userId, notification).finally(() =>
+        this.forwards.delete(forward),
+      );
       this.forwards.add(forward);
     }
-    return row;
+    return notification;
+  }
+
+  /** Tells the other instances, whose streams may be open for this user too. */
+  private async announce(announcement: { userId: string; notification: Notification }): Promise<void> {
+    const whole = Buffer.byteLength(JSON.stringify(announcement)) <= ANNOUNCEMENT_MAX_BYTES;
+    await this.bus.publish(
+      'notifications',
+      whole ? announcement : { userId: announcement.userId, id: announcement.notification.id },
+    );
+  }
+
+  private async streamAnnounced(announcement: Announcement): Promise<void> {
+    if (this.events.listenerCount(`user:${announcement.userId}`) === 0) return;
+    try {
+      const notification =
+        'notification' in announcement ? announcement.notification : await this.inbox.get(announcement.id);
+      if (notification) this.events.emit(`user:${announcement.userId}`, notification);
+    } catch (error) {
+      this.log.warn({ err: error }, 'could not read a notification another instance pushed');
+    }
   }
 
   /** Calls `listener` with every notification pushed to this user from now on; returns the unsubscriber. */
-  subscribe(userId: string, listener: (row: Selectable<NotificationsTable>) => void): () => void {
+  subscribe(userId: string, listener: (notification: Notification) => void): () => void {
     this.events.on(`user:${userId}`, listener);
     return () => this.events.off(`user:${userId}`, listener);
   }
@@ -53,38 +88,24 @@ export class Pusher {
     await Promise.all([...this.forwards]);
   }
 
-  /** Stores the notification in the user's inbox, where the inbox endpoints read it. */
-  private async save(notification: Push): Promise<Selectable<NotificationsTable>> {
-    const row = {
-      id: newId(),
-      user_id: notification.userId,
-      app_id: notification.appId,
-      kind: notification.kind,
-      title: notification.title,
-      text: notification.text,
-      generated: notification.generated ? 1 : 0,
-      created_at: Date.now(),
-    };
-    await this.store.db.insertInto('notifications').values(row).execute();
-    return row;
-  }
-
-  private async forward(url: string, row: Selectable<NotificationsTable>): Promise<void> {
+  private async forward(url: string, userId: string, notification: Notification): Promise<void> {
     try {
-      await axios.post(url, row.text, {
+      this.outbound.assertCallable(url);
+      await axios.post(url, notification.text, {
+        ...this.outbound.axiosOptions(),
         timeout: 10_000,
         signal: AbortSignal.timeout(10_000),
         maxContentLength: 64 * 1024,
         headers: {
           'content-type': 'text/plain; charset=utf-8',
           // Header values must be Latin-1; keep the title readable and safe.
-          title: row.title.replace(/[^\x20-\x7e]/g, '?'),
-          'x-devdata-user': row.user_id,
-          'x-devdata-app': row.app_id,
+          title: notification.title.replace(/[^\x20-\x7e]/g, '?'),
+          'x-devdata-user': userId,
+          'x-devdata-app': notification.app_id,
         },
       });
     } catch (error) {
-      this.log.warn({ err: error, notification: row.id }, 'push forward failed');
+      this.log.warn({ err: error, notification: notification.id }, 'push forward failed');
     }
   }
 }

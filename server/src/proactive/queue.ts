@@ -1,19 +1,33 @@
-/** A small in-process work queue: at most `concurrency` jobs run at once; `idle()` waits for all of them. */
+/**
+ * A small in-process work queue, fair across keys (apps): at most `concurrency` jobs run at once and at most
+ * `perKey` of them for one key, and each free slot goes to the next key in turn that has a job waiting. So one
+ * key's slow jobs hold `perKey` slots at most, and its backlog never stands in front of another key's job.
+ * `idle()` waits for every job.
+ */
 export class WorkQueue {
   private running = 0;
-  private readonly waiting: (() => Promise<void>)[] = [];
+  private readonly runningByKey = new Map<string, number>();
+  /** Waiting jobs by key; a Map keeps insertion order, and a served key moves to the back: round robin. */
+  private readonly waiting = new Map<string, (() => Promise<void>)[]>();
+  private waitingCount = 0;
   private idleWaiters: (() => void)[] = [];
 
-  constructor(private readonly concurrency: number) {}
+  constructor(
+    private readonly concurrency: number,
+    private readonly perKey: number,
+  ) {}
 
-  /** Queues a job; a job's failure is its own business (jobs catch their errors). */
-  push(job: () => Promise<void>): void {
-    this.waiting.push(job);
+  /** Queues a job under `key`; a job's failure is its own business (jobs catch their errors). */
+  push(key: string, job: () => Promise<void>): void {
+    const jobs = this.waiting.get(key);
+    if (jobs) jobs.push(job);
+    else this.waiting.set(key, [job]);
+    this.waitingCount += 1;
     this.next();
   }
 
   get size(): number {
-    return this.running + this.waiting.length;
+    return this.running + this.waitingCount;
   }
 
   idle(): Promise<void> {
@@ -21,14 +35,32 @@ export class WorkQueue {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
+  /** The first key in turn with a waiting job and a free slot of its own. */
+  private nextKey(): string | undefined {
+    for (const key of this.waiting.keys()) {
+      if ((this.runningByKey.get(key) ?? 0) < this.perKey) return key;
+    }
+    return undefined;
+  }
+
   private next(): void {
-    while (this.running < this.concurrency && this.waiting.length > 0) {
-      const job = this.waiting.shift()!;
+    while (this.running < this.concurrency) {
+      const key = this.nextKey();
+      if (key === undefined) return;
+      const jobs = this.waiting.get(key)!;
+      const job = jobs.shift()!;
+      this.waiting.delete(key);
+      if (jobs.length > 0) this.waiting.set(key, jobs);
+      this.waitingCount -= 1;
       this.running += 1;
+      this.runningByKey.set(key, (this.runningByKey.get(key) ?? 0) + 1);
       void job()
         .catch(() => undefined)
         .finally(() => {
           this.running -= 1;
+          const left = this.runningByKey.get(key)! - 1;
+          if (left === 0) this.runningByKey.delete(key);
+          else this.runningByKey.set(key, left);
           this.next();
           if (this.size === 0) {
             const waiters = this.idleWaiters;
