@@ -1,16 +1,19 @@
-import Fastify, { type FastifyServerOptions } from 'fastify';
-import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { sql } from 'kysely';
+import { createHash } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorBody } from './contract/common';
-import { adminAuth, appAuth, developerAuth } from './auth/hooks';
+import { serializerCompiler } from './contract/serializer';
+import { adminAuth, appAuth, developerAuth, guard } from './auth/hooks';
 import { configFromEnv, type ServerConfig } from './config';
 import openapi from './plugins/openapi';
 import errors from './plugins/errors';
+import { clientErrorHandler, frameworkErrors } from './plugins/framework-errors';
 import loadShedding from './plugins/load-shedding';
 import actionItems from './routes/action-items';
 import { Dispatcher } from './proactive/dispatcher';
 import { Pusher } from './proactive/push';
+import { OutboundPolicy, type Resolve } from './outbound/policy';
 import admin from './routes/admin';
 import adminDeliveries from './routes/deliveries';
 import conversations from './routes/conversations';
@@ -24,16 +27,29 @@ import notifications from './routes/notifications';
 import people from './routes/people';
 import screenActivity from './routes/screen-activity';
 import transcripts from './routes/transcripts';
+import { FixedWindowLimiter, RedisWindowLimiter, type RequestLimiter } from './auth/rate-limit';
+import { LocalBus, RedisBus, type Bus } from './cluster/bus';
+import { RedisLink } from './cluster/redis';
+import { accountsRepository, type AccountsRepository } from './store/accounts';
 import type { Store } from './store/db';
+import { ListenNotifyBus } from './store/listen-notify';
 
 declare module 'fastify' {
   interface FastifyInstance {
     store: Store;
+    /** Users, keys, admin tokens, apps and installs: what authentication reads on every request. */
+    accounts: AccountsRepository;
     config: ServerConfig;
     /** Stores, streams and forwards notifications. */
     pusher: Pusher;
     /** The proactive pipeline's webhook calls; `dispatcher.idle()` waits for those under way. */
     dispatcher: Dispatcher;
+    /** Where webhooks and the push URL may point; checked at registration and on every call. */
+    outbound: OutboundPolicy;
+    /** Carries live notifications and key revocations to the other instances sharing the database. */
+    bus: Bus;
+    /** The connection to DEVDATA_REDIS_URL, when set. */
+    redis: RedisLink | null;
   }
 }
 
@@ -41,17 +57,45 @@ export interface AppOptions {
   store: Store;
   config?: Partial<ServerConfig>;
   logger?: FastifyServerOptions['logger'];
+  /** Resolves the host names of outbound calls (DNS when omitted; tests pass their own). */
+  resolve?: Resolve;
 }
 
 // Room for 1000 screen-activity rows or 500 long transcript segments in one request.
 const BODY_LIMIT = 8 * 1024 * 1024;
 
-export async function buildApp({ store, config, logger = false }: AppOptions) {
-  const app = Fastify({ logger, bodyLimit: BODY_LIMIT }).withTypeProvider<ZodTypeProvider>();
+export async function buildApp({ store, config, logger = false, resolve }: AppOptions) {
+  const app = Fastify({
+    logger,
+    bodyLimit: BODY_LIMIT,
+    frameworkErrors,
+    clientErrorHandler,
+  }).withTypeProvider<ZodTypeProvider>();
   app.decorate('store', store);
   app.decorate('config', { ...configFromEnv(), ...config });
-  app.decorate('pusher', new Pusher(store, app.config.pushUrl, app.log));
-  app.decorate('dispatcher', new Dispatcher(store, app.config, app.pusher, app.log));
+  app.decorate('redis', app.config.redisUrl ? new RedisLink(app.config.redisUrl, app.log) : null);
+  app.decorate('bus', busFor(store, app.redis, app.log));
+  app.decorate(
+    'accounts',
+    accountsRepository(store.db, {
+      keyCacheTtlMs: app.config.keyCacheTtlMs,
+      onKeyRevoked: (hash) => void app.bus.publish('key-revocations', { hash }),
+    }),
+  );
+  // Served once the link to the other instances is up (or its first attempt failed: it goes on trying).
+  app.addHook('onReady', () => app.bus.start());
+  app.bus.subscribe('key-revocations', (message) =>
+    app.accounts.invalidateKey((message as { hash: string }).hash),
+  );
+  app.decorate('outbound', new OutboundPolicy(app.config.allowLoopbackWebhooks, resolve));
+  // The push URL is the operator's: a refused one stops the start rather than failing every push later.
+  const pushUrlRefusal = app.config.pushUrl && app.outbound.preflight(app.config.pushUrl);
+  if (pushUrlRefusal) throw new Error(`DEVDATA_PUSH_URL ${pushUrlRefusal}`);
+  app.decorate('pusher', new Pusher(store, app.config.pushUrl, app.outbound, app.log, app.bus));
+  app.decorate(
+    'dispatcher',
+    new Dispatcher(store, app.accounts, app.config, app.pusher, app.outbound, app.log),
+  );
   app.decorateRequest('developerKey', null);
   app.decorateRequest('integrationApp', null);
   app.setSerializerCompiler(serializerCompiler);
@@ -68,30 +112,52 @@ export async function buildApp({ store, config, logger = false }: AppOptions) {
   // Webhook calls still under way finish (each is bounded by its timeout) before the store may close.
   app.addHook('onClose', async () => {
     await app.dispatcher.idle();
+    await app.bus.close();
+    await app.redis?.close();
   });
 
   await app.register(errors);
   await app.register(loadShedding);
   await app.register(openapi);
 
+  // The root is where a browser lands first: the interactive docs.
+  app.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect('/docs'));
+
   // Healthy means able to serve: the database answers too, so a load balancer skips an instance that lost it.
+  // Redis (or the LISTEN connection) going away degrades what instances share but not serving: still a 200,
+  // naming what is unavailable.
+  const linkState = z.enum(['ok', 'unavailable']);
   app.get(
     '/healthz',
     {
       schema: {
         tags: ['Health'],
-        response: { 200: z.object({ status: z.literal('ok') }), 503: errorBody },
+        response: {
+          200: z.object({
+            status: z.literal('ok'),
+            redis: linkState
+              .optional()
+              .meta({ description: 'With DEVDATA_REDIS_URL: whether Redis answers' }),
+            listen: linkState.optional().meta({
+              description: 'On PostgreSQL without Redis: whether the LISTEN connection to the others is up',
+            }),
+          }),
+          503: errorBody,
+        },
       },
     },
     async () => {
-      await sql`select 1`.execute(app.store.db);
-      return { status: 'ok' as const };
+      await app.store.ping();
+      const link = app.bus.transport === 'redis' ? 'redis' : 'listen';
+      return app.bus.transport === 'local'
+        ? { status: 'ok' as const }
+        : { status: 'ok' as const, [link]: app.bus.state };
     },
   );
 
   await app.register(
     async (dev) => {
-      dev.addHook('onRequest', developerAuth(app.config.rateLimit));
+      guard(dev, developerAuth(limiterFor(app.config.rateLimit, app.redis, store)), 'developerApiKey');
       await dev.register(key);
       await dev.register(screenActivity, { prefix: '/user' });
       await dev.register(actionItems, { prefix: '/user' });
@@ -109,7 +175,7 @@ export async function buildApp({ store, config, logger = false }: AppOptions) {
 
   await app.register(
     async (scope) => {
-      scope.addHook('onRequest', adminAuth);
+      guard(scope, adminAuth, 'adminToken');
       await scope.register(admin);
       await scope.register(adminDeliveries);
     },
@@ -118,13 +184,39 @@ export async function buildApp({ store, config, logger = false }: AppOptions) {
 
   await app.register(
     async (scope) => {
-      scope.addHook('onRequest', appAuth);
+      guard(scope, appAuth, 'appSecret');
       await scope.register(integrations);
     },
     { prefix: '/v2/integrations' },
   );
 
   return app;
+}
+
+/**
+ * Names in Redis, which other deployments may share: `devdata:<digest of the database>:`, the same for every
+ * instance given the same DEVDATA_DATABASE (its password left out).
+ */
+function redisPrefix(store: Store): string {
+  let name = store.url;
+  if (store.dialect === 'postgres') {
+    const url = new URL(store.url);
+    name = `${url.hostname}:${url.port || 5432}${url.pathname}`;
+  }
+  return `devdata:${createHash('sha256').update(name).digest('hex').slice(0, 16)}:`;
+}
+
+/** Redis when configured; else LISTEN/NOTIFY on PostgreSQL; else (SQLite, one process) nobody to tell. */
+function busFor(store: Store, redis: RedisLink | null, log: FastifyBaseLogger): Bus {
+  if (redis) return new RedisBus(redis, redisPrefix(store));
+  if (store.dialect === 'postgres') return new ListenNotifyBus(store.url, store.db, log);
+  return new LocalBus();
+}
+
+function limiterFor(limit: ServerConfig['rateLimit'], redis: RedisLink | null, store: Store): RequestLimiter {
+  return redis
+    ? new RedisWindowLimiter(limit.max, limit.windowMs, redis, redisPrefix(store))
+    : new FixedWindowLimiter(limit.max, limit.windowMs);
 }
 
 export type App = Awaited<ReturnType<typeof buildApp>>;

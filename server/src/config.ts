@@ -1,7 +1,20 @@
+import { KEY_CACHE_TTL_MS } from './store/accounts';
+
 /** Settings the server reads from its environment (the CLI's flags override host, port and database). */
 export interface ServerConfig {
-  /** Developer API requests allowed per key per window (per server instance). */
+  /**
+   * Developer API requests allowed per key per fixed window: counted in Redis (shared by every instance) when
+   * `redisUrl` is set, else in each server instance.
+   */
   rateLimit: { max: number; windowMs: number };
+  /**
+   * `DEVDATA_REDIS_URL`: the Redis that several instances share for the request limit, live notification
+   * fan-out and key revocations; null for none (fan-out and revocations then go through PostgreSQL
+   * LISTEN/NOTIFY, or stay in the one process on SQLite).
+   */
+  redisUrl: string | null;
+  /** How long a developer key read from the database is trusted before it is read again. */
+  keyCacheTtlMs: number;
   /** Direct notifications allowed per app per user per clock hour. */
   directNotificationsPerHour: number;
   /** How long a proactive webhook call may take before it counts as a timeout. */
@@ -10,6 +23,8 @@ export interface ServerConfig {
   webhookMaxReplyBytes: number;
   /** Webhook calls in flight at once (per server instance); the rest wait in an in-process queue. */
   webhookConcurrency: number;
+  /** Of those, the most one app may hold, so a hanging or slow webhook cannot delay the other apps. */
+  webhookConcurrencyPerApp: number;
   /** Failures in a row after which a webhook URL is paused, and for how long (per server instance). */
   breakerFailures: number;
   breakerCooldownMs: number;
@@ -20,6 +35,11 @@ export interface ServerConfig {
   llmModel: string;
   llmApiKey: string | null;
   llmTimeoutMs: number;
+  /**
+   * Development allowance (`DEVDATA_ALLOW_LOOPBACK_WEBHOOKS=1`): webhooks and the push URL may also target
+   * loopback (127.0.0.0/8, ::1), over http or https. Off, they must be https to public addresses.
+   */
+  allowLoopbackWebhooks: boolean;
   /** ntfy-compatible URL every notification is also POSTed to (plain-text body, Title header); null for none. */
   pushUrl: string | null;
   /** Interval of the comment heartbeat on notification streams. */
@@ -33,7 +53,7 @@ export const DIRECT_NOTIFICATIONS_PER_HOUR = 10;
 
 /** Parses `DEVDATA_RATE_LIMIT` of the form `<requests>/<seconds>`, e.g. `600/60`. */
 export function parseRateLimit(value: string | undefined): ServerConfig['rateLimit'] {
-  const match = /^(\d+)\/(\d+)$/.exec(value ?? '600/60');
+  const match = /^(\d+)\/(\d+)$/.exec(value || '600/60');
   if (!match || Number(match[1]) < 1 || Number(match[2]) < 1) {
     throw new Error(`DEVDATA_RATE_LIMIT must look like 600/60 (requests/seconds), got "${value}"`);
   }
@@ -50,21 +70,63 @@ function integerSetting(name: string, value: string | undefined, fallback: numbe
   return n;
 }
 
+/** An optional http(s) URL from the environment (trailing slashes dropped); unset or empty means none. */
+function urlSetting(name: string, value: string | undefined): string | null {
+  if (!value) return null;
+  if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol)) {
+    throw new Error(`${name} must be an http(s) URL, got "${value}"`);
+  }
+  return value.replace(/\/+$/, '');
+}
+
+/** `DEVDATA_REDIS_URL`: redis:// or rediss://, unset or empty for none. */
+function redisUrlSetting(value: string | undefined): string | null {
+  if (!value) return null;
+  if (!URL.canParse(value) || !/^rediss?:$/.test(new URL(value).protocol)) {
+    throw new Error(`DEVDATA_REDIS_URL must be a redis:// or rediss:// URL, got "${value}"`);
+  }
+  return value;
+}
+
+/** `DEVDATA_ALLOW_LOOPBACK_WEBHOOKS`: 1/true or 0/false (unset: false); refused when NODE_ENV=production. */
+export function loopbackAllowance(env: NodeJS.ProcessEnv): boolean {
+  const value = env.DEVDATA_ALLOW_LOOPBACK_WEBHOOKS;
+  if (value === undefined || value === '' || value === '0' || value === 'false') return false;
+  if (value !== '1' && value !== 'true') {
+    throw new Error(`DEVDATA_ALLOW_LOOPBACK_WEBHOOKS must be 1 or 0, got "${value}"`);
+  }
+  if (env.NODE_ENV === 'production') {
+    throw new Error(
+      'DEVDATA_ALLOW_LOOPBACK_WEBHOOKS is a development setting, refused when NODE_ENV=production',
+    );
+  }
+  return true;
+}
+
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfig {
   return {
     rateLimit: parseRateLimit(env.DEVDATA_RATE_LIMIT),
+    redisUrl: redisUrlSetting(env.DEVDATA_REDIS_URL),
+    keyCacheTtlMs: integerSetting(
+      'DEVDATA_KEY_CACHE_TTL_MS',
+      env.DEVDATA_KEY_CACHE_TTL_MS,
+      KEY_CACHE_TTL_MS,
+      0,
+    ),
     directNotificationsPerHour: DIRECT_NOTIFICATIONS_PER_HOUR,
     webhookTimeoutMs: integerSetting('DEVDATA_WEBHOOK_TIMEOUT_MS', env.DEVDATA_WEBHOOK_TIMEOUT_MS, 15_000, 1),
     webhookMaxReplyBytes: 1024 * 1024,
     webhookConcurrency: 8,
+    webhookConcurrencyPerApp: 2,
     breakerFailures: 5,
     breakerCooldownMs: 30_000,
     proactiveWindowMs: 30_000,
-    llmBaseUrl: env.DEVDATA_LLM_BASE_URL?.replace(/\/+$/, '') || null,
+    llmBaseUrl: urlSetting('DEVDATA_LLM_BASE_URL', env.DEVDATA_LLM_BASE_URL),
     llmModel: env.DEVDATA_LLM_MODEL || 'gpt-4o-mini',
     llmApiKey: env.DEVDATA_LLM_API_KEY || null,
     llmTimeoutMs: integerSetting('DEVDATA_LLM_TIMEOUT_MS', env.DEVDATA_LLM_TIMEOUT_MS, 30_000, 1),
-    pushUrl: env.DEVDATA_PUSH_URL || null,
+    allowLoopbackWebhooks: loopbackAllowance(env),
+    pushUrl: urlSetting('DEVDATA_PUSH_URL', env.DEVDATA_PUSH_URL),
     sseHeartbeatMs: 15_000,
     maxEventLoopDelayMs: integerSetting(
       'DEVDATA_MAX_EVENT_LOOP_DELAY_MS',

@@ -1,24 +1,94 @@
-/** A fixed-window counter per key, kept in this process (each server instance limits on its own). */
-export class FixedWindowLimiter {
-  private readonly windows = new Map<string, { start: number; count: number }>();
+import type { RedisLink } from '../cluster/redis';
+
+/** Where a key stands in the current window after one more request. */
+export interface WindowCount {
+  allowed: boolean;
+  remaining: number;
+  /** When the window ends (epoch ms). */
+  resetAt: number;
+}
+
+/** Counts developer-API requests per key in fixed windows aligned to the clock (00:00, 01:00, … for 60 s). */
+export interface RequestLimiter {
+  readonly max: number;
+  hit(key: string, now?: number): Promise<WindowCount>;
+}
+
+function windowStart(now: number, windowMs: number): number {
+  return now - (now % windowMs);
+}
+
+function counted(count: number, max: number, start: number, windowMs: number): WindowCount {
+  return { allowed: count <= max, remaining: Math.max(0, max - count), resetAt: start + windowMs };
+}
+
+/**
+ * A fixed-window counter per key, kept in this process (each server instance limits on its own). Only the
+ * current window is kept: when the next one begins the counts of the last are dropped, so memory is bounded
+ * by the keys seen in one window.
+ */
+export class FixedWindowLimiter implements RequestLimiter {
+  private counts = new Map<string, number>();
+  private start = 0;
 
   constructor(
     readonly max: number,
     readonly windowMs: number,
   ) {}
 
-  hit(key: string, now = Date.now()): { allowed: boolean; remaining: number; resetAt: number } {
-    const start = now - (now % this.windowMs);
-    let window = this.windows.get(key);
-    if (!window || window.start !== start) {
-      window = { start, count: 0 };
-      this.windows.set(key, window);
+  /** The count in this process, kept for as long as the window lasts. */
+  count(key: string, now = Date.now()): WindowCount {
+    const start = windowStart(now, this.windowMs);
+    if (start !== this.start) {
+      this.counts = new Map();
+      this.start = start;
     }
-    window.count += 1;
-    return {
-      allowed: window.count <= this.max,
-      remaining: Math.max(0, this.max - window.count),
-      resetAt: window.start + this.windowMs,
-    };
+    const count = (this.counts.get(key) ?? 0) + 1;
+    this.counts.set(key, count);
+    return counted(count, this.max, start, this.windowMs);
+  }
+
+  async hit(key: string, now = Date.now()): Promise<WindowCount> {
+    return this.count(key, now);
+  }
+
+  /** Keys counted in the current window: what the limiter holds in memory. */
+  get size(): number {
+    return this.counts.size;
+  }
+}
+
+/**
+ * The same fixed windows counted in Redis, shared by every instance: one INCR per request on
+ * `<prefix>rate:<key id>:<window start>`, which expires with its window. When Redis fails or is slow the
+ * request is counted in this process instead (the limit is then per instance until Redis answers again).
+ */
+export class RedisWindowLimiter implements RequestLimiter {
+  private readonly local: FixedWindowLimiter;
+
+  constructor(
+    readonly max: number,
+    readonly windowMs: number,
+    private readonly redis: RedisLink,
+    private readonly prefix: string,
+  ) {
+    this.local = new FixedWindowLimiter(max, windowMs);
+  }
+
+  async hit(key: string, now = Date.now()): Promise<WindowCount> {
+    const start = windowStart(now, this.windowMs);
+    const name = `${this.prefix}rate:${key}:${start}`;
+    const count = await this.redis.run(async (redis) => {
+      const replies = await redis
+        .multi()
+        .incr(name)
+        .pexpire(name, this.windowMs + 1_000)
+        .exec();
+      const [error, value] = replies?.[0] ?? [new Error('transaction discarded'), null];
+      if (error) throw error;
+      return value as number;
+    });
+    if (count === undefined) return this.local.count(key, now);
+    return counted(count, this.max, start, this.windowMs);
   }
 }

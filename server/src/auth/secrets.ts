@@ -20,7 +20,8 @@ export function displayKey(key: string): string {
   return `${DEV_KEY_PREFIX}${body.slice(0, 4)}...${body.slice(-4)}`;
 }
 
-const BEARER = /^Bearer ([^\s]+)$/;
+// The scheme name is case-insensitive (RFC 7235 §2.1), so `bearer` and `BEARER` are the same scheme.
+const BEARER = /^Bearer +([^\s]+)$/i;
 
 /** The token of an `Authorization: Bearer <token>` header, or undefined when it is missing or malformed. */
 export function bearerToken(header: string | undefined): string | undefined {
