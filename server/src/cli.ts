@@ -1,36 +1,48 @@
 #!/usr/bin/env node
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { createServer } from 'node:net';
+import { basename, dirname, extname, join, resolve } from 'node:path';
+import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { buildApp } from './app';
-import { initInstance, type InitResult } from './scripts/init';
+import { configFromEnv } from './config';
+import { initInstance, isInitialized, madeBy, type InitResult } from './scripts/init';
 import { seedDemo } from './scripts/seed';
 import { migrateToLatest, openStore, type Store } from './store/db';
 
 const DEFAULT_DATABASE = 'sqlite:./devdata.sqlite';
-const CREDENTIALS_FILE = 'devdata.credentials.json';
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const VERSION = (
+  JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }
+).version;
 
 const HELP: Record<string, string> = {
-  main: `devdata-server — the self-hosted DevData developer data and notification service
+  main: `devdata-server ${VERSION} — the self-hosted DevData developer data and notification service
 
-Usage: devdata-server <command> [options]
+Usage: devdata-server <command> [options]     (in a clone of the repository: npx devdata-server …)
 
 Commands:
+  start   First run: init + seed and save the credentials; then serve (what \`npm start\` runs)
   serve   Migrate the database and serve the API
   init    Create a user, a developer key, an admin token and an installed app
-  seed    Add demo data for the user made by init (--demo)
-  start   First run: init + seed and save the credentials; then serve (what \`npm start\` runs)
+  seed    Add demo data for the user made by init
 
-Run devdata-server <command> --help for a command's options.`,
+Options: --version prints the version. Run devdata-server <command> --help for a command's options.`,
   serve: `Usage: devdata-server serve [--host 127.0.0.1] [--port 8080] [--database <url>]
 
   --host      Address to listen on (env DEVDATA_HOST, default 127.0.0.1)
-  --port      Port to listen on (env DEVDATA_PORT, default 8080)
+  --port      Port to listen on, 0–65535 (env DEVDATA_PORT, default 8080)
   --database  sqlite:<path> or postgres://… (env DEVDATA_DATABASE, default ${DEFAULT_DATABASE})
 
-Migrates on start, answers GET /healthz, serves /openapi.json and /docs, logs JSON lines,
-and on SIGTERM/SIGINT stops accepting requests, finishes the ones in flight, then exits.
+Checks the port is free, migrates, answers GET /healthz, serves /openapi.json and /docs, logs JSON lines
+(DEVDATA_LOG_LEVEL: ${LOG_LEVELS.join(', ')}; default info), and on SIGTERM/SIGINT stops accepting requests,
+finishes the ones in flight, then exits.
 Env DEVDATA_RATE_LIMIT=<requests>/<seconds> sets the per-key developer API limit (default 600/60);
-DEVDATA_MAX_EVENT_LOOP_DELAY_MS the event-loop lag past which requests are shed with 503 (default 1000, 0: off).`,
+DEVDATA_REDIS_URL=redis://… shares it, live notifications and key revocations between several instances
+(see "Running several instances" in server/README.md); DEVDATA_KEY_CACHE_TTL_MS how long a key is cached
+(default 500);
+DEVDATA_MAX_EVENT_LOOP_DELAY_MS the event-loop lag past which requests are shed with 503 (default 1000, 0: off).
+Webhook and push URLs must be https to public addresses; DEVDATA_ALLOW_LOOPBACK_WEBHOOKS=1 (development only,
+refused with NODE_ENV=production) also allows loopback (127.0.0.0/8, ::1) over http or https.`,
   init: `Usage: devdata-server init [--database <url>] [--json]
 
 Creates a user, a developer key holding every scope, an admin token, and an app with both
@@ -38,49 +50,178 @@ capabilities installed for that user with every proactive scope granted. The sec
 printed once; only their hashes are stored.
 
   --json      Print one JSON object {user_id, developer_key, admin_token, app_id, app_secret, webhook_secret}`,
-  seed: `Usage: devdata-server seed --demo [--database <url>]
+  seed: `Usage: devdata-server seed [--database <url>]
 
 Adds realistic demo data for the first user (the one init made): conversations with transcripts,
-memories, goals with history, action items, people and a few thousand screen activity rows.`,
+memories, goals with history, action items, people and a few thousand screen activity rows.
+(--demo, the only data set there is, may be given and changes nothing.)`,
   start: `Usage: devdata-server start [--host] [--port] [--database]
 
-On the first start (an empty database): runs init and seed --demo and saves the credentials to
-./${CREDENTIALS_FILE}. Then prints the base URL and the credentials and serves.`,
+On the first start (an empty database): checks the port is free, runs init and seed, and saves the
+credentials beside the database (for sqlite:./devdata.sqlite, ./devdata.credentials.json; for PostgreSQL,
+./<database name>.postgres.credentials.json), recording which database they belong to. Then prints the
+base URL and the credentials and serves. Later starts print the saved credentials, after checking they
+were made by this database. A credentials file is never overwritten.
+Turns on DEVDATA_ALLOW_LOOPBACK_WEBHOOKS (webhooks to a local n8n) unless it is set or NODE_ENV=production.`,
 };
 
-function options(args: string[]) {
-  const { values } = parseArgs({
-    args,
-    options: {
-      host: { type: 'string' },
-      port: { type: 'string' },
-      database: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      demo: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-    strict: true,
-  });
-  const port = Number(values.port ?? process.env.DEVDATA_PORT ?? 8080);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`Invalid port "${values.port}"`);
+const DATABASE_OPTION = { database: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+const LISTEN_OPTIONS = { host: { type: 'string' }, port: { type: 'string' } } as const;
+const COMMAND_OPTIONS = {
+  serve: { ...DATABASE_OPTION, ...LISTEN_OPTIONS },
+  start: { ...DATABASE_OPTION, ...LISTEN_OPTIONS },
+  init: { ...DATABASE_OPTION, json: { type: 'boolean' } },
+  seed: { ...DATABASE_OPTION, demo: { type: 'boolean' } },
+} as const;
+type Command = keyof typeof COMMAND_OPTIONS;
+
+/** A flag's value, else the environment's (an empty variable counts as unset), else the default. */
+function setting(flag: string | undefined, envName: string, fallback: string) {
+  if (flag !== undefined)
+    return { value: flag, source: `--${envName.slice('DEVDATA_'.length).toLowerCase()}` };
+  const env = process.env[envName];
+  return env ? { value: env, source: envName } : { value: fallback, source: 'the default' };
+}
+
+function parsePort({ value, source }: { value: string; source: string }): number {
+  if (!/^\d{1,5}$/.test(value) || Number(value) > 65535)
+    throw new Error(`${source} must be a port number from 0 to 65535, got "${value}"`);
+  return Number(value);
+}
+
+function parseHost({ value, source }: { value: string; source: string }): string {
+  if (!/^[^\s/]+$/.test(value)) throw new Error(`${source} must be an address or host name, got "${value}"`);
+  return value;
+}
+
+function parseDatabase({ value, source }: { value: string; source: string }): string {
+  const usage = `${source} must be sqlite:<path> or postgres://user@host:5432/database, got "${value}"`;
+  if (value.startsWith('sqlite:')) {
+    if (value.length === 'sqlite:'.length) throw new Error(usage);
+    return value;
+  }
+  if (!/^postgres(ql)?:\/\//.test(value) || !URL.canParse(value)) throw new Error(usage);
+  return value;
+}
+
+function options(command: Command, args: string[]) {
+  let values: { host?: string; port?: string; database?: string; json?: boolean; help?: boolean };
+  try {
+    // Each command accepts only its own options: `init --port 9000` is a mistake, not a no-op.
+    const options: ParseArgsOptionsConfig = COMMAND_OPTIONS[command];
+    values = parseArgs({ args, options, strict: true, allowPositionals: false }).values as typeof values;
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\nRun \`devdata-server ${command} --help\` for its options.`);
+  }
   return {
-    host: values.host ?? process.env.DEVDATA_HOST ?? '127.0.0.1',
-    port,
-    database: values.database ?? process.env.DEVDATA_DATABASE ?? DEFAULT_DATABASE,
-    json: values.json,
-    demo: values.demo,
-    help: values.help,
+    host: parseHost(setting(values.host, 'DEVDATA_HOST', '127.0.0.1')),
+    port: parsePort(setting(values.port, 'DEVDATA_PORT', '8080')),
+    database: parseDatabase(setting(values.database, 'DEVDATA_DATABASE', DEFAULT_DATABASE)),
+    json: values.json ?? false,
+    help: values.help ?? false,
   };
+}
+
+function logLevel(): string {
+  const level = process.env.DEVDATA_LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(level))
+    throw new Error(`DEVDATA_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${level}"`);
+  return level;
+}
+
+/** Fails before anything is written when another process holds the port (port 0 takes any free one). */
+async function assertPortFree(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  await new Promise<void>((resolvePromise, reject) => {
+    const probe = createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE')
+        reject(
+          new Error(`Port ${port} on ${host} is already in use: stop what listens there or pass --port`),
+        );
+      else if (error.code === 'EACCES')
+        reject(new Error(`Not allowed to listen on port ${port}: pass --port`));
+      else reject(new Error(`Cannot listen on ${host}:${port}: ${error.message}`));
+    });
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolvePromise()));
+  });
+}
+
+/** Where `start` keeps a database's credentials: beside a SQLite file, or named after a PostgreSQL database. */
+function credentialsFileFor(database: string): string | null {
+  if (database.startsWith('sqlite:')) {
+    const path = database.slice('sqlite:'.length);
+    if (path === ':memory:') return null;
+    const file = resolve(path);
+    return join(dirname(file), `${basename(file, extname(file))}.credentials.json`);
+  }
+  const url = new URL(database);
+  return resolve(
+    `${decodeURIComponent(url.pathname.slice(1)) || url.username || 'postgres'}.postgres.credentials.json`,
+  );
+}
+
+/** The database as a credentials file records it: the SQLite file's full path, or the URL without its password. */
+function databaseName(database: string): string {
+  if (database.startsWith('sqlite:')) return `sqlite:${resolve(database.slice('sqlite:'.length))}`;
+  const url = new URL(database);
+  url.password = '';
+  return url.toString();
+}
+
+type SavedCredentials = InitResult & { database?: string };
+
+/**
+ * The credentials a `start` prints, read before anything is written: those saved for this database, or none
+ * when the database is new (`store` is null when it does not exist yet). Refuses a file that another database
+ * made, and never lets one be overwritten.
+ */
+async function savedCredentials(
+  database: string,
+  file: string | null,
+  store: Store | null,
+): Promise<SavedCredentials | null> {
+  const initialized = store !== null && (await isInitialized(store));
+  if (file === null) return null; // an in-memory database is always new
+  const saved = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as SavedCredentials) : null;
+  const owner = saved?.database ?? 'another database';
+  if (!initialized) {
+    if (saved)
+      throw new Error(
+        `${file} holds the credentials of ${owner}, and ${databaseName(database)} is new. ` +
+          'It is never overwritten: start with the --database it belongs to, or move the file away.',
+      );
+    return null;
+  }
+  if (!saved)
+    throw new Error(
+      `The database already has users but ${file} is missing (the keys are only shown once); ` +
+        'use `devdata-server serve` with your own keys, or start with a new --database',
+    );
+  if (!(await madeBy(store.db, saved)))
+    throw new Error(`${file} holds the credentials of ${owner}, not of ${databaseName(database)}`);
+  return saved;
+}
+
+/** First start: init, save the credentials (never over an existing file), then the demo data. */
+async function firstRun(store: Store, database: string, file: string | null): Promise<InitResult> {
+  const credentials = await initInstance(store.db);
+  if (file !== null) {
+    const saved: SavedCredentials = { database: databaseName(database), ...credentials };
+    writeFileSync(file, JSON.stringify(saved, null, 2) + '\n', { mode: 0o600, flag: 'wx' });
+  }
+  await seedDemo(store.db);
+  return credentials;
 }
 
 async function openMigrated(database: string): Promise<Store> {
   const store = openStore(database);
-  await migrateToLatest(store.db);
+  await migrateToLatest(store);
   return store;
 }
 
 async function serve(store: Store, host: string, port: number, onListening?: (baseUrl: string) => void) {
-  const app = await buildApp({ store, logger: { level: process.env.DEVDATA_LOG_LEVEL ?? 'info' } });
+  const app = await buildApp({ store, logger: { level: logLevel() } });
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
@@ -97,7 +238,7 @@ async function serve(store: Store, host: string, port: number, onListening?: (ba
   onListening?.(address);
 }
 
-function printCredentials(baseUrl: string, credentials: InitResult) {
+function printCredentials(baseUrl: string, credentials: InitResult, file: string | null) {
   console.log(`
 DevData server running at ${baseUrl}
   API docs:        ${baseUrl}/docs
@@ -107,7 +248,7 @@ DevData server running at ${baseUrl}
   App ID:          ${credentials.app_id}
   App secret:      ${credentials.app_secret}
   Webhook secret:  ${credentials.webhook_secret}
-(saved in ./${CREDENTIALS_FILE}; Ctrl+C stops the server)
+(${file === null ? 'not saved: the database is in memory' : `saved in ${file}`}; Ctrl+C stops the server)
 `);
 }
 
@@ -117,16 +258,22 @@ async function main(argv: string[]) {
     console.log(HELP.main);
     return;
   }
-  if (!(command in HELP) || command === 'main')
-    throw new Error(`Unknown command "${command}"\n\n${HELP.main}`);
-  const opts = options(rest);
+  if (command === '--version' || command === '-v' || command === 'version') {
+    console.log(VERSION);
+    return;
+  }
+  if (!(command in COMMAND_OPTIONS)) throw new Error(`Unknown command "${command}"\n\n${HELP.main}`);
+  const opts = options(command as Command, rest);
   if (opts.help) {
     console.log(HELP[command]);
     return;
   }
 
-  switch (command) {
+  switch (command as Command) {
     case 'serve': {
+      configFromEnv();
+      logLevel();
+      await assertPortFree(opts.host, opts.port);
       await serve(await openMigrated(opts.database), opts.host, opts.port);
       return;
     }
@@ -139,7 +286,6 @@ async function main(argv: string[]) {
       return;
     }
     case 'seed': {
-      if (!opts.demo) throw new Error('seed needs --demo (the only data set there is)');
       const store = await openMigrated(opts.database);
       const counts = await seedDemo(store.db);
       await store.close();
@@ -147,21 +293,42 @@ async function main(argv: string[]) {
       return;
     }
     case 'start': {
-      const store = await openMigrated(opts.database);
-      const anyUser = await store.db.selectFrom('users').select('id').limit(1).executeTakeFirst();
-      let credentials: InitResult;
-      if (!anyUser) {
-        credentials = await initInstance(store.db);
-        await seedDemo(store.db);
-        writeFileSync(CREDENTIALS_FILE, JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });
-      } else if (existsSync(CREDENTIALS_FILE)) {
-        credentials = JSON.parse(readFileSync(CREDENTIALS_FILE, 'utf8')) as InitResult;
-      } else {
-        throw new Error(
-          `The database already has users but ./${CREDENTIALS_FILE} is missing; use \`devdata-server serve\` and your own keys`,
-        );
+      // The quickstart runs beside a local n8n, whose webhooks are on loopback: the development allowance is
+      // on unless set otherwise (or NODE_ENV=production). `serve` keeps the production rules.
+      if (
+        process.env.DEVDATA_ALLOW_LOOPBACK_WEBHOOKS === undefined &&
+        process.env.NODE_ENV !== 'production'
+      ) {
+        process.env.DEVDATA_ALLOW_LOOPBACK_WEBHOOKS = '1';
       }
-      await serve(store, opts.host, opts.port, (baseUrl) => printCredentials(baseUrl, credentials));
+      // Every check comes before the first write: settings, the port, then the saved credentials.
+      configFromEnv();
+      logLevel();
+      await assertPortFree(opts.host, opts.port);
+      const file = credentialsFileFor(opts.database);
+      // Opening a SQLite file that does not exist would create it.
+      const sqlitePath = opts.database.startsWith('sqlite:') ? opts.database.slice('sqlite:'.length) : null;
+      const exists = sqlitePath === null || (sqlitePath !== ':memory:' && existsSync(sqlitePath));
+      const existing = exists ? openStore(opts.database) : null;
+      let saved: InitResult | null;
+      try {
+        saved = await savedCredentials(opts.database, file, existing);
+      } catch (error) {
+        await existing?.close();
+        throw error;
+      }
+      const store = existing ?? openStore(opts.database);
+      try {
+        await migrateToLatest(store);
+      } catch (error) {
+        await store.close();
+        throw error;
+      }
+      // The demo data is written before the server starts sampling its event loop: seeding blocks the loop for a
+      // moment, which would make load shedding refuse the first requests after the banner. Should the port be
+      // taken between the check above and listening, the database and its own credentials file stay together.
+      const credentials = saved ?? (await firstRun(store, opts.database, file));
+      await serve(store, opts.host, opts.port, (baseUrl) => printCredentials(baseUrl, credentials, file));
       return;
     }
   }

@@ -1,30 +1,106 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import type { SecurityScheme } from '../auth/hooks';
+import { OPERATION_IDS } from '../contract/operations';
+
+const TITLE = 'DevData developer API';
+
+const SECURITY_SCHEMES: Record<SecurityScheme, { type: 'http'; scheme: 'bearer'; description: string }> = {
+  developerApiKey: { type: 'http', scheme: 'bearer', description: 'Developer key, svc_dev_…' },
+  appSecret: { type: 'http', scheme: 'bearer', description: 'App secret, sk_…' },
+  adminToken: { type: 'http', scheme: 'bearer', description: 'Admin token, svc_admin_…' },
+};
+
+/** What a 401 means, by the credential the operation takes. */
+const UNAUTHORIZED: Record<SecurityScheme, string> = {
+  developerApiKey:
+    "Missing, malformed, unknown or revoked developer key (send 'Authorization: Bearer API_KEY')",
+  adminToken: "Missing, malformed or unknown admin token (send 'Authorization: Bearer ADMIN_TOKEN')",
+  appSecret: "Unknown app, or a missing or wrong app secret (send 'Authorization: Bearer APP_SECRET')",
+};
+
+/** What each status the routes answer means, for responses the contract gives no description of their own. */
+const STATUS_DESCRIPTIONS: Record<string, string> = {
+  200: 'Success',
+  201: 'Created',
+  202: 'Accepted; processed in the background',
+  204: 'Done; no body',
+  403: 'The developer key lacks the scope this operation needs (the detail names it)',
+  404: "Not found (another user's record is not found either)",
+  409: 'Conflicts with the current state (the detail says how)',
+  415: "The body was not sent as JSON; send it with 'Content-Type: application/json'",
+  422: 'Invalid input: each issue gives where (loc), what (msg) and its type',
+  429: 'Rate limit exceeded; retry after the seconds in Retry-After',
+  503: 'The database is unavailable; retry after the seconds in Retry-After',
+};
+
+const ERROR_CONTENT = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
+
+/** The parts of the generated document that `describeResponses` completes. */
+interface Operation {
+  requestBody?: unknown;
+  security?: Record<string, string[]>[];
+  responses: Record<string, { description?: string; content?: unknown }>;
+}
+
+/**
+ * Completes each operation: the description of every response, the 415 that any operation with a body can answer
+ * (every body is JSON), and no body on a 204.
+ */
+function describeResponses<D extends { paths?: object }>(document: D): D {
+  for (const item of Object.values(document.paths ?? {}) as Record<string, Operation>[]) {
+    for (const operation of Object.values(item)) {
+      const { responses } = operation;
+      if (operation.requestBody)
+        responses[415] = { description: STATUS_DESCRIPTIONS[415], content: ERROR_CONTENT };
+      const scheme = Object.keys(operation.security?.[0] ?? {})[0] as SecurityScheme | undefined;
+      for (const [status, response] of Object.entries(responses)) {
+        if (status === '204') delete response.content;
+        if (response.description && response.description !== 'Default Response') continue;
+        response.description =
+          status === '401' && scheme ? UNAUTHORIZED[scheme] : (STATUS_DESCRIPTIONS[status] ?? '');
+      }
+    }
+  }
+  return document;
+}
+
+// The package's own icon, shown as the docs page's logo and favicon.
+const LOGO = readFileSync(join(__dirname, '..', '..', 'assets', 'devdata.svg'));
 
 /** The OpenAPI document generated from the zod contract, at /openapi.json, and a docs page at /docs. */
 async function openapiPlugin(app: FastifyInstance) {
   await app.register(swagger, {
     openapi: {
       info: {
-        title: 'DevData developer API',
+        title: TITLE,
         version: '1.0.0',
         description: 'Developer data, direct notifications and proactive notifications, self-hosted.',
       },
-      components: {
-        securitySchemes: {
-          developerApiKey: { type: 'http', scheme: 'bearer', description: 'Developer key, svc_dev_…' },
-          appSecret: { type: 'http', scheme: 'bearer', description: 'App secret, sk_…' },
-          adminToken: { type: 'http', scheme: 'bearer', description: 'Admin token, svc_admin_…' },
-        },
-      },
+      components: { securitySchemes: SECURITY_SCHEMES },
     },
-    transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    transform: (input) => {
+      const { schema, url } = jsonSchemaTransform(input);
+      const operationId = OPERATION_IDS[`${String(input.route.method)} ${input.url}`];
+      return { schema: operationId ? { ...schema, operationId } : schema, url };
+    },
+    transformObject: (input) => describeResponses(jsonSchemaTransformObject(input)),
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    logo: { type: 'image/svg+xml', content: LOGO },
+    theme: {
+      title: TITLE,
+      favicon: [{ filename: 'devdata.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: LOGO }],
+    },
+    // The page reads the document where clients do; relative, so it also works behind a path prefix.
+    uiConfig: { urls: [{ url: '../openapi.json', name: TITLE }] },
+  });
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
 }
 

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { PROACTIVE_SCOPES, SCOPES } from '../contract/scopes';
-import { createAdminToken, createApiKey, createApp, createUser, installApp } from '../store/accounts';
+import { accountsRepository } from '../store/accounts';
+import type { Store } from '../store/db';
 import type { Database } from '../store/schema';
 
 export interface InitResult {
@@ -17,22 +18,42 @@ export interface InitResult {
  * capabilities installed for the user with every proactive scope granted.
  */
 export async function initInstance(db: Kysely<Database>, userName = 'Demo User'): Promise<InitResult> {
-  const user = await createUser(db, userName);
-  const key = await createApiKey(db, user.id, 'Default key', [...SCOPES]);
-  const adminToken = await createAdminToken(db);
-  const app = await createApp(db, {
+  const accounts = accountsRepository(db);
+  const user = await accounts.createUser(userName);
+  const key = await accounts.createKey(user.id, 'Default key', [...SCOPES]);
+  const adminToken = await accounts.createAdminToken();
+  const { app, appSecret, webhookSecret } = await accounts.createApp({
     name: 'DevData App',
     capabilities: ['external_integration', 'proactive_notification'],
     external_integration: { triggers_on: 'transcript_processed', webhook_url: null },
     proactive_notification: { scopes: [...PROACTIVE_SCOPES] },
   });
-  await installApp(db, app.id, user.id, [...PROACTIVE_SCOPES]);
+  await accounts.install(app.id, user.id, [...PROACTIVE_SCOPES]);
   return {
     user_id: user.id,
-    developer_key: key.key,
+    developer_key: key.secret,
     admin_token: adminToken,
     app_id: app.id,
-    app_secret: app.app_secret,
-    webhook_secret: app.webhook_secret,
+    app_secret: appSecret,
+    webhook_secret: webhookSecret,
   };
+}
+
+/** Whether init has run on this database (it has a user). A database not migrated yet has none. */
+export async function isInitialized(store: Store): Promise<boolean> {
+  await store.ping(); // an unreachable database fails here, not as "no users"
+  try {
+    return await accountsRepository(store.db).hasUsers();
+  } catch {
+    return false;
+  }
+}
+
+/** Whether saved init output was made by this database: its user and its app are here. */
+export async function madeBy(db: Kysely<Database>, result: Pick<InitResult, 'user_id' | 'app_id'>) {
+  const accounts = accountsRepository(db);
+  const users = await accounts.listUsers();
+  return (
+    users.some((user) => user.id === result.user_id) && !!(await accounts.findAppCredentials(result.app_id))
+  );
 }

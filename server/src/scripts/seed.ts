@@ -1,6 +1,11 @@
 import type { Insertable, Kysely } from 'kysely';
 import { newId } from '../ids';
-import type { Database, ScreenActivityTable } from '../store/schema';
+import { accountsRepository } from '../store/accounts';
+import { insertRows } from '../store/records';
+import { toFlag, toJson } from '../store/rows';
+import type { Database } from '../store/schema';
+
+type NewRow<T extends keyof Database> = Insertable<Database[T]>;
 
 const DAY = 86_400_000;
 const MINUTE = 60_000;
@@ -110,178 +115,156 @@ const APPS = [
   ['Terminal', ['npm test', 'git log']],
 ] as const;
 
-/** Demo data for the first user: what `devdata-server seed --demo` and the first `npm start` add. */
+/**
+ * Demo data for the first user: what `devdata-server seed --demo` and the first `npm start` add. Written as
+ * rows (backdated, unlike a write through the repositories) through the store's batch path.
+ */
 export async function seedDemo(db: Kysely<Database>) {
-  const user = await db
-    .selectFrom('users')
-    .select('id')
-    .orderBy('created_at')
-    .orderBy('id')
-    .executeTakeFirst();
+  const [user] = await accountsRepository(db).listUsers();
   if (!user) throw new Error('No user to seed: run `devdata-server init` first');
   const userId = user.id;
   const now = Date.now();
   const rand = random(42);
 
-  let conversations = 0;
-  let actionItems = 0;
-  await db.transaction().execute(async (trx) => {
-    const folderId = newId(now - 30 * DAY);
-    await trx
-      .insertInto('folders')
-      .values({
-        id: folderId,
+  const folderId = newId(now - 30 * DAY);
+  const folders: NewRow<'folders'>[] = [
+    {
+      id: folderId,
+      user_id: userId,
+      name: 'Work',
+      description: 'Meetings and standups',
+      color: '#4f46e5',
+      created_at: now - 30 * DAY,
+      updated_at: now - 30 * DAY,
+    },
+  ];
+
+  const conversations: NewRow<'conversations'>[] = [];
+  const actionItems: NewRow<'action_items'>[] = [];
+  for (const [index, conversation] of CONVERSATIONS.entries()) {
+    const startedAt = now - (CONVERSATIONS.length - index) * DAY + 9 * 3_600_000;
+    const segments = conversation.lines.map(([speaker, text], i) => ({
+      id: newId(startedAt),
+      text,
+      speaker_id: speaker === 'me' ? 0 : 1,
+      speaker_name: speaker === 'me' ? 'You' : speaker,
+      is_user: speaker === 'me',
+      start: i * 12,
+      end: i * 12 + 10,
+    }));
+    const conversationId = newId(startedAt);
+    const finishedAt = startedAt + segments.length * 12_000;
+    conversations.push({
+      id: conversationId,
+      user_id: userId,
+      client_session_id: null,
+      folder_id: conversation.category === 'work' ? folderId : null,
+      language: 'en',
+      source: 'omi',
+      structured: toJson({
+        title: conversation.title,
+        overview: conversation.lines.map(([, text]) => text).join(' '),
+        category: conversation.category,
+        emoji: conversation.emoji,
+      }),
+      transcript_segments: toJson(segments),
+      geolocation: null,
+      discarded: 0,
+      started_at: startedAt,
+      finished_at: finishedAt,
+      created_at: finishedAt,
+      updated_at: finishedAt,
+    });
+    for (const [i, description] of conversation.actions.entries()) {
+      const done = (index + i) % 3 === 0;
+      actionItems.push({
+        id: newId(finishedAt),
         user_id: userId,
-        name: 'Work',
-        description: 'Meetings and standups',
-        color: '#4f46e5',
-        created_at: now - 30 * DAY,
-        updated_at: now - 30 * DAY,
-      })
-      .execute();
-
-    for (const [index, conversation] of CONVERSATIONS.entries()) {
-      const startedAt = now - (CONVERSATIONS.length - index) * DAY + 9 * 3_600_000;
-      const segments = conversation.lines.map(([speaker, text], i) => ({
-        id: newId(startedAt),
-        text,
-        speaker_id: speaker === 'me' ? 0 : 1,
-        speaker_name: speaker === 'me' ? 'You' : speaker,
-        is_user: speaker === 'me',
-        start: i * 12,
-        end: i * 12 + 10,
-      }));
-      const conversationId = newId(startedAt);
-      const finishedAt = startedAt + segments.length * 12_000;
-      await trx
-        .insertInto('conversations')
-        .values({
-          id: conversationId,
-          user_id: userId,
-          client_session_id: null,
-          folder_id: conversation.category === 'work' ? folderId : null,
-          language: 'en',
-          source: 'omi',
-          structured: JSON.stringify({
-            title: conversation.title,
-            overview: conversation.lines.map(([, text]) => text).join(' '),
-            category: conversation.category,
-            emoji: conversation.emoji,
-          }),
-          transcript_segments: JSON.stringify(segments),
-          geolocation: null,
-          discarded: 0,
-          started_at: startedAt,
-          finished_at: finishedAt,
-          created_at: finishedAt,
-          updated_at: finishedAt,
-        })
-        .execute();
-      conversations += 1;
-      for (const [i, description] of conversation.actions.entries()) {
-        const done = (index + i) % 3 === 0;
-        await trx
-          .insertInto('action_items')
-          .values({
-            id: newId(finishedAt),
-            user_id: userId,
-            description,
-            completed: done ? 1 : 0,
-            conversation_id: conversationId,
-            due_at: finishedAt + (2 + i) * DAY,
-            // Completed a day later, but never in the future: updated_at must not run ahead of real writes.
-            completed_at: done ? Math.min(finishedAt + DAY, now) : null,
-            created_at: finishedAt,
-            updated_at: done ? Math.min(finishedAt + DAY, now) : finishedAt,
-          })
-          .execute();
-        actionItems += 1;
-      }
+        description,
+        completed: toFlag(done),
+        conversation_id: conversationId,
+        due_at: finishedAt + (2 + i) * DAY,
+        // Completed a day later, but never in the future: updated_at must not run ahead of real writes.
+        completed_at: done ? Math.min(finishedAt + DAY, now) : null,
+        created_at: finishedAt,
+        updated_at: done ? Math.min(finishedAt + DAY, now) : finishedAt,
+      });
     }
+  }
 
-    for (const [i, [content, category]] of MEMORIES.entries()) {
-      const createdAt = now - (MEMORIES.length - i) * DAY;
-      await trx
-        .insertInto('memories')
-        .values({
-          id: newId(createdAt),
-          user_id: userId,
-          content,
-          category,
-          visibility: 'private',
-          tags: JSON.stringify([]),
-          created_at: createdAt,
-          updated_at: createdAt,
-        })
-        .execute();
-    }
-
-    for (const [i, goal] of GOALS.entries()) {
-      const createdAt = now - 14 * DAY - i * MINUTE;
-      const goalId = newId(createdAt);
-      let value = 0;
-      const history: { day: string; value: number; at: number }[] = [];
-      for (let d = 13; d >= 0; d -= 1) {
-        const at = now - d * DAY;
-        if (goal.type === 'numeric')
-          value = Math.min(goal.max, value + Math.round(goal.daily * (0.5 + rand())));
-        else if (goal.type === 'boolean') value = rand() > 0.3 ? 1 : 0;
-        else value = 4 + Math.round(rand() * 5);
-        history.push({ day: new Date(at).toISOString().slice(0, 10), value, at });
-      }
-      await trx
-        .insertInto('goals')
-        .values({
-          id: goalId,
-          user_id: userId,
-          title: goal.title,
-          desired_outcome: goal.title,
-          goal_type: goal.type,
-          source: 'user',
-          status: i === 0 ? 'focused' : 'background',
-          current_value: value,
-          target_value: goal.target,
-          min_value: 0,
-          max_value: goal.max,
-          unit: goal.unit,
-          focus_rank: i === 0 ? 1 : null,
-          horizon_at: null,
-          success_criteria: JSON.stringify([]),
-          why_it_matters: null,
-          created_at: createdAt,
-          updated_at: now,
-        })
-        .execute();
-      await trx
-        .insertInto('goal_history')
-        .values(history.map((h) => ({ goal_id: goalId, day: h.day, value: h.value, recorded_at: h.at })))
-        .execute();
-    }
-
-    for (const name of ['Maya', 'Sam', 'Lena', 'Jon', 'Priya']) {
-      await trx
-        .insertInto('people')
-        .values({
-          id: newId(now),
-          user_id: userId,
-          name,
-          name_key: name.toLowerCase(),
-          speech_sample_transcripts: JSON.stringify([]),
-          created_at: now,
-          updated_at: now,
-        })
-        .execute();
-    }
+  const memories: NewRow<'memories'>[] = MEMORIES.map(([content, category], i) => {
+    const createdAt = now - (MEMORIES.length - i) * DAY;
+    return {
+      id: newId(createdAt),
+      user_id: userId,
+      content,
+      category,
+      visibility: 'private',
+      tags: toJson([]),
+      created_at: createdAt,
+      updated_at: createdAt,
+    };
   });
 
+  const goals: NewRow<'goals'>[] = [];
+  const goalHistory: NewRow<'goal_history'>[] = [];
+  for (const [i, goal] of GOALS.entries()) {
+    const createdAt = now - 14 * DAY - i * MINUTE;
+    const goalId = newId(createdAt);
+    let value = 0;
+    for (let d = 13; d >= 0; d -= 1) {
+      const at = now - d * DAY;
+      if (goal.type === 'numeric')
+        value = Math.min(goal.max, value + Math.round(goal.daily * (0.5 + rand())));
+      else if (goal.type === 'boolean') value = rand() > 0.3 ? 1 : 0;
+      else value = 4 + Math.round(rand() * 5);
+      goalHistory.push({
+        goal_id: goalId,
+        day: new Date(at).toISOString().slice(0, 10),
+        value,
+        recorded_at: at,
+      });
+    }
+    goals.push({
+      id: goalId,
+      user_id: userId,
+      title: goal.title,
+      desired_outcome: goal.title,
+      goal_type: goal.type,
+      source: 'user',
+      status: i === 0 ? 'focused' : 'background',
+      current_value: value,
+      target_value: goal.target,
+      min_value: 0,
+      max_value: goal.max,
+      unit: goal.unit,
+      focus_rank: i === 0 ? 1 : null,
+      horizon_at: null,
+      success_criteria: toJson([]),
+      why_it_matters: null,
+      created_at: createdAt,
+      updated_at: now,
+    });
+  }
+
+  const people: NewRow<'people'>[] = ['Maya', 'Sam', 'Lena', 'Jon', 'Priya'].map((name) => ({
+    id: newId(now),
+    user_id: userId,
+    name,
+    name_key: name.toLowerCase(),
+    speech_sample_transcripts: toJson([]),
+    created_at: now,
+    updated_at: now,
+  }));
+
   // Screen activity: a capture every 30 s over the last ~25 hours of working time.
-  const rows: Insertable<ScreenActivityTable>[] = [];
+  const screenActivity: NewRow<'screen_activity'>[] = [];
   const SCREEN_ROWS = 3000;
   for (let i = 0; i < SCREEN_ROWS; i += 1) {
     const timestamp = now - (SCREEN_ROWS - i) * 30_000;
     const [appName, titles] = APPS[Math.floor(rand() * APPS.length)];
     const title = titles[Math.floor(rand() * titles.length)];
-    rows.push({
+    screenActivity.push({
       id: newId(timestamp),
       user_id: userId,
       timestamp,
@@ -290,21 +273,25 @@ export async function seedDemo(db: Kysely<Database>) {
       ocr_text: `${title}\n${appName}`,
     });
   }
+
+  // Referenced rows first (folders before conversations before action items, goals before their history).
   await db.transaction().execute(async (trx) => {
-    // Chunks keep each statement under SQLite's bound-parameter limit.
-    for (let i = 0; i < rows.length; i += 500)
-      await trx
-        .insertInto('screen_activity')
-        .values(rows.slice(i, i + 500))
-        .execute();
+    await insertRows(trx, 'folders', folders);
+    await insertRows(trx, 'conversations', conversations);
+    await insertRows(trx, 'action_items', actionItems);
+    await insertRows(trx, 'memories', memories);
+    await insertRows(trx, 'goals', goals);
+    await insertRows(trx, 'goal_history', goalHistory);
+    await insertRows(trx, 'people', people);
   });
+  await db.transaction().execute((trx) => insertRows(trx, 'screen_activity', screenActivity));
 
   return {
-    conversations,
-    action_items: actionItems,
-    memories: MEMORIES.length,
-    goals: GOALS.length,
-    people: 5,
-    screen_activity: SCREEN_ROWS,
+    conversations: conversations.length,
+    action_items: actionItems.length,
+    memories: memories.length,
+    goals: goals.length,
+    people: people.length,
+    screen_activity: screenActivity.length,
   };
 }
