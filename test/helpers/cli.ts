@@ -1,7 +1,7 @@
 // The built devdata-server CLI as a self-hoster runs it: one-shot commands, and `serve` as its own process.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from './ports';
 
 const CLI = join(__dirname, '../../server/dist/cli.js');
 
@@ -10,40 +10,40 @@ export function runCli(args: string[]) {
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
 export interface ServeProcess {
   baseUrl: string;
   child: ChildProcess;
   /** The JSON log lines written so far. */
   logs: string[];
+  /** What it wrote to stderr so far. */
+  stderr: string[];
   /** Resolves with the exit code once the process has ended. */
   exited: Promise<number | null>;
   /** Ends the process (SIGKILL if it is still running) and waits for it. */
   stop(): Promise<void>;
 }
 
-/** Starts `devdata-server serve` on a free port and waits until `/healthz` answers. */
+/**
+ * Starts `devdata-server serve` on a free port and waits until `/healthz` answers. Load shedding is off unless
+ * `env` sets DEVDATA_MAX_EVENT_LOOP_DELAY_MS: on a busy machine the server's own startup lags its event loop past
+ * the default threshold, and would refuse the first requests of tests that are not about shedding.
+ */
 export async function serveCli(databaseUrl: string, env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, [CLI, 'serve', '--port', String(port), '--database', databaseUrl], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
+    env: { ...process.env, DEVDATA_MAX_EVENT_LOOP_DELAY_MS: '0', ...env },
   });
   const logs: string[] = [];
+  const stderr: string[] = [];
   child.stdout!.on('data', (chunk) => logs.push(String(chunk)));
+  child.stderr!.on('data', (chunk) => stderr.push(String(chunk)));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const served: ServeProcess = {
     baseUrl: `http://127.0.0.1:${port}`,
     child,
     logs,
+    stderr,
     exited,
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -60,7 +60,8 @@ export async function serveCli(databaseUrl: string, env: NodeJS.ProcessEnv = {})
 }
 
 async function waitForHealth({ baseUrl, child }: ServeProcess) {
-  for (let i = 0; i < 100; i += 1) {
+  // Up to 30 s: several processes may be starting at once on a shared machine.
+  for (let i = 0; i < 300; i += 1) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
     try {
       const health = await fetch(`${baseUrl}/healthz`);

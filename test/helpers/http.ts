@@ -1,4 +1,5 @@
 // A small HTTP client for tests: real requests over the loopback, JSON in and out.
+import { validationErrorBody } from '../../server/src/contract/common';
 import { SCOPES, type Scope } from '../../server/src/contract/scopes';
 import type { TestServer } from './server';
 
@@ -8,7 +9,8 @@ export interface Reply {
   headers: Headers;
 }
 
-type Query = Record<string, string | number | boolean | undefined>;
+/** Query parameters; undefined ones are left out. */
+export type Query = Record<string, string | number | boolean | undefined>;
 
 export interface Client {
   get(path: string, query?: Query): Promise<Reply>;
@@ -24,9 +26,13 @@ export interface Client {
   ): Promise<Reply>;
 }
 
-export function client(baseUrl: string, token?: string): Client {
+/**
+ * A client for the server at `baseUrl`, sending `token` as the bearer. Either may be a function read at each
+ * request, for a client made before its suite's server has started.
+ */
+export function client(baseUrl: string | (() => string), token?: string | (() => string)): Client {
   const url = (path: string, query?: Query) => {
-    const u = new URL(path, baseUrl);
+    const u = new URL(path, typeof baseUrl === 'function' ? baseUrl() : baseUrl);
     for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) u.searchParams.set(k, String(v));
     return u;
   };
@@ -41,31 +47,41 @@ export function client(baseUrl: string, token?: string): Client {
     }
     return { status: response.status, body: parsed, headers: response.headers };
   };
-  const auth: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+  const auth = (): Record<string, string> => {
+    const bearer = typeof token === 'function' ? token() : token;
+    return bearer ? { authorization: `Bearer ${bearer}` } : {};
+  };
   const json = (method: string) => (path: string, body?: unknown, query?: Query) =>
     send(
       method,
       url(path, query),
-      { ...auth, 'content-type': 'application/json' },
+      { ...auth(), 'content-type': 'application/json' },
       body === undefined ? undefined : JSON.stringify(body),
     );
   return {
-    get: (path, query) => send('GET', url(path, query), auth),
+    get: (path, query) => send('GET', url(path, query), auth()),
     post: json('POST'),
     patch: json('PATCH'),
     put: json('PUT'),
-    delete: (path, query) => send('DELETE', url(path, query), auth),
+    delete: (path, query) => send('DELETE', url(path, query), auth()),
     raw: (method, path, init) => send(method, url(path), init.headers ?? {}, init.body),
   };
 }
 
-/** A client for the developer API with the init key (every scope). */
+/** A client for the developer API with the init key (every scope); it may be made before the server starts. */
 export function devClient(server: TestServer): Client {
-  return client(server.baseUrl, server.init.developer_key);
+  return client(
+    () => server.baseUrl,
+    () => server.init.developer_key,
+  );
 }
 
+/** A client for the admin API with the init admin token; it may be made before the server starts. */
 export function adminClient(server: TestServer): Client {
-  return client(server.baseUrl, server.init.admin_token);
+  return client(
+    () => server.baseUrl,
+    () => server.init.admin_token,
+  );
 }
 
 /** A new user with a key holding `scopes` (every scope when omitted), made through the admin API. */
@@ -111,3 +127,17 @@ export function expectShape<T>(schema: Contract<T>, value: unknown): T {
   }
   return result.data;
 }
+
+/** Awaits a reply, asserts its status (showing the body when it differs) and returns its body. */
+export const ok = async (reply: Promise<{ status: number; body: unknown }>, status = 200) => {
+  const r = await reply;
+  expect({ status: r.status, body: r.status === status ? 'ok' : r.body }).toEqual({ status, body: 'ok' });
+  return r.body as any;
+};
+
+/** Asserts a 422 in the interface's validation shape that names `loc` among its issues. */
+export const expect422 = (reply: { status: number; body: unknown }, loc: (string | number)[]) => {
+  expect(reply.status).toBe(422);
+  const body = expectShape(validationErrorBody, reply.body);
+  expect(body.detail.map((d) => d.loc)).toContainEqual(loc);
+};

@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { buildApp, type App } from '../../server/src/app';
 import type { ServerConfig } from '../../server/src/config';
+import type { Resolve } from '../../server/src/outbound/policy';
 import { initInstance, type InitResult } from '../../server/src/scripts/init';
 import { migrateToLatest, openStore, type Dialect, type Store } from '../../server/src/store/db';
 import type { Database } from '../../server/src/store/schema';
@@ -74,7 +75,15 @@ export interface StartOptions {
   beforeListen?: (app: App) => void | Promise<void>;
   /** Rewrites the database URL the server connects to, e.g. through a proxy the test controls. */
   connectVia?: (url: string) => string;
+  /** Resolves outbound host names; by default only `localhost` (to 127.0.0.1), so tests never ask DNS. */
+  resolve?: Resolve;
 }
+
+/** Outbound name resolution in tests: `localhost` is 127.0.0.1, every other name does not exist. */
+export const loopbackOnlyResolve: Resolve = async (hostname) => {
+  if (hostname === 'localhost') return [{ address: '127.0.0.1', family: 4 }];
+  throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+};
 
 export async function startServer(
   dialect: Dialect,
@@ -84,13 +93,20 @@ export async function startServer(
   const database = await createDatabase(dialect);
   const databaseUrl = options.connectVia?.(database.url) ?? database.url;
   const store = openStore(databaseUrl);
-  await migrateToLatest(store.db);
+  await migrateToLatest(store);
   const init = await initInstance(store.db);
   // A generous rate limit and no load shedding, so suites never trip them unless they mean to (a test that
   // holds the event loop on purpose, e.g. SQLite waiting on a lock, would otherwise shed the next request).
+  // Webhook receivers in tests listen on 127.0.0.1: the development allowance is on unless a test turns it off.
   const app = await buildApp({
     store,
-    config: { rateLimit: { max: 100_000, windowMs: 60_000 }, maxEventLoopDelayMs: 0, ...config },
+    config: {
+      rateLimit: { max: 100_000, windowMs: 60_000 },
+      maxEventLoopDelayMs: 0,
+      allowLoopbackWebhooks: true,
+      ...config,
+    },
+    resolve: options.resolve ?? loopbackOnlyResolve,
   });
   await options.beforeListen?.(app);
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
@@ -112,4 +128,18 @@ export async function startServer(
       await database.drop();
     },
   };
+}
+
+/**
+ * What `start` starts, for the enclosing suite (a test file or a describe block): started in its beforeAll,
+ * closed in its afterAll. The object is filled in when the suite starts, so read it in tests and hooks, not while
+ * defining them.
+ */
+export function forSuite<T extends { close(): Promise<void> }>(start: () => Promise<T>): T {
+  const started = {} as T;
+  beforeAll(async () => {
+    Object.assign(started, await start());
+  });
+  afterAll(() => started.close());
+  return started;
 }

@@ -1,17 +1,11 @@
 import { actionItem, actionItemsBatchResponse } from '../../server/src/contract/action-items';
 import { errorBody, success, validationErrorBody } from '../../server/src/contract/common';
-import { devClient, expectShape, keyWithScopes, newUser, type Client } from '../helpers/http';
-import { DIALECTS, startServer, type TestServer } from '../helpers/server';
+import { devClient, expectShape, keyWithScopes, newUser } from '../helpers/http';
+import { DIALECTS, forSuite, startServer } from '../helpers/server';
 
 describe.each(DIALECTS)('action items on %s', (dialect) => {
-  let server: TestServer;
-  let api: Client;
-
-  beforeAll(async () => {
-    server = await startServer(dialect);
-    api = devClient(server);
-  });
-  afterAll(() => server.close());
+  const server = forSuite(() => startServer(dialect));
+  const api = devClient(server);
 
   const count = () => server.count('action_items');
 

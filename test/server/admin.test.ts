@@ -3,15 +3,10 @@ import { validationErrorBody } from '../../server/src/contract/common';
 import { apiKey } from '../../server/src/contract/keys';
 import { app as appSchema } from '../../server/src/contract/notifications';
 import { adminClient, client, devClient, expectShape } from '../helpers/http';
-import { DIALECTS, startServer, type TestServer } from '../helpers/server';
+import { DIALECTS, forSuite, startServer } from '../helpers/server';
 
 describe.each(DIALECTS)('administration on %s', (dialect) => {
-  let server: TestServer;
-
-  beforeAll(async () => {
-    server = await startServer(dialect);
-  });
-  afterAll(() => server.close());
+  const server = forSuite(() => startServer(dialect));
 
   it('needs the admin token', async () => {
     expect((await client(server.baseUrl).get('/v1/admin/users')).status).toBe(401);
@@ -53,7 +48,7 @@ describe.each(DIALECTS)('administration on %s', (dialect) => {
       capabilities: ['external_integration', 'proactive_notification'],
       external_integration: {
         triggers_on: 'transcript_processed',
-        webhook_url: 'https://example.invalid/hook',
+        webhook_url: 'http://127.0.0.1:9/hook',
       },
       proactive_notification: { scopes: ['user_name', 'user_facts'] },
     });

@@ -1,17 +1,12 @@
 import { apiKey, createdApiKey } from '../../server/src/contract/keys';
 import { errorBody } from '../../server/src/contract/common';
 import { adminClient, client, devClient, expectShape } from '../helpers/http';
-import { DIALECTS, startServer, type TestServer } from '../helpers/server';
+import { DIALECTS, forSuite, startServer } from '../helpers/server';
 
 const MALFORMED = "Missing or invalid Authorization header. Must be 'Bearer API_KEY'";
 
 describe.each(DIALECTS)('developer keys and authentication on %s', (dialect) => {
-  let server: TestServer;
-
-  beforeAll(async () => {
-    server = await startServer(dialect);
-  });
-  afterAll(() => server.close());
+  const server = forSuite(() => startServer(dialect));
 
   it('GET /v1/dev/key describes the calling key without revealing it', async () => {
     const reply = await devClient(server).get('/v1/dev/key');
@@ -83,12 +78,7 @@ describe.each(DIALECTS)('developer keys and authentication on %s', (dialect) => 
 });
 
 describe('the per-key rate limit', () => {
-  let server: TestServer;
-
-  beforeAll(async () => {
-    server = await startServer('sqlite', { rateLimit: { max: 3, windowMs: 60_000 } });
-  });
-  afterAll(() => server.close());
+  const server = forSuite(() => startServer('sqlite', { rateLimit: { max: 3, windowMs: 60_000 } }));
 
   it('answers 429 with Retry-After past the limit, per key', async () => {
     const api = devClient(server);

@@ -2,20 +2,22 @@ import { actionItem } from '../../server/src/contract/action-items';
 import { errorBody, success, validationErrorBody } from '../../server/src/contract/common';
 import { conversation } from '../../server/src/contract/conversations';
 import { folder } from '../../server/src/contract/folders';
-import { client, devClient, expectShape, keyWithScopes, newUser, type Client } from '../helpers/http';
-import { DIALECTS, startServer, type TestServer } from '../helpers/server';
+import {
+  client,
+  devClient,
+  expect422,
+  expectShape,
+  keyWithScopes,
+  newUser,
+  type Client,
+} from '../helpers/http';
+import { DIALECTS, forSuite, startServer } from '../helpers/server';
 
 const BASE = '/v1/dev/user/conversations';
 
 describe.each(DIALECTS)('conversations on %s', (dialect) => {
-  let server: TestServer;
-  let api: Client;
-
-  beforeAll(async () => {
-    server = await startServer(dialect);
-    api = devClient(server);
-  });
-  afterAll(() => server.close());
+  const server = forSuite(() => startServer(dialect));
+  const api = devClient(server);
 
   const countRows = (filter: { userId?: string; clientSessionId?: string } = {}) =>
     server.count('conversations', {
@@ -27,12 +29,6 @@ describe.each(DIALECTS)('conversations on %s', (dialect) => {
     const reply = await as.post(BASE, body);
     expect(reply.status).toBe(201);
     return expectShape(conversation, reply.body);
-  };
-
-  const expect422 = (reply: { status: number; body: unknown }, loc: (string | number)[]) => {
-    expect(reply.status).toBe(422);
-    const body = expectShape(validationErrorBody, reply.body);
-    expect(body.detail.map((d) => d.loc)).toContainEqual(loc);
   };
 
   describe('create from text', () => {

@@ -1,8 +1,8 @@
 // Table-driven checks over every developer endpoint: each needs exactly its scope, and no input, however
 // wrong, gets a 5xx or changes what is stored.
 import { SCOPES, type Scope } from '../../server/src/contract/scopes';
-import { adminClient, client, devClient, keyWithScopes, type Client } from '../helpers/http';
-import { DIALECTS, startServer, type TestServer } from '../helpers/server';
+import { adminClient, client, devClient, keyWithScopes } from '../helpers/http';
+import { DIALECTS, forSuite, startServer } from '../helpers/server';
 
 type Method = 'get' | 'post' | 'patch' | 'delete';
 const ID = '0000000000000000deadbeef';
@@ -83,14 +83,8 @@ const TABLES = [
 ] as const;
 
 describe.each(DIALECTS)('every developer endpoint on %s', (dialect) => {
-  let server: TestServer;
-  let api: Client;
-
-  beforeAll(async () => {
-    server = await startServer(dialect);
-    api = devClient(server);
-  });
-  afterAll(() => server.close());
+  const server = forSuite(() => startServer(dialect));
+  const api = devClient(server);
 
   it('answers 403 naming the scope when the key holds every scope but that one', async () => {
     for (const [method, path, scope] of ENDPOINTS) {

@@ -1,21 +1,15 @@
-import { errorBody, success, validationErrorBody } from '../../server/src/contract/common';
+import { errorBody, success } from '../../server/src/contract/common';
 import { conversation } from '../../server/src/contract/conversations';
 import { folder } from '../../server/src/contract/folders';
-import { devClient, expectShape, keyWithScopes, newUser, type Client } from '../helpers/http';
-import { DIALECTS, startServer, type TestServer } from '../helpers/server';
+import { devClient, expect422, expectShape, keyWithScopes, newUser, type Client } from '../helpers/http';
+import { DIALECTS, forSuite, startServer } from '../helpers/server';
 
 const BASE = '/v1/dev/user/folders';
 const CONVERSATIONS = '/v1/dev/user/conversations';
 
 describe.each(DIALECTS)('folders on %s', (dialect) => {
-  let server: TestServer;
-  let api: Client;
-
-  beforeAll(async () => {
-    server = await startServer(dialect);
-    api = devClient(server);
-  });
-  afterAll(() => server.close());
+  const server = forSuite(() => startServer(dialect));
+  const api = devClient(server);
 
   const countFolders = () => server.count('folders');
 
@@ -32,12 +26,6 @@ describe.each(DIALECTS)('folders on %s', (dialect) => {
     const reply = await as.post(CONVERSATIONS, body);
     expect(reply.status).toBe(201);
     return expectShape(conversation, reply.body);
-  };
-
-  const expect422 = (reply: { status: number; body: unknown }, loc: (string | number)[]) => {
-    expect(reply.status).toBe(422);
-    const body = expectShape(validationErrorBody, reply.body);
-    expect(body.detail.map((d) => d.loc)).toContainEqual(loc);
   };
 
   it('creates, lists with conversation counts, updates and deletes a folder', async () => {

@@ -1,21 +1,15 @@
 import { errorBody, success, validationErrorBody } from '../../server/src/contract/common';
 import { goal, goalHistory } from '../../server/src/contract/goals';
 import { devClient, expectShape, keyWithScopes, newUser, type Client } from '../helpers/http';
-import { DIALECTS, startServer, type TestServer } from '../helpers/server';
+import { DIALECTS, forSuite, startServer } from '../helpers/server';
 
 const BASE = '/v1/dev/user/goals';
 const DAY_MS = 86_400_000;
 const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 describe.each(DIALECTS)('goals on %s', (dialect) => {
-  let server: TestServer;
-  let api: Client;
-
-  beforeAll(async () => {
-    server = await startServer(dialect);
-    api = devClient(server);
-  });
-  afterAll(() => server.close());
+  const server = forSuite(() => startServer(dialect));
+  const api = devClient(server);
 
   const historyRows = (goalId: string) =>
     server.store.db

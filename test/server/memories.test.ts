@@ -1,19 +1,13 @@
 import { errorBody, success, validationErrorBody } from '../../server/src/contract/common';
 import { memoriesBatchResponse, memory } from '../../server/src/contract/memories';
-import { devClient, expectShape, keyWithScopes, newUser, type Client } from '../helpers/http';
-import { DIALECTS, startServer, type TestServer } from '../helpers/server';
+import { devClient, expectShape, keyWithScopes, newUser } from '../helpers/http';
+import { DIALECTS, forSuite, startServer } from '../helpers/server';
 
 const BASE = '/v1/dev/user/memories';
 
 describe.each(DIALECTS)('memories on %s', (dialect) => {
-  let server: TestServer;
-  let api: Client;
-
-  beforeAll(async () => {
-    server = await startServer(dialect);
-    api = devClient(server);
-  });
-  afterAll(() => server.close());
+  const server = forSuite(() => startServer(dialect));
+  const api = devClient(server);
 
   const countFor = (userId: string) => server.count('memories', { user_id: userId });
 

@@ -1,21 +1,15 @@
-import { errorBody, success, validationErrorBody } from '../../server/src/contract/common';
+import { errorBody, success } from '../../server/src/contract/common';
 import { peopleList, person } from '../../server/src/contract/people';
 import { newId } from '../../server/src/ids';
 import { isUniqueViolation } from '../../server/src/store/errors';
-import { devClient, expectShape, keyWithScopes, newUser, type Client } from '../helpers/http';
-import { DIALECTS, startServer, type TestServer } from '../helpers/server';
+import { devClient, expect422, expectShape, keyWithScopes, newUser, type Client } from '../helpers/http';
+import { DIALECTS, forSuite, startServer } from '../helpers/server';
 
 const BASE = '/v1/dev/user/people';
 
 describe.each(DIALECTS)('people on %s', (dialect) => {
-  let server: TestServer;
-  let api: Client;
-
-  beforeAll(async () => {
-    server = await startServer(dialect);
-    api = devClient(server);
-  });
-  afterAll(() => server.close());
+  const server = forSuite(() => startServer(dialect));
+  const api = devClient(server);
 
   const countPeople = (userId?: string) =>
     server.count('people', userId === undefined ? {} : { user_id: userId });
@@ -27,12 +21,6 @@ describe.each(DIALECTS)('people on %s', (dialect) => {
     const reply = await as.post(BASE, { name });
     expect(reply.status).toBe(status);
     return expectShape(person, reply.body);
-  };
-
-  const expect422 = (reply: { status: number; body: unknown }, loc: (string | number)[]) => {
-    expect(reply.status).toBe(422);
-    const body = expectShape(validationErrorBody, reply.body);
-    expect(body.detail.map((d) => d.loc)).toContainEqual(loc);
   };
 
   it('creates, lists by name, renames and deletes people', async () => {

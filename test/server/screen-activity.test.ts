@@ -1,7 +1,7 @@
 import { errorBody, validationErrorBody } from '../../server/src/contract/common';
 import { createScreenActivityResponse, screenActivityPage } from '../../server/src/contract/screen-activity';
 import { devClient, expectShape, keyWithScopes, newUser, type Client } from '../helpers/http';
-import { DIALECTS, startServer, type TestServer } from '../helpers/server';
+import { DIALECTS, forSuite, startServer } from '../helpers/server';
 
 const PATH = '/v1/dev/user/screen-activity';
 const FIVE_MIN = 5 * 60_000;
@@ -51,14 +51,8 @@ const sameOrder = (a: StoredRecord, b: StoredRecord) =>
   Date.parse(a.timestamp) - Date.parse(b.timestamp) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 describe.each(DIALECTS)('screen activity on %s', (dialect) => {
-  let server: TestServer;
-  let api: Client;
-
-  beforeAll(async () => {
-    server = await startServer(dialect);
-    api = devClient(server);
-  });
-  afterAll(() => server.close());
+  const server = forSuite(() => startServer(dialect));
+  const api = devClient(server);
 
   const countFor = (userId: string) => server.count('screen_activity', { user_id: userId });
 

@@ -1,0 +1,15 @@
+// Debian's Chromium, driven through playwright-core (no browser download), for the tests that use a real browser.
+
+export const CHROMIUM = process.env.DEVDATA_E2E_CHROMIUM ?? '/usr/bin/chromium';
+
+// Without the background-networking flags Chromium keeps trying to reach Google's services.
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];

@@ -1,0 +1,287 @@
+// What a self-hoster meets first: `devdata-server start`, its saved credentials, and its refusals. A failed
+// start must change nothing, and the credentials printed once must stay usable.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '../helpers/ports';
+
+const CLI = join(__dirname, '../../server/dist/cli.js');
+const VERSION = JSON.parse(readFileSync(join(__dirname, '../../server/package.json'), 'utf8')).version;
+
+/**
+ * Environment without the DEVDATA_* settings of whoever runs the tests, and without load shedding: on a busy
+ * machine a just-started server's own startup lags its event loop past the default threshold, and these tests are
+ * not about shedding (test/server/load-shedding.test.ts is).
+ */
+function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('DEVDATA_')),
+  );
+  return { ...env, DEVDATA_LOG_LEVEL: 'warn', DEVDATA_MAX_EVENT_LOOP_DELAY_MS: '0', ...extra };
+}
+
+function cli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
+  const result = spawnSync(process.execPath, [CLI, ...args], {
+    encoding: 'utf8',
+    cwd: options.cwd,
+    env: cleanEnv(options.env),
+    timeout: 30_000,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+async function occupiedPort(): Promise<{ port: number; server: Server }> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () =>
+      resolve({ port: (server.address() as { port: number }).port, server }),
+    );
+  });
+}
+
+/** Runs `start` until it prints its banner; returns the printed credentials and a way to stop it. */
+async function start(dir: string, database: string) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [CLI, 'start', '--port', String(port), '--database', database], {
+    cwd: dir,
+    env: cleanEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+  };
+  for (let i = 0; !output.includes('Webhook secret:'); i += 1) {
+    if (child.exitCode !== null || i > 600) {
+      await stop();
+      throw new Error(`start did not come up:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const printed = (label: string) => new RegExp(`${label}:\\s+(\\S+)`).exec(output)![1];
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    developerKey: printed('Developer key'),
+    userId: printed('User ID'),
+    output,
+    stop,
+  };
+}
+
+describe('devdata-server arguments and settings', () => {
+  it('prints its version', () => {
+    for (const flag of ['--version', '-v']) {
+      const result = cli([flag]);
+      expect(result.status).toBe(0);
+      expect(result.stdout.trim()).toBe(VERSION);
+    }
+  });
+
+  it('takes seed without --demo, the only data set there is', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'devdata-seed-'));
+    try {
+      const database = `sqlite:${join(dir, 'seed.sqlite')}`;
+      expect(cli(['init', '--database', database]).status).toBe(0);
+      const seed = cli(['seed', '--database', database]);
+      expect(seed.stderr).toBe('');
+      expect(seed.status).toBe(0);
+      expect(seed.stdout).toContain('"screen_activity":3000');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  // Each refusal names the flag or variable, the value, and what is expected; and nothing is created.
+  it.each([
+    {
+      args: ['serve'],
+      env: { DEVDATA_PORT: 'abc' },
+      message: 'DEVDATA_PORT must be a port number from 0 to 65535, got "abc"',
+    },
+    {
+      args: ['serve', '--port', '70000'],
+      env: {},
+      message: '--port must be a port number from 0 to 65535, got "70000"',
+    },
+    {
+      args: ['start', '--port', '8o8o'],
+      env: {},
+      message: '--port must be a port number from 0 to 65535, got "8o8o"',
+    },
+    { args: ['serve', '--port'], env: {}, message: "Option '--port <value>' argument missing" },
+    { args: ['serve', '--host', ''], env: {}, message: '--host must be an address or host name, got ""' },
+    {
+      args: ['serve'],
+      env: { DEVDATA_DATABASE: 'mysql://db' },
+      message: 'DEVDATA_DATABASE must be sqlite:<path> or postgres://',
+    },
+    {
+      args: ['init', '--database', 'sqlite:'],
+      env: {},
+      message: '--database must be sqlite:<path> or postgres://',
+    },
+    { args: ['init', '--port', '9000'], env: {}, message: "Unknown option '--port'" },
+    { args: ['serve', '--json'], env: {}, message: "Unknown option '--json'" },
+    { args: ['seed', 'demo'], env: {}, message: "Unexpected argument 'demo'" },
+    { args: ['serve'], env: { DEVDATA_LOG_LEVEL: 'loud' }, message: 'DEVDATA_LOG_LEVEL must be one of' },
+    {
+      args: ['start'],
+      env: { DEVDATA_RATE_LIMIT: 'lots' },
+      message: 'DEVDATA_RATE_LIMIT must look like 600/60',
+    },
+    {
+      args: ['serve'],
+      env: { DEVDATA_WEBHOOK_TIMEOUT_MS: '-5' },
+      message: 'DEVDATA_WEBHOOK_TIMEOUT_MS must be a positive integer, got "-5"',
+    },
+    {
+      args: ['start'],
+      env: { DEVDATA_LLM_TIMEOUT_MS: '1.5' },
+      message: 'DEVDATA_LLM_TIMEOUT_MS must be a positive integer',
+    },
+    {
+      args: ['serve'],
+      env: { DEVDATA_MAX_EVENT_LOOP_DELAY_MS: 'off' },
+      message: 'DEVDATA_MAX_EVENT_LOOP_DELAY_MS must be 0 or a positive integer',
+    },
+    {
+      args: ['serve'],
+      env: { DEVDATA_LLM_BASE_URL: 'localhost:11434' },
+      message: 'DEVDATA_LLM_BASE_URL must be an http(s) URL',
+    },
+    {
+      args: ['start'],
+      env: { DEVDATA_PUSH_URL: 'ntfy.sh/topic' },
+      message: 'DEVDATA_PUSH_URL must be an http(s) URL',
+    },
+    {
+      args: ['serve'],
+      env: { DEVDATA_ALLOW_LOOPBACK_WEBHOOKS: 'yes' },
+      message: 'DEVDATA_ALLOW_LOOPBACK_WEBHOOKS must be 1 or 0, got "yes"',
+    },
+  ])('refuses $args with $env', ({ args, env, message }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'devdata-args-'));
+    try {
+      const result = cli(args, { cwd: dir, env });
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain(message);
+      expect(result.stderr).not.toMatch(/\n\s+at /); // a message, not a stack trace
+      expect(existsSync(join(dir, 'devdata.sqlite'))).toBe(false);
+      expect(existsSync(join(dir, 'devdata.credentials.json'))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('devdata-server start', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'devdata-start-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('checks the port before any write: a busy port leaves databases and credentials as they were', async () => {
+    const first = await start(dir, 'sqlite:devdata.sqlite');
+    await first.stop();
+    const credentialsFile = join(dir, 'devdata.credentials.json');
+    const before = readFileSync(credentialsFile, 'utf8');
+
+    const { port, server } = await occupiedPort();
+    try {
+      for (const command of ['start', 'serve']) {
+        const result = cli([command, '--port', String(port), '--database', 'sqlite:other.sqlite'], {
+          cwd: dir,
+        });
+        expect(result.status).toBe(1);
+        expect(result.stderr).toContain(`Port ${port} on 127.0.0.1 is already in use`);
+        expect(existsSync(join(dir, 'other.sqlite'))).toBe(false);
+        expect(existsSync(join(dir, 'other.credentials.json'))).toBe(false);
+      }
+      // The same database: nothing is migrated or rewritten either.
+      const again = cli(['start', '--port', String(port)], { cwd: dir });
+      expect(again.status).toBe(1);
+    } finally {
+      server.close();
+    }
+    expect(readFileSync(credentialsFile, 'utf8')).toBe(before);
+
+    // And the saved key still opens the default database.
+    const restarted = await start(dir, 'sqlite:devdata.sqlite');
+    try {
+      expect(restarted.developerKey).toBe(first.developerKey);
+      const me = await fetch(`${restarted.baseUrl}/v1/dev/user/action-items?limit=1`, {
+        headers: { authorization: `Bearer ${restarted.developerKey}` },
+      });
+      expect(me.status).toBe(200);
+    } finally {
+      await restarted.stop();
+    }
+  });
+
+  it('keeps each database its own credentials file, recording which database it belongs to', async () => {
+    const main = await start(dir, 'sqlite:devdata.sqlite');
+    await main.stop();
+    const other = await start(dir, `sqlite:${join(dir, 'other.sqlite')}`);
+    try {
+      expect(other.developerKey).not.toBe(main.developerKey);
+      expect(other.output).toContain(`saved in ${join(dir, 'other.credentials.json')}`);
+      // The root leads a browser to the docs.
+      const root = await fetch(`${other.baseUrl}/`, { redirect: 'manual' });
+      expect(root.status).toBe(302);
+      expect(root.headers.get('location')).toBe('/docs');
+    } finally {
+      await other.stop();
+    }
+    const mainSaved = JSON.parse(readFileSync(join(dir, 'devdata.credentials.json'), 'utf8'));
+    const otherSaved = JSON.parse(readFileSync(join(dir, 'other.credentials.json'), 'utf8'));
+    expect(mainSaved).toMatchObject({
+      database: `sqlite:${join(dir, 'devdata.sqlite')}`,
+      developer_key: main.developerKey,
+    });
+    expect(otherSaved).toMatchObject({
+      database: `sqlite:${join(dir, 'other.sqlite')}`,
+      developer_key: other.developerKey,
+    });
+  });
+
+  it('never overwrites credentials: not for a new database, not with another database', async () => {
+    const first = await start(dir, 'sqlite:devdata.sqlite');
+    await first.stop();
+    const credentialsFile = join(dir, 'devdata.credentials.json');
+    const saved = readFileSync(credentialsFile, 'utf8');
+
+    // The database is gone (moved away): a new one at the same path would make new keys over the old file.
+    renameSync(join(dir, 'devdata.sqlite'), join(dir, 'moved.sqlite'));
+    rmSync(join(dir, 'devdata.sqlite-wal'), { force: true });
+    rmSync(join(dir, 'devdata.sqlite-shm'), { force: true });
+    const fresh = cli(['start', '--port', String(await freePort())], { cwd: dir });
+    expect(fresh.status).toBe(1);
+    expect(fresh.stderr).toContain(
+      `${credentialsFile} holds the credentials of sqlite:${join(dir, 'devdata.sqlite')}`,
+    );
+    expect(fresh.stderr).toContain('never overwritten');
+    expect(existsSync(join(dir, 'devdata.sqlite'))).toBe(false);
+    expect(readFileSync(credentialsFile, 'utf8')).toBe(saved);
+
+    // Another initialized database under that name: the saved user and app are not in it.
+    expect(cli(['init', '--database', 'sqlite:devdata.sqlite'], { cwd: dir }).status).toBe(0);
+    const foreign = cli(['start', '--port', String(await freePort())], { cwd: dir });
+    expect(foreign.status).toBe(1);
+    expect(foreign.stderr).toContain(`${credentialsFile} holds the credentials of`);
+    expect(foreign.stderr).toContain(`not of sqlite:${join(dir, 'devdata.sqlite')}`);
+    expect(readFileSync(credentialsFile, 'utf8')).toBe(saved);
+
+    // A database with users and no saved credentials is not re-initialized either.
+    rmSync(credentialsFile);
+    const missing = cli(['start', '--port', String(await freePort())], { cwd: dir });
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toContain('already has users');
+    expect(existsSync(credentialsFile)).toBe(false);
+  });
+});

@@ -1,0 +1,337 @@
+// Several `devdata-server serve` processes on one PostgreSQL database: what they share is shared through the
+// database, and through Redis when DEVDATA_REDIS_URL is set (else PostgreSQL LISTEN/NOTIFY), never through
+// one process's memory. Each suite starts its instances with the settings server/README.md documents.
+import pg from 'pg';
+import { migrations } from '../../server/src/store/migrations';
+import { serveCli } from '../helpers/cli';
+import {
+  errorsLogged,
+  liveSegments,
+  logged,
+  newTenant,
+  openStream,
+  ownRedis,
+  promptingWebhook,
+  startPair,
+  type Pair,
+  type Tenant,
+} from '../helpers/instances';
+import { client } from '../helpers/http';
+import { createDatabase } from '../helpers/server';
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** What every instance in these suites runs with (beside --database, and DEVDATA_REDIS_URL where used). */
+const INSTANCE_ENV = {
+  DEVDATA_RATE_LIMIT: '100/60',
+  // A minute: a revocation refused elsewhere within a second can only be the broadcast's doing.
+  DEVDATA_KEY_CACHE_TTL_MS: '60000',
+  DEVDATA_ALLOW_LOOPBACK_WEBHOOKS: '1',
+};
+
+test('10 instances starting at once on an empty database all serve; the schema is migrated once', async () => {
+  const database = await createDatabase('postgres');
+  const servers = await Promise.allSettled(Array.from({ length: 10 }, () => serveCli(database.url)));
+  try {
+    const started = servers.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+    expect(servers.filter((s) => s.status === 'rejected')).toEqual([]);
+    for (const server of started) {
+      expect((await fetch(`${server.baseUrl}/healthz`)).status).toBe(200);
+      expect(errorsLogged(server)).toEqual([]);
+    }
+    const check = new pg.Client({ connectionString: database.url });
+    await check.connect();
+    try {
+      const applied = await check.query<{ name: string }>('select name from kysely_migration order by name');
+      expect(applied.rows.map((row) => row.name)).toEqual(Object.keys(migrations).sort());
+    } finally {
+      await check.end();
+    }
+  } finally {
+    await Promise.all(servers.map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)));
+    await database.drop();
+  }
+});
+
+/** Pushes through B, direct and proactive, reach a stream open on A: once each, in order, each within 1 s. */
+async function expectFanOut(pair: Pair, tenant: Tenant) {
+  const stream = await openStream(pair.a, tenant.key);
+  try {
+    const sent: { kind: string; text: string; at: number }[] = [];
+    for (let i = 1; i <= 3; i += 1) {
+      const at = performance.now();
+      const reply = await tenant
+        .app(pair.b)
+        .post(`/v2/integrations/${tenant.appId}/notification`, undefined, {
+          uid: tenant.userId,
+          message: `Direct ${i}`,
+        });
+      expect(reply.status).toBe(200);
+      sent.push({ kind: 'direct', text: `Direct ${i}`, at });
+      await stream.waitFor(sent.length, 1_000);
+    }
+    const at = performance.now();
+    expect(await liveSegments(tenant.user(pair.b), 'fan-out')).toBe(202);
+    sent.push({ kind: 'proactive', text: 'Proactive fan-out', at });
+    await stream.waitFor(sent.length, 2_000);
+    // A moment more, for any duplicate to show.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(stream.received.map(({ kind, text }) => ({ kind, text }))).toEqual(
+      sent.map(({ kind, text }) => ({ kind, text })),
+    );
+    for (const [i, notification] of stream.received.entries()) {
+      expect(notification.at - sent[i].at).toBeLessThan(1_000);
+    }
+  } finally {
+    await stream.close();
+  }
+}
+
+/** A key revoked through A is refused by B within 1 s (B had it cached for a minute). */
+async function expectRevocationReachesB(pair: Pair, tenant: Tenant) {
+  const created = await pair.admin(pair.a).post(`/v1/admin/users/${tenant.userId}/keys`, { name: 'revoked' });
+  expect(created.status).toBe(201);
+  const onB = {
+    get: () =>
+      fetch(`${pair.b.baseUrl}/v1/dev/key`, { headers: { authorization: `Bearer ${created.body.key}` } }),
+  };
+  expect((await onB.get()).status).toBe(200);
+  expect((await pair.admin(pair.a).delete(`/v1/admin/keys/${created.body.id}`)).status).toBe(204);
+  const revokedAt = performance.now();
+  let status = 200;
+  while (status === 200 && performance.now() - revokedAt < 1_000) {
+    status = (await onB.get()).status;
+    if (status === 200) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  expect(status).toBe(401);
+  expect(performance.now() - revokedAt).toBeLessThan(1_000);
+}
+
+describe('two instances with Redis', () => {
+  let pair: Pair;
+  let webhook: Awaited<ReturnType<typeof promptingWebhook>>;
+
+  beforeAll(async () => {
+    webhook = await promptingWebhook();
+    pair = await startPair({ ...INSTANCE_ENV, DEVDATA_REDIS_URL: REDIS_URL });
+  });
+  afterAll(async () => {
+    await pair?.close();
+    await webhook?.close();
+  });
+
+  it('report Redis on /healthz', async () => {
+    for (const server of [pair.a, pair.b]) {
+      const health = await fetch(`${server.baseUrl}/healthz`);
+      expect(await health.json()).toEqual({ status: 'ok', redis: 'ok' });
+    }
+  });
+
+  it('give a key 100 requests a minute between them, then 429 with Retry-After from either', async () => {
+    const tenant = await newTenant(pair, webhook.url);
+    // The window is the clock's minute: start well inside one.
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 45_000) await new Promise((resolve) => setTimeout(resolve, 60_500 - intoMinute));
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => tenant.user(i % 2 ? pair.a : pair.b).get('/v1/dev/key')),
+    );
+    expect(answers.map((reply) => reply.status)).toEqual(Array(100).fill(200));
+    for (const server of [pair.a, pair.b]) {
+      const refused = await tenant.user(server).get('/v1/dev/key');
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+      expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
+    }
+  });
+
+  it('stream on A the pushes made through B, once each, in order, within 1 s', async () => {
+    await expectFanOut(pair, await newTenant(pair, webhook.url));
+  });
+
+  it('refuse on B within 1 s a key revoked through A', async () => {
+    await expectRevocationReachesB(pair, await newTenant(pair, webhook.url));
+  });
+
+  it('push once for 100 proactive replies for one user and app arriving at both at once', async () => {
+    const tenant = await newTenant(pair, webhook.url);
+    // A second key for the requests through B: each key may make 100 requests a minute.
+    const second = await pair.admin(pair.a).post(`/v1/admin/users/${tenant.userId}/keys`, {
+      name: 'b',
+      scopes: ['conversations:write', 'notifications:read'],
+    });
+    expect(second.status).toBe(201);
+    const through = [tenant.user(pair.a), client(pair.b.baseUrl, second.body.key)];
+    const callsBefore = webhook.calls();
+    const statuses = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => liveSegments(through[i % 2], `race-${i}`)),
+    );
+    expect(statuses).toEqual(Array(100).fill(202));
+    const deliveries = async () =>
+      (await tenant.app(pair.a).get(`/v2/integrations/${tenant.appId}/deliveries`, { limit: 100 })).body
+        .deliveries as { outcome: string }[];
+    const deadline = Date.now() + 20_000;
+    while ((await deliveries()).length < 100 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(webhook.calls() - callsBefore).toBe(100);
+    const outcomes = (await deliveries()).map((d) => d.outcome);
+    expect(outcomes.filter((o) => o === 'pushed')).toHaveLength(1);
+    expect(outcomes.filter((o) => o === 'rate_limited')).toHaveLength(99);
+    const inbox = await tenant.user(pair.b).get('/v1/dev/user/notifications', { limit: 100 });
+    expect(inbox.body.notifications.map((n: { kind: string }) => n.kind)).toEqual(['proactive']);
+  });
+
+  it('accept exactly 10 of 15 direct notifications for one user made through both in one hour', async () => {
+    const tenant = await newTenant(pair, webhook.url);
+    const statuses = await Promise.all(
+      Array.from({ length: 15 }, (_, i) =>
+        tenant
+          .app(i % 2 ? pair.a : pair.b)
+          .post(`/v2/integrations/${tenant.appId}/notification`, undefined, {
+            uid: tenant.userId,
+            message: `N${i}`,
+          })
+          .then((reply) => reply.status),
+      ),
+    );
+    expect(statuses.filter((s) => s === 200)).toHaveLength(10);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(5);
+    const inbox = await tenant.user(pair.a).get('/v1/dev/user/notifications', { limit: 100 });
+    expect(inbox.body.notifications).toHaveLength(10);
+  });
+
+  it('log no error', () => {
+    expect([...errorsLogged(pair.a), ...errorsLogged(pair.b)]).toEqual([]);
+  });
+});
+
+describe('two instances on PostgreSQL without Redis (LISTEN/NOTIFY)', () => {
+  let pair: Pair;
+  let webhook: Awaited<ReturnType<typeof promptingWebhook>>;
+
+  beforeAll(async () => {
+    webhook = await promptingWebhook();
+    pair = await startPair(INSTANCE_ENV);
+  });
+  afterAll(async () => {
+    await pair?.close();
+    await webhook?.close();
+  });
+
+  it('report the LISTEN connection on /healthz', async () => {
+    const health = await fetch(`${pair.a.baseUrl}/healthz`);
+    expect(await health.json()).toEqual({ status: 'ok', listen: 'ok' });
+  });
+
+  it('stream on A the pushes made through B, once each, in order, within 1 s', async () => {
+    await expectFanOut(pair, await newTenant(pair, webhook.url));
+  });
+
+  it('refuse on B within 1 s a key revoked through A', async () => {
+    await expectRevocationReachesB(pair, await newTenant(pair, webhook.url));
+  });
+
+  it('log no error', () => {
+    expect([...errorsLogged(pair.a), ...errorsLogged(pair.b)]).toEqual([]);
+  });
+});
+
+describe('two instances while their Redis stops and comes back', () => {
+  let pair: Pair;
+  let webhook: Awaited<ReturnType<typeof promptingWebhook>>;
+  let redis: Awaited<ReturnType<typeof ownRedis>>;
+
+  beforeAll(async () => {
+    webhook = await promptingWebhook();
+    // A Redis of this suite's own: the machine's shared one is never stopped.
+    redis = await ownRedis();
+    await redis.start();
+    pair = await startPair({ ...INSTANCE_ENV, DEVDATA_REDIS_URL: redis.url });
+  });
+  afterAll(async () => {
+    await pair?.close();
+    await redis?.stop();
+    await webhook?.close();
+  });
+
+  /** What each instance's /healthz says of Redis. */
+  const health = async (): Promise<string[]> =>
+    Promise.all(
+      [pair.a, pair.b].map(
+        async (s) => ((await (await fetch(`${s.baseUrl}/healthz`)).json()) as { redis: string }).redis,
+      ),
+    );
+  async function until(condition: () => Promise<boolean>, timeoutMs: number) {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await condition())) {
+      if (Date.now() > deadline) throw new Error('condition not met in time');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  it('answer at once while Redis is slow, counting the limit in each instance meanwhile', async () => {
+    const tenant = await newTenant(pair, webhook.url);
+    const sleeping = redis.sleep(2);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const started = performance.now();
+    const replies = await Promise.all(
+      [pair.a, pair.b].map((server) => tenant.user(server).get('/v1/dev/key')),
+    );
+    expect(replies.map((reply) => reply.status)).toEqual([200, 200]);
+    expect(replies.map((reply) => reply.headers.get('x-ratelimit-remaining'))).toEqual(['99', '99']);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    await sleeping;
+    await until(async () => (await health()).every((state) => state === 'ok'), 5_000);
+  });
+
+  it('keep serving without it, report it, log it once, and recover the streams once it is back', async () => {
+    const loggedBefore = [pair.a, pair.b].map((server) => logged(server, 'Redis unavailable').length);
+    const tenant = await newTenant(pair, webhook.url);
+    const stream = await openStream(pair.a, tenant.key);
+    const direct = (message: string) =>
+      tenant.app(pair.b).post(`/v2/integrations/${tenant.appId}/notification`, undefined, {
+        uid: tenant.userId,
+        message,
+      });
+    try {
+      expect((await direct('Before')).status).toBe(200);
+      await stream.waitFor(1, 1_000);
+
+      await redis.stop();
+      await until(async () => (await health()).every((state) => state === 'unavailable'), 5_000);
+      // Requests go on: reads on both instances (the limit counted in each), and pushes through B.
+      const statuses: number[] = [];
+      const acknowledged: string[] = [];
+      for (let i = 0; i < 4; i += 1) {
+        for (const server of [pair.a, pair.b])
+          statuses.push((await tenant.user(server).get('/v1/dev/key')).status);
+        const pushed = await direct(`During ${i}`);
+        statuses.push(pushed.status);
+        if (pushed.status === 200) acknowledged.push(`During ${i}`);
+      }
+      expect(statuses.filter((status) => status >= 500)).toEqual([]);
+      expect(acknowledged).toHaveLength(4);
+      expect([pair.a, pair.b].map((server) => logged(server, 'Redis unavailable').length)).toEqual(
+        loggedBefore.map((count) => count + 1),
+      );
+
+      await redis.start();
+      await until(async () => (await health()).every((state) => state === 'ok'), 10_000);
+      const sentAt = performance.now();
+      expect((await direct('After')).status).toBe(200);
+      await until(async () => stream.received.some((n) => n.text === 'After'), 1_000);
+      expect(stream.received.find((n) => n.text === 'After')!.at - sentAt).toBeLessThan(1_000);
+
+      // Nothing acknowledged is lost: every push answered 200 is in the inbox.
+      const inbox = await tenant.user(pair.a).get('/v1/dev/user/notifications', { limit: 100 });
+      expect(inbox.body.notifications.map((n: { text: string }) => n.text).reverse()).toEqual([
+        'Before',
+        ...acknowledged,
+        'After',
+      ]);
+      expect([...errorsLogged(pair.a), ...errorsLogged(pair.b)]).toEqual([]);
+    } finally {
+      await stream.close();
+    }
+  });
+});

@@ -1,0 +1,120 @@
+// The server manual's commands, run exactly as written from the repository root (where `npm ci` links the
+// `devdata-server` command for npx). Each shell block gets its own database, redirected into a temporary
+// folder through DEVDATA_DATABASE so the repository stays clean; its port comes from DEVDATA_PORT.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { freePort } from '../helpers/ports';
+
+const REPO = resolve(__dirname, '../..');
+const MANUAL = join(REPO, 'server', 'README.md');
+
+/** The `npx devdata-server …` lines of each bash block, comments dropped. */
+function commandBlocks(markdown: string): string[][] {
+  return [...markdown.matchAll(/```(?:bash|sh)\n([\s\S]*?)```/g)]
+    .map(([, body]) =>
+      body
+        .split('\n')
+        .map((line) => line.replace(/\s+#.*$/, '').trim())
+        .filter((line) => line.startsWith('npx devdata-server')),
+    )
+    .filter((lines) => lines.length > 0);
+}
+
+const blocks = commandBlocks(readFileSync(MANUAL, 'utf8'));
+
+describe('the server manual, run as written', () => {
+  it('has the commands this test runs', () => {
+    const commands = blocks.flat().map((line) => line.split(/\s+/)[2]);
+    expect(commands).toEqual(expect.arrayContaining(['start', 'init', 'seed', 'serve', '--version']));
+  });
+
+  it.each(blocks.map((lines) => [lines.join(' && '), lines]))('%s', async (_name, lines) => {
+    const dir = mkdtempSync(join(tmpdir(), 'devdata-readme-'));
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DEVDATA_DATABASE: `sqlite:${join(dir, 'devdata.sqlite')}`,
+      DEVDATA_PORT: String(port),
+      DEVDATA_LOG_LEVEL: 'warn',
+    };
+    let developerKey: string | undefined;
+    try {
+      for (const line of lines) {
+        const args = line.split(/\s+/).slice(1);
+        const command = args[1];
+        if (command !== 'start' && command !== 'serve') {
+          const result = spawnSync('npx', args, { cwd: REPO, env, encoding: 'utf8', timeout: 60_000 });
+          expect({ line, status: result.status, stderr: result.stderr }).toMatchObject({ status: 0 });
+          if (command === '--version')
+            expect(result.stdout.trim()).toBe(
+              JSON.parse(readFileSync(join(REPO, 'server/package.json'), 'utf8')).version,
+            );
+          developerKey = /developer_key: (\S+)/.exec(result.stdout)?.[1] ?? developerKey;
+          continue;
+        }
+        // A serving command runs until stopped: check it serves the API to the key it or init printed.
+        const child = spawn('npx', args, {
+          cwd: REPO,
+          env,
+          detached: true,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let output = '';
+        child.stdout!.on('data', (chunk) => (output += chunk));
+        child.stderr!.on('data', (chunk) => (output += chunk));
+        const exited = new Promise<number | null>((r) => child.on('exit', r));
+        try {
+          for (let i = 0; ; i += 1) {
+            if (child.exitCode !== null || i > 600) throw new Error(`${line} did not come up:\n${output}`);
+            const key = /Developer key:\s+(\S+)/.exec(output)?.[1] ?? developerKey;
+            const ready = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+              async (r) => (await r.text(), r.ok),
+              () => false,
+            );
+            if (ready && key && (command === 'serve' || output.includes('Webhook secret:'))) {
+              const items = await fetch(`http://127.0.0.1:${port}/v1/dev/user/action-items`, {
+                headers: { authorization: `Bearer ${key}` },
+              });
+              expect({ line, status: items.status }).toEqual({ line, status: 200 });
+              expect(((await items.json()) as unknown[]).length).toBeGreaterThan(0); // the demo data is there
+              break;
+            }
+            await new Promise((r) => setTimeout(r, 100));
+          }
+        } finally {
+          process.kill(-child.pid!, 'SIGTERM');
+          await exited;
+        }
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the published README', () => {
+  const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+  const repository = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8'))
+    .repository.url.replace(/^git\+/, '')
+    .replace(/\.git$/, '');
+  // npm shows the README without the repository beside it: files are linked by their repository URL.
+  const linked = [...readme.matchAll(new RegExp(`${repository}/blob/main/([^)\\s#]+)`, 'g'))].map(
+    ([, path]) => path,
+  );
+
+  it('links the server manual and every example workflow by repository URL, each to a file that exists', () => {
+    expect(linked).toContain('server/README.md');
+    const examples = readdirSync(join(REPO, 'examples')).filter((file) => file.endsWith('.json'));
+    expect(examples.length).toBeGreaterThan(0);
+    expect(linked).toEqual(expect.arrayContaining(examples.map((file) => `examples/${file}`)));
+    for (const path of linked)
+      expect({ path, exists: existsSync(join(REPO, path)) }).toEqual({ path, exists: true });
+  });
+
+  it('leaves the server to its manual: no server commands, no paths only a clone has', () => {
+    expect(readme).not.toMatch(/npx devdata-server|devdata-server (init|seed|serve)/);
+    expect(readme).not.toMatch(/\]\((?!https?:|#)/); // no relative links
+  });
+});
