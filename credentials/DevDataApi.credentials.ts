@@ -37,14 +37,6 @@ export class DevDataApi implements ICredentialType {
         'A developer API key, from the DevData app (Settings → Developer → Create Key) or, for a self-hosted devdata-server, the one `npm start` / `devdata-server init` prints. It must start with svc_dev_ — an app secret (sk_…) or an admin token does not work here. The key’s scopes decide what the node may read and write.',
       required: true,
     },
-    {
-      displayName:
-        'This does not look like a developer key: DevData developer keys start with svc_dev_. For notifications, use the DevData App credential with the app secret instead.',
-      name: 'keyFormatNotice',
-      type: 'notice',
-      default: '',
-      displayOptions: { hide: { apiKey: ['', { _cnd: { startsWith: 'svc_dev_' } }] } },
-    },
   ];
 
   authenticate: IAuthenticateGeneric = {
@@ -69,7 +61,7 @@ export class DevDataApi implements ICredentialType {
         properties: {
           value: 401,
           message:
-            'Invalid API Key: the server rejected this developer key. Developer keys start with svc_dev_; check that the whole key was pasted and that it has not been revoked.',
+            'Invalid API Key: the server rejected this developer key. Developer keys start with svc_dev_ (an app secret, sk_…, belongs in the DevData App credential); check that the whole key was pasted and that it has not been revoked.',
         },
       },
       {

@@ -9,7 +9,7 @@ import type {
 export class DevDataAppApi implements ICredentialType {
   name = 'devDataAppApi';
 
-  displayName = 'DevData App';
+  displayName = 'DevData App API';
 
   icon: Icon = { light: 'file:../nodes/DevData/devData.svg', dark: 'file:../nodes/DevData/devData.dark.svg' };
 
@@ -53,7 +53,7 @@ export class DevDataAppApi implements ICredentialType {
       default: '',
       placeholder: 'whsec_…',
       description:
-        'Optional. The secret DevData signs its webhook calls with (X-Signature header); the DevData Trigger uses it to reject calls that DevData did not send. Not needed for sending notifications.',
+        'Optional. The secret DevData signs its webhook calls with: the DevData Transcript Trigger then refuses calls DevData did not sign. Not needed for sending notifications.',
     },
   ];
 

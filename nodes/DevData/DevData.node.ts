@@ -1,4 +1,10 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+  IExecuteFunctions,
+  INodeExecutionData,
+  INodeProperties,
+  INodeType,
+  INodeTypeDescription,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import * as actionItem from './actions/actionItem/ActionItem.resource';
@@ -14,6 +20,19 @@ import * as screenActivity from './actions/screenActivity/ScreenActivity.resourc
 import { router } from './actions/router';
 import { listSearch, loadOptions } from './methods';
 
+const resourceProperties: INodeProperties[] = [
+  ...actionItem.description,
+  ...conversation.description,
+  ...developerKey.description,
+  ...folder.description,
+  ...goal.description,
+  ...memory.description,
+  ...notification.description,
+  ...person.description,
+  ...proactiveReply.description,
+  ...screenActivity.description,
+];
+
 export class DevData implements INodeType {
   description: INodeTypeDescription = {
     displayName: 'DevData',
@@ -21,7 +40,10 @@ export class DevData implements INodeType {
     icon: { light: 'file:devData.svg', dark: 'file:devData.dark.svg' },
     group: ['transform'],
     version: 1,
-    subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+    // The chosen operation's action as a sentence ("Get many goals"), by resource and operation. Written out, so
+    // n8n's lint sees a subtitle; the package test checks it against every operation's action.
+    subtitle:
+      '={{ {"actionItem:create":"Create an action item","actionItem:createMany":"Create many action items","actionItem:delete":"Delete an action item","actionItem:getAll":"Get many action items","actionItem:update":"Update an action item","conversation:createFromSegments":"Create a conversation from segments","conversation:createFromText":"Create a conversation from text","conversation:delete":"Delete a conversation","conversation:get":"Get a conversation","conversation:getAll":"Get many conversations","conversation:update":"Update a conversation","developerKey:getCurrent":"Get the current developer key","folder:create":"Create a folder","folder:delete":"Delete a folder","folder:getAll":"Get many folders","folder:update":"Update a folder","goal:delete":"Abandon a goal","goal:create":"Create a goal","goal:get":"Get a goal","goal:getHistory":"Get the history of a goal","goal:getAll":"Get many goals","goal:update":"Update a goal","goal:updateProgress":"Update the progress of a goal","memory:create":"Create a memory","memory:createMany":"Create many memories","memory:delete":"Delete a memory","memory:getAll":"Get many memories","memory:update":"Update a memory","notification:send":"Send a notification","person:create":"Create a person","person:delete":"Delete a person","person:getAll":"Get many people","person:update":"Update a person","proactiveReply:build":"Build a proactive reply","screenActivity:getAll":"Get many screen activity records"}[$parameter["resource"] + ":" + $parameter["operation"]] }}',
     description:
       'Read and write DevData memories, conversations, folders, action items, goals, people and screen activity, send notifications, and build proactive replies',
     defaults: { name: 'DevData' },
@@ -57,16 +79,7 @@ export class DevData implements INodeType {
         default: 'actionItem',
         description: 'The kind of DevData record to work with',
       },
-      ...actionItem.description,
-      ...conversation.description,
-      ...developerKey.description,
-      ...folder.description,
-      ...goal.description,
-      ...memory.description,
-      ...notification.description,
-      ...person.description,
-      ...proactiveReply.description,
-      ...screenActivity.description,
+      ...resourceProperties,
     ],
   };
 

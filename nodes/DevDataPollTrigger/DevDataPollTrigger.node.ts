@@ -44,7 +44,7 @@ const properties: INodeProperties[] = [
       {
         name: 'Deleted Action Item',
         value: 'deletedActionItem',
-        description: 'An action item was deleted; the output is the deletion record {type, ID, deleted_at}',
+        description: 'An action item was deleted; the output is its deletion record: type, ID and deleted_at',
       },
       {
         name: 'Goal Progress Changed',
@@ -70,7 +70,7 @@ const properties: INodeProperties[] = [
         name: 'Updated Action Item',
         value: 'updatedActionItem',
         description:
-          'An existing action item changed: completed, reopened, edited, given or cleared a due date',
+          'An action item changed after it was created: completed, reopened, edited, given or cleared a due date',
       },
     ],
     description: 'The change that starts the workflow',
@@ -201,7 +201,7 @@ export class DevDataPollTrigger implements INodeType {
   description: INodeTypeDescription = {
     displayName: 'DevData Poll Trigger',
     name: 'devDataPollTrigger',
-    icon: { light: 'file:../DevData/devData.svg', dark: 'file:../DevData/devData.dark.svg' },
+    icon: { light: 'file:devDataPollTrigger.svg', dark: 'file:devDataPollTrigger.dark.svg' },
     group: ['trigger'],
     version: 1,
     subtitle:

@@ -109,9 +109,12 @@ function selectChanges(
       case 'newMemory':
         return createdAfter(record, from);
       case 'updatedActionItem':
-        // Records created since the last poll are new (reported once, in their latest state, by New Action
-        // Item); this event reports changes to records that already existed.
-        if (createdAfter(record, from)) return false;
+        // A record whose latest change is its creation is new, not updated. Whether it was edited is read from
+        // the record itself, never from this trigger's position: that position is not the New Action Item
+        // trigger's, and after a poll that emitted nothing n8n keeps it only in memory, so a restart moves it
+        // back. Judging "created since my last poll" by it lost edits made after the other trigger, or the
+        // forgotten poll, had seen the record new.
+        if (!edited(record)) return false;
         // Only Completed: completed since the last poll (completed_at is the stamp of the completing write).
         return !options.onlyCompleted || isAfter(record.completed_at, record.id, from);
       default:

@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-/** Return All + Limit for a Get Many operation. */
-export function returnAllOrLimit(records: string): INodeProperties[] {
+/** Return All + Limit for a Get Many operation; the node reads as many pages as the limit needs. */
+export function returnAllOrLimit(limitHint?: string): INodeProperties[] {
   return [
     {
       displayName: 'Return All',
@@ -16,7 +16,8 @@ export function returnAllOrLimit(records: string): INodeProperties[] {
       type: 'number',
       typeOptions: { minValue: 1 },
       default: 50,
-      description: `Max number of ${records} to return; the node reads as many pages as it needs`,
+      description: 'Max number of results to return',
+      ...(limitHint === undefined ? {} : { hint: limitHint }),
       displayOptions: { show: { returnAll: [false] } },
     },
   ];

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { devDataRequest } from '../transport';
+import { devDataRequest, type DevDataRequest } from '../transport';
 import { recordId } from './common.description';
 import type { ItemOperation } from './types';
 
@@ -18,20 +18,40 @@ export interface RecordSpec {
   searchListMethod: string;
 }
 
+/** The picker of the record an operation addresses. */
+export function recordLocator(spec: RecordSpec): INodeProperties {
+  return recordId(spec.idName, spec.label, spec.searchListMethod);
+}
+
+/**
+ * The request fields that address the record the item picked: its path (with `subPath` below it, e.g.
+ * `/history`), and the record's kind and id for a 404 message.
+ */
+export function addressedRecord(
+  this: IExecuteFunctions,
+  spec: RecordSpec,
+  itemIndex: number,
+  subPath = '',
+): Pick<DevDataRequest, 'path' | 'itemIndex' | 'resource' | 'id'> {
+  const id = this.getNodeParameter(spec.idName, itemIndex, '', { extractValue: true }) as string;
+  return {
+    path: `${spec.path}/${encodeURIComponent(id)}${subPath}`,
+    itemIndex,
+    resource: sentenceCase(spec.label),
+    id,
+  };
+}
+
 /** `DELETE <path>/<id>`: the operation every resource with a delete has, answering `{success: true}`. */
 export function deleteById(spec: RecordSpec): ItemOperation {
   return {
     description: updateDisplayOptions({ show: { resource: [spec.resource], operation: ['delete'] } }, [
-      recordId(spec.idName, spec.label, spec.searchListMethod),
+      recordLocator(spec),
     ]),
     async execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-      const id = this.getNodeParameter(spec.idName, itemIndex, '', { extractValue: true }) as string;
       return (await devDataRequest.call(this, {
         method: 'DELETE',
-        path: `${spec.path}/${encodeURIComponent(id)}`,
-        itemIndex,
-        resource: sentenceCase(spec.label),
-        id,
+        ...addressedRecord.call(this, spec, itemIndex),
       })) as IDataObject;
     },
   };
@@ -48,7 +68,7 @@ export function updateById(
 ): ItemOperation {
   return {
     description: updateDisplayOptions({ show: { resource: [spec.resource], operation: ['update'] } }, [
-      recordId(spec.idName, spec.label, spec.searchListMethod),
+      recordLocator(spec),
       {
         displayName: 'Update Fields',
         name: 'updateFields',
@@ -60,14 +80,10 @@ export function updateById(
       },
     ]),
     async execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-      const id = this.getNodeParameter(spec.idName, itemIndex, '', { extractValue: true }) as string;
       return (await devDataRequest.call(this, {
         method: 'PATCH',
-        path: `${spec.path}/${encodeURIComponent(id)}`,
+        ...addressedRecord.call(this, spec, itemIndex),
         body: toWire(this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject),
-        itemIndex,
-        resource: sentenceCase(spec.label),
-        id,
       })) as IDataObject;
     },
   };

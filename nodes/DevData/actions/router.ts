@@ -11,27 +11,66 @@ import * as notification from './notification/Notification.resource';
 import * as person from './person/Person.resource';
 import * as proactiveReply from './proactiveReply/ProactiveReply.resource';
 import * as screenActivity from './screenActivity/ScreenActivity.resource';
-import type { ItemOperation, Operation } from './types';
+import type { ItemOperation, Operation, OperationMap } from './types';
 import { errorItem } from './utils';
 
-const resources: Record<string, Record<string, unknown>> = {
-  actionItem,
-  conversation,
-  developerKey,
-  folder,
-  goal,
-  memory,
-  notification,
-  person,
-  proactiveReply,
-  screenActivity,
+/** What each resource's Operation dropdown runs. */
+export const operations: OperationMap = {
+  actionItem: {
+    create: actionItem.create,
+    createMany: actionItem.createMany,
+    delete: actionItem.delete,
+    getAll: actionItem.getAll,
+    update: actionItem.update,
+  },
+  conversation: {
+    createFromSegments: conversation.createFromSegments,
+    createFromText: conversation.createFromText,
+    delete: conversation.delete,
+    get: conversation.get,
+    getAll: conversation.getAll,
+    update: conversation.update,
+  },
+  developerKey: { getCurrent: developerKey.getCurrent },
+  folder: {
+    create: folder.create,
+    delete: folder.delete,
+    getAll: folder.getAll,
+    update: folder.update,
+  },
+  goal: {
+    create: goal.create,
+    delete: goal.delete,
+    get: goal.get,
+    getAll: goal.getAll,
+    getHistory: goal.getHistory,
+    update: goal.update,
+    updateProgress: goal.updateProgress,
+  },
+  memory: {
+    create: memory.create,
+    createMany: memory.createMany,
+    delete: memory.delete,
+    getAll: memory.getAll,
+    update: memory.update,
+  },
+  notification: { send: notification.send },
+  person: {
+    create: person.create,
+    delete: person.delete,
+    getAll: person.getAll,
+    update: person.update,
+  },
+  proactiveReply: { build: proactiveReply.build },
+  screenActivity: { getAll: screenActivity.getAll },
 };
 
+/** The operation the parameters name, or undefined when the resource has no such operation. */
 function operationOf(resource: string, operation: string): Operation | undefined {
-  const candidate = resources[resource]?.[operation] as Partial<Operation> | undefined;
-  return candidate && ('execute' in candidate || 'executeBatch' in candidate)
-    ? (candidate as Operation)
+  const byName: Record<string, Operation> | undefined = Object.hasOwn(operations, resource)
+    ? operations[resource as keyof OperationMap]
     : undefined;
+  return byName && Object.hasOwn(byName, operation) ? byName[operation] : undefined;
 }
 
 /**

@@ -13,3 +13,23 @@ export interface BatchOperation {
 }
 
 export type Operation = ItemOperation | BatchOperation;
+
+/**
+ * The operations each resource offers in its Operation dropdown. The router maps every one of them to the code
+ * that runs it, so an operation without code fails to compile.
+ */
+export interface ResourceOperations {
+  actionItem: 'create' | 'createMany' | 'delete' | 'getAll' | 'update';
+  conversation: 'createFromSegments' | 'createFromText' | 'delete' | 'get' | 'getAll' | 'update';
+  developerKey: 'getCurrent';
+  folder: 'create' | 'delete' | 'getAll' | 'update';
+  goal: 'create' | 'delete' | 'get' | 'getAll' | 'getHistory' | 'update' | 'updateProgress';
+  memory: 'create' | 'createMany' | 'delete' | 'getAll' | 'update';
+  notification: 'send';
+  person: 'create' | 'delete' | 'getAll' | 'update';
+  proactiveReply: 'build';
+  screenActivity: 'getAll';
+}
+
+/** Every resource's operations, each mapped to the code that runs it. */
+export type OperationMap = { [R in keyof ResourceOperations]: Record<ResourceOperations[R], Operation> };

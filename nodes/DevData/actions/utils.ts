@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { toUtcIso } from '../transport';
+import { toUtcIso } from './dates';
 
 /** `dueAt` → `due_at`: a parameter's name is its wire field in camelCase. */
 export function snakeCase(name: string): string {
@@ -10,7 +10,8 @@ export function snakeCase(name: string): string {
 
 /**
  * The wire body for the fields of a collection the user set: keys in snake_case, date-time fields (by
- * parameter name) converted to ISO 8601 UTC, and nothing for fields left out.
+ * parameter name) converted to ISO 8601 UTC, and nothing for fields left out. An empty date-time (an expression
+ * that maps a missing date to '' or null) counts as left out, as in n8n's own nodes.
  */
 export function toWireFields(
   this: IExecuteFunctions,
@@ -20,10 +21,15 @@ export function toWireFields(
 ): IDataObject {
   const body: IDataObject = {};
   for (const [name, value] of Object.entries(fields)) {
-    if (value === undefined) continue;
+    if (value === undefined || (dateFields.includes(name) && isEmptyDate(value))) continue;
     body[snakeCase(name)] = dateFields.includes(name) ? toUtcIso.call(this, value, name, itemIndex) : value;
   }
   return body;
+}
+
+/** A date-time parameter with nothing in it. */
+export function isEmptyDate(value: unknown): boolean {
+  return value === '' || value === null;
 }
 
 /** Splits a comma-separated list parameter, dropping blanks. */
@@ -43,7 +49,7 @@ export function assertNotBoth(
   clear: string,
   itemIndex: number,
 ): void {
-  if (fields[value] !== undefined && fields[clear] === true) {
+  if (fields[value] !== undefined && !isEmptyDate(fields[value]) && fields[clear] === true) {
     throw new NodeOperationError(this.getNode(), `Set either "${value}" or "${clear}", not both`, {
       itemIndex,
     });

@@ -1,7 +1,7 @@
 import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import type { DevDataCredentialType } from './request';
+import type { DevDataCredentialType } from './credentials';
 
 /** What failed, so a 404 can name the record and a batch error the input item. */
 export interface FailureContext {
@@ -138,5 +138,50 @@ export function devDataApiError(
     httpCode: String(status),
     itemIndex,
     failure,
+  });
+}
+
+const CREDENTIAL_NAMES: Record<DevDataCredentialType, string> = {
+  devDataApi: 'DevData Developer API',
+  devDataAppApi: 'DevData App',
+};
+
+/** The system error code of a request that got no answer (ECONNREFUSED, ENOTFOUND, …), wherever n8n put it. */
+export function networkErrorCode(error: unknown): string | undefined {
+  for (let cause = error, depth = 0; cause && typeof cause === 'object' && depth < 4; depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+const NETWORK_REASONS: Record<string, string> = {
+  ECONNREFUSED: 'Nothing accepted the connection at this address',
+  ENOTFOUND: 'The host name could not be found',
+  EAI_AGAIN: 'The host name could not be looked up',
+  ETIMEDOUT: 'The server did not answer in time',
+  ECONNRESET: 'The connection was closed before the server answered',
+  EHOSTUNREACH: 'The host cannot be reached from n8n',
+};
+
+/**
+ * A request that got no answer at all: names the Base URL tried and what to check, where n8n alone says
+ * "ECONNREFUSED".
+ */
+export function unreachableError(
+  node: INode,
+  code: string,
+  baseUrl: string,
+  context: Pick<FailureContext, 'credentialType' | 'itemIndex'>,
+): NodeApiError {
+  const reason = NETWORK_REASONS[code] ?? 'The request got no answer';
+  // The code stays out of the message and the error response: NodeApiError would replace the message with its
+  // generic one for that code.
+  return new NodeApiError(node, { detail: reason } as JsonObject, {
+    message: `Could not reach the DevData server at ${baseUrl}`,
+    description: `${reason} (${code}). Check the Base URL in the ${CREDENTIAL_NAMES[context.credentialType]} credential: the server's address only, e.g. http://127.0.0.1:8080 for a self-hosted devdata-server, with the right port. Check too that the server is running and that n8n can reach it.`,
+    itemIndex: context.itemIndex,
+    failure: { cause: 'temporarily-unavailable' },
   });
 }

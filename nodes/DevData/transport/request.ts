@@ -6,12 +6,12 @@ import type {
   ILoadOptionsFunctions,
   IN8nHttpFullResponse,
   IPollFunctions,
+  JsonObject,
 } from 'n8n-workflow';
-import { NodeOperationError, sleep } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
-import { devDataApiError, type FailureContext } from './errors';
-
-export type DevDataCredentialType = 'devDataApi' | 'devDataAppApi';
+import type { DevDataCredentialType } from './credentials';
+import { devDataApiError, networkErrorCode, unreachableError, type FailureContext } from './errors';
 
 /** The node contexts that send requests: execute(), a polling trigger's poll(), and the dropdowns' methods. */
 export type DevDataRequestContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions;
@@ -94,11 +94,19 @@ export async function devDataRequest<T = unknown>(
   };
 
   for (let attempt = 0; ; attempt++) {
-    const response = (await this.helpers.httpRequestWithAuthentication.call(
-      this,
-      credentialType,
-      options,
-    )) as IN8nHttpFullResponse;
+    let response: IN8nHttpFullResponse;
+    try {
+      response = (await this.helpers.httpRequestWithAuthentication.call(
+        this,
+        credentialType,
+        options,
+      )) as IN8nHttpFullResponse;
+    } catch (error) {
+      const code = networkErrorCode(error);
+      // n8n's own NodeApiError for anything else (it hands an existing one back unchanged).
+      if (code === undefined) throw new NodeApiError(this.getNode(), error as JsonObject);
+      throw unreachableError(this.getNode(), code, baseUrl, { credentialType, itemIndex: request.itemIndex });
+    }
     if (response.statusCode < 400) return response.body as T;
 
     if (isRetryable(response.statusCode, request.method) && attempt < MAX_RETRIES) {

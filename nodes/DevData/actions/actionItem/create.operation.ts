@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../transport';
-import { completedField, descriptionField, dueAtField, newActionItem } from './fields';
+import { actionItemRecord, completedField, descriptionField, dueAtField, newActionItem } from './fields';
 
 const properties: INodeProperties[] = [
   descriptionField,
@@ -35,7 +35,7 @@ export const description = updateDisplayOptions(
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
   return (await devDataRequest.call(this, {
     method: 'POST',
-    path: '/v1/dev/user/action-items',
+    path: actionItemRecord.path,
     body: newActionItem.call(this, itemIndex),
     itemIndex,
   })) as IDataObject;

@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { createInBatches } from '../batch';
-import { completedField, descriptionField, dueAtField, newActionItem } from './fields';
+import { actionItemRecord, completedField, descriptionField, dueAtField, newActionItem } from './fields';
 
 /** The server's largest action-item batch. */
 export const MAX_BATCH = 50;
@@ -40,7 +40,7 @@ export async function executeBatch(
   items: INodeExecutionData[],
 ): Promise<INodeExecutionData[]> {
   return await createInBatches.call(this, items, {
-    path: '/v1/dev/user/action-items/batch',
+    path: `${actionItemRecord.path}/batch`,
     key: 'action_items',
     maxPerRequest: MAX_BATCH,
     toEntry: newActionItem,

@@ -1,9 +1,4 @@
 import { deleteById } from '../crud';
+import { actionItemRecord } from './fields';
 
-export const { description, execute } = deleteById({
-  resource: 'actionItem',
-  label: 'Action Item',
-  path: '/v1/dev/user/action-items',
-  idName: 'actionItemId',
-  searchListMethod: 'searchActionItems',
-});
+export const { description, execute } = deleteById(actionItemRecord);

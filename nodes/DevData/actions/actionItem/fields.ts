@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import type { RecordSpec } from '../crud';
 import { toWireFields } from '../utils';
 
 export const descriptionField: INodeProperties = {
@@ -37,3 +38,11 @@ export function newActionItem(this: IExecuteFunctions, itemIndex: number): IData
     ...toWireFields.call(this, additional, itemIndex, ['dueAt']),
   };
 }
+
+export const actionItemRecord: RecordSpec = {
+  resource: 'actionItem',
+  label: 'Action Item',
+  path: '/v1/dev/user/action-items',
+  idName: 'actionItemId',
+  searchListMethod: 'searchActionItems',
+};

@@ -1,15 +1,17 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { offsetPaginate, toRangeBound } from '../../transport';
+import { offsetPaginate } from '../../transport';
 import { returnAllOrLimit } from '../common.description';
+import { toRangeBound } from '../dates';
 import { limitOf } from '../utils';
+import { actionItemRecord } from './fields';
 
 /** The server's largest page of action items. */
 export const PAGE_SIZE = 1000;
 
 const properties: INodeProperties[] = [
-  ...returnAllOrLimit('action items'),
+  ...returnAllOrLimit(),
   {
     displayName: 'Filters',
     name: 'filters',
@@ -60,7 +62,7 @@ export const description = updateDisplayOptions(
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
   const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
   return await offsetPaginate.call(this, {
-    path: '/v1/dev/user/action-items',
+    path: actionItemRecord.path,
     qs: {
       conversation_id: filters.conversationId,
       completed: filters.completed,

@@ -2,12 +2,12 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../transport';
-import { recordId } from '../common.description';
+import { addressedRecord, recordLocator } from '../crud';
 import { assertNotBoth, toWireFields } from '../utils';
-import { completedField, descriptionField, dueAtField } from './fields';
+import { actionItemRecord, completedField, descriptionField, dueAtField } from './fields';
 
 const properties: INodeProperties[] = [
-  recordId('actionItemId', 'Action Item', 'searchActionItems'),
+  recordLocator(actionItemRecord),
   {
     displayName: 'Update Fields',
     name: 'updateFields',
@@ -36,17 +36,13 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-  const id = this.getNodeParameter('actionItemId', itemIndex, '', { extractValue: true }) as string;
   const { clearDueAt, ...fields } = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
   assertNotBoth.call(this, { ...fields, clearDueAt }, 'dueAt', 'clearDueAt', itemIndex);
   const body = toWireFields.call(this, fields, itemIndex, ['dueAt']);
   if (clearDueAt === true) body.due_at = null;
   return (await devDataRequest.call(this, {
     method: 'PATCH',
-    path: `/v1/dev/user/action-items/${encodeURIComponent(id)}`,
+    ...addressedRecord.call(this, actionItemRecord, itemIndex),
     body,
-    itemIndex,
-    resource: 'Action item',
-    id,
   })) as IDataObject;
 }

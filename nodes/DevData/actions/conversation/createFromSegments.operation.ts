@@ -3,7 +3,7 @@ import { NodeOperationError, jsonParse, updateDisplayOptions } from 'n8n-workflo
 
 import { devDataRequest } from '../../transport';
 import { byDisplayName } from '../common.description';
-import { conversationBody, conversationOptions } from './fields';
+import { conversationBody, conversationOptions, conversationRecord } from './fields';
 
 const properties: INodeProperties[] = [
   {
@@ -37,11 +37,18 @@ const properties: INodeProperties[] = [
         name: 'segment',
         values: [
           {
-            displayName: 'Text',
-            name: 'text',
-            type: 'string',
-            default: '',
-            description: 'What was said',
+            displayName: 'End',
+            name: 'end',
+            type: 'number',
+            default: 0,
+            description: 'End of the segment, in seconds from the start of the conversation',
+          },
+          {
+            displayName: 'Is User',
+            name: 'isUser',
+            type: 'boolean',
+            default: false,
+            description: 'Whether the user (rather than someone else) is speaking',
           },
           {
             displayName: 'Speaker',
@@ -52,27 +59,18 @@ const properties: INodeProperties[] = [
             description: 'Speaker label, e.g. SPEAKER_00',
           },
           {
-            displayName: 'Is User',
-            name: 'isUser',
-            type: 'boolean',
-            default: false,
-            description: 'Whether the user (rather than someone else) is speaking',
-          },
-          {
             displayName: 'Start',
             name: 'start',
             type: 'number',
-            typeOptions: { minValue: 0, numberPrecision: 3 },
             default: 0,
             description: 'Start of the segment, in seconds from the start of the conversation',
           },
           {
-            displayName: 'End',
-            name: 'end',
-            type: 'number',
-            typeOptions: { minValue: 0, numberPrecision: 3 },
-            default: 0,
-            description: 'End of the segment, in seconds from the start of the conversation',
+            displayName: 'Text',
+            name: 'text',
+            type: 'string',
+            default: '',
+            description: 'What was said',
           },
         ],
       },
@@ -85,7 +83,7 @@ const properties: INodeProperties[] = [
     default: '[\n  {"text": "Hello", "speaker": "SPEAKER_00", "is_user": true, "start": 0, "end": 1.2}\n]',
     required: true,
     description:
-      'An array of segments with text, start and end (seconds), and optionally speaker, speaker_id and is_user. An expression such as {{ $json.segments }} works too.',
+      'An array of segments with text, start and end (seconds), and optionally speaker, speaker_id and is_user. An expression such as {{ $JSON.segments }} works too.',
     displayOptions: { show: { segmentsInput: ['json'] } },
   },
   {
@@ -139,7 +137,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
   const { clientSessionId, ...rest } = options;
   return (await devDataRequest.call(this, {
     method: 'POST',
-    path: '/v1/dev/user/conversations/from-segments',
+    path: `${conversationRecord.path}/from-segments`,
     body: {
       transcript_segments: segmentsOf.call(this, itemIndex),
       ...(clientSessionId ? { client_session_id: clientSessionId } : {}),

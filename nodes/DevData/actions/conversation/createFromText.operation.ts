@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../transport';
 import { byDisplayName } from '../common.description';
-import { conversationBody, conversationOptions } from './fields';
+import { conversationBody, conversationOptions, conversationRecord } from './fields';
 
 const properties: INodeProperties[] = [
   {
@@ -35,7 +35,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
   const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
   return (await devDataRequest.call(this, {
     method: 'POST',
-    path: '/v1/dev/user/conversations',
+    path: conversationRecord.path,
     body: {
       text: this.getNodeParameter('text', itemIndex) as string,
       ...conversationBody.call(this, options, itemIndex),

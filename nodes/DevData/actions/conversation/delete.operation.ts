@@ -1,9 +1,4 @@
 import { deleteById } from '../crud';
+import { conversationRecord } from './fields';
 
-export const { description, execute } = deleteById({
-  resource: 'conversation',
-  label: 'Conversation',
-  path: '/v1/dev/user/conversations',
-  idName: 'conversationId',
-  searchListMethod: 'searchConversations',
-});
+export const { description, execute } = deleteById(conversationRecord);

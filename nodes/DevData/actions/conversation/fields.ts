@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import type { RecordSpec } from '../crud';
 import { toWireFields } from '../utils';
 
 export const CATEGORIES = [
@@ -70,7 +71,7 @@ export const conversationOptions: INodeProperties[] = [
     typeOptions: { loadOptionsMethod: 'getFolders' },
     default: '',
     description:
-      'Put the conversation in this folder. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
+      'Put the conversation in this folder. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
   },
   {
     displayName: 'Geolocation',
@@ -175,3 +176,11 @@ export function conversationBody(
   }
   return body;
 }
+
+export const conversationRecord: RecordSpec = {
+  resource: 'conversation',
+  label: 'Conversation',
+  path: '/v1/dev/user/conversations',
+  idName: 'conversationId',
+  searchListMethod: 'searchConversations',
+};

@@ -2,10 +2,11 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../transport';
-import { recordId } from '../common.description';
+import { addressedRecord, recordLocator } from '../crud';
+import { conversationRecord } from './fields';
 
 const properties: INodeProperties[] = [
-  recordId('conversationId', 'Conversation', 'searchConversations'),
+  recordLocator(conversationRecord),
   {
     displayName: 'Options',
     name: 'options',
@@ -31,14 +32,10 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-  const id = this.getNodeParameter('conversationId', itemIndex, '', { extractValue: true }) as string;
   const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
   return (await devDataRequest.call(this, {
     method: 'GET',
-    path: `/v1/dev/user/conversations/${encodeURIComponent(id)}`,
+    ...addressedRecord.call(this, conversationRecord, itemIndex),
     qs: { include_transcript: options.includeTranscript === true ? true : undefined },
-    itemIndex,
-    resource: 'Conversation',
-    id,
   })) as IDataObject;
 }

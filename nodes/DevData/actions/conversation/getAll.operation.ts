@@ -1,15 +1,17 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { offsetPaginate, toRangeBound } from '../../transport';
+import { offsetPaginate } from '../../transport';
 import { returnAllOrLimit } from '../common.description';
+import { toRangeBound } from '../dates';
 import { limitOf } from '../utils';
+import { conversationRecord } from './fields';
 
 /** The server's largest page of conversations. */
 export const PAGE_SIZE = 100;
 
 const properties: INodeProperties[] = [
-  ...returnAllOrLimit('conversations'),
+  ...returnAllOrLimit(),
   {
     displayName: 'Filters',
     name: 'filters',
@@ -25,7 +27,7 @@ const properties: INodeProperties[] = [
         typeOptions: { loadOptionsMethod: 'getFolders' },
         default: '',
         description:
-          'Return only the conversations in this folder. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
+          'Return only the conversations in this folder. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
       },
       {
         displayName: 'Started After',
@@ -79,7 +81,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
   const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
   const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
   return await offsetPaginate.call(this, {
-    path: '/v1/dev/user/conversations',
+    path: conversationRecord.path,
     qs: {
       folder_id: filters.folderId,
       start_date: filters.startDate

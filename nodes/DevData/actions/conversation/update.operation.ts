@@ -2,11 +2,12 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../transport';
-import { recordId } from '../common.description';
+import { addressedRecord, recordLocator } from '../crud';
 import { assertNotBoth, toWireFields } from '../utils';
+import { conversationRecord } from './fields';
 
 const properties: INodeProperties[] = [
-  recordId('conversationId', 'Conversation', 'searchConversations'),
+  recordLocator(conversationRecord),
   {
     displayName: 'Update Fields',
     name: 'updateFields',
@@ -29,7 +30,7 @@ const properties: INodeProperties[] = [
         typeOptions: { loadOptionsMethod: 'getFolders' },
         default: '',
         description:
-          'Move the conversation to this folder. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
+          'Move the conversation to this folder. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
       },
       {
         displayName: 'Remove From Folder',
@@ -55,17 +56,13 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-  const id = this.getNodeParameter('conversationId', itemIndex, '', { extractValue: true }) as string;
   const { removeFromFolder, ...fields } = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
   assertNotBoth.call(this, { ...fields, removeFromFolder }, 'folderId', 'removeFromFolder', itemIndex);
   const body = toWireFields.call(this, fields, itemIndex);
   if (removeFromFolder === true) body.folder_id = null;
   return (await devDataRequest.call(this, {
     method: 'PATCH',
-    path: `/v1/dev/user/conversations/${encodeURIComponent(id)}`,
+    ...addressedRecord.call(this, conversationRecord, itemIndex),
     body,
-    itemIndex,
-    resource: 'Conversation',
-    id,
   })) as IDataObject;
 }

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../transport';
-import { folderFields, nameField } from './fields';
+import { folderFields, folderRecord, nameField } from './fields';
 
 const properties: INodeProperties[] = [
   nameField,
@@ -26,7 +26,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
   const additional = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
   return (await devDataRequest.call(this, {
     method: 'POST',
-    path: '/v1/dev/user/folders',
+    path: folderRecord.path,
     body: { name: this.getNodeParameter('name', itemIndex) as string, ...additional },
     itemIndex,
   })) as IDataObject;

@@ -4,8 +4,9 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { devDataRequest } from '../../transport';
 import { returnAllOrLimit } from '../common.description';
 import { limitOf } from '../utils';
+import { folderRecord } from './fields';
 
-const properties: INodeProperties[] = [...returnAllOrLimit('folders')];
+const properties: INodeProperties[] = [...returnAllOrLimit()];
 
 export const description = updateDisplayOptions(
   { show: { resource: ['folder'], operation: ['getAll'] } },
@@ -16,7 +17,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
   // The server returns every folder in one answer (it has no paging for folders).
   const folders = (await devDataRequest.call(this, {
     method: 'GET',
-    path: '/v1/dev/user/folders',
+    path: folderRecord.path,
     itemIndex,
   })) as IDataObject[];
   const limit = limitOf.call(this, itemIndex);

@@ -19,13 +19,15 @@ export const description: INodeProperties[] = [
     description: 'What to do with goals',
     displayOptions: { show: { resource: ['goal'] } },
     options: [
-      { name: 'Create', value: 'create', description: 'Create a goal', action: 'Create a goal' },
+      // The value stays `delete` (the API's DELETE), but the goal is not removed: the label says what happens.
       {
-        name: 'Delete',
+        name: 'Abandon',
         value: 'delete',
-        description: 'Abandon a goal: it leaves the default list but can still be read',
-        action: 'Delete a goal',
+        description:
+          "Set a goal's status to abandoned (DevData never deletes goals): it leaves the default list but can still be read",
+        action: 'Abandon a goal',
       },
+      { name: 'Create', value: 'create', description: 'Create a goal', action: 'Create a goal' },
       { name: 'Get', value: 'get', description: 'Get a goal', action: 'Get a goal' },
       {
         name: 'Get History',

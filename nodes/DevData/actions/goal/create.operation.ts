@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { devDataRequest } from '../../transport';
 import { byDisplayName } from '../common.description';
 import { toWireFields } from '../utils';
-import { goalFields, titleField } from './fields';
+import { goalFields, goalRecord, titleField } from './fields';
 
 const properties: INodeProperties[] = [
   titleField,
@@ -75,7 +75,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
   if (goalType === 'numeric') body.target_value = this.getNodeParameter('targetValue', itemIndex) as number;
   return (await devDataRequest.call(this, {
     method: 'POST',
-    path: '/v1/dev/user/goals',
+    path: goalRecord.path,
     body,
     itemIndex,
   })) as IDataObject;

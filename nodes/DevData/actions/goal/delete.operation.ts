@@ -1,9 +1,4 @@
 import { deleteById } from '../crud';
+import { goalRecord } from './fields';
 
-export const { description, execute } = deleteById({
-  resource: 'goal',
-  label: 'Goal',
-  path: '/v1/dev/user/goals',
-  idName: 'goalId',
-  searchListMethod: 'searchGoals',
-});
+export const { description, execute } = deleteById(goalRecord);

@@ -1,5 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import type { RecordSpec } from '../crud';
+
 export const GOAL_STATUS_OPTIONS = [
   { name: 'Abandoned', value: 'abandoned' },
   { name: 'Achieved', value: 'achieved' },
@@ -91,3 +93,11 @@ export const goalFields: INodeProperties[] = [
     description: 'Why the goal is worth reaching',
   },
 ];
+
+export const goalRecord: RecordSpec = {
+  resource: 'goal',
+  label: 'Goal',
+  path: '/v1/dev/user/goals',
+  idName: 'goalId',
+  searchListMethod: 'searchGoals',
+};

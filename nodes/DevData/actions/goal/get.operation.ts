@@ -2,9 +2,10 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../transport';
-import { recordId } from '../common.description';
+import { addressedRecord, recordLocator } from '../crud';
+import { goalRecord } from './fields';
 
-const properties: INodeProperties[] = [recordId('goalId', 'Goal', 'searchGoals')];
+const properties: INodeProperties[] = [recordLocator(goalRecord)];
 
 export const description = updateDisplayOptions(
   { show: { resource: ['goal'], operation: ['get'] } },
@@ -12,12 +13,8 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-  const id = this.getNodeParameter('goalId', itemIndex, '', { extractValue: true }) as string;
   return (await devDataRequest.call(this, {
     method: 'GET',
-    path: `/v1/dev/user/goals/${encodeURIComponent(id)}`,
-    itemIndex,
-    resource: 'Goal',
-    id,
+    ...addressedRecord.call(this, goalRecord, itemIndex),
   })) as IDataObject;
 }

@@ -4,12 +4,13 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { devDataRequest } from '../../transport';
 import { returnAllOrLimit } from '../common.description';
 import { limitOf } from '../utils';
+import { goalRecord } from './fields';
 
 /** The most goals the server returns; the goal list has no further pages. */
 export const MAX_GOALS = 1000;
 
 const properties: INodeProperties[] = [
-  ...returnAllOrLimit('goals (the server returns at most 1000)'),
+  ...returnAllOrLimit('The server returns at most 1000 goals'),
   {
     displayName: 'Options',
     name: 'options',
@@ -39,7 +40,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
   const limit = limitOf.call(this, itemIndex);
   return (await devDataRequest.call(this, {
     method: 'GET',
-    path: '/v1/dev/user/goals',
+    path: goalRecord.path,
     qs: { limit: Math.min(limit ?? MAX_GOALS, MAX_GOALS), include_inactive: options.includeInactive },
     itemIndex,
   })) as IDataObject[];

@@ -2,10 +2,11 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../transport';
-import { recordId } from '../common.description';
+import { addressedRecord, recordLocator } from '../crud';
+import { goalRecord } from './fields';
 
 const properties: INodeProperties[] = [
-  recordId('goalId', 'Goal', 'searchGoals'),
+  recordLocator(goalRecord),
   {
     displayName: 'Days',
     name: 'days',
@@ -22,13 +23,9 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-  const id = this.getNodeParameter('goalId', itemIndex, '', { extractValue: true }) as string;
   return (await devDataRequest.call(this, {
     method: 'GET',
-    path: `/v1/dev/user/goals/${encodeURIComponent(id)}/history`,
+    ...addressedRecord.call(this, goalRecord, itemIndex, '/history'),
     qs: { days: this.getNodeParameter('days', itemIndex, 30) as number },
-    itemIndex,
-    resource: 'Goal',
-    id,
   })) as IDataObject;
 }

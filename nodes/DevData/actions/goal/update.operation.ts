@@ -2,12 +2,13 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../transport';
-import { byDisplayName, recordId } from '../common.description';
+import { byDisplayName } from '../common.description';
+import { addressedRecord, recordLocator } from '../crud';
 import { toWireFields } from '../utils';
-import { goalFields, titleField } from './fields';
+import { goalFields, goalRecord, titleField } from './fields';
 
 const properties: INodeProperties[] = [
-  recordId('goalId', 'Goal', 'searchGoals'),
+  recordLocator(goalRecord),
   {
     displayName: 'Update Fields',
     name: 'updateFields',
@@ -25,14 +26,10 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-  const id = this.getNodeParameter('goalId', itemIndex, '', { extractValue: true }) as string;
   const fields = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
   return (await devDataRequest.call(this, {
     method: 'PATCH',
-    path: `/v1/dev/user/goals/${encodeURIComponent(id)}`,
+    ...addressedRecord.call(this, goalRecord, itemIndex),
     body: toWireFields.call(this, fields, itemIndex, ['horizonAt']),
-    itemIndex,
-    resource: 'Goal',
-    id,
   })) as IDataObject;
 }

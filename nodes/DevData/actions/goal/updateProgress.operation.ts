@@ -2,10 +2,11 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../transport';
-import { recordId } from '../common.description';
+import { addressedRecord, recordLocator } from '../crud';
+import { goalRecord } from './fields';
 
 const properties: INodeProperties[] = [
-  recordId('goalId', 'Goal', 'searchGoals'),
+  recordLocator(goalRecord),
   {
     displayName: 'Current Value',
     name: 'currentValue',
@@ -23,13 +24,9 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-  const id = this.getNodeParameter('goalId', itemIndex, '', { extractValue: true }) as string;
   return (await devDataRequest.call(this, {
     method: 'PATCH',
-    path: `/v1/dev/user/goals/${encodeURIComponent(id)}/progress`,
+    ...addressedRecord.call(this, goalRecord, itemIndex, '/progress'),
     qs: { current_value: this.getNodeParameter('currentValue', itemIndex) as number },
-    itemIndex,
-    resource: 'Goal',
-    id,
   })) as IDataObject;
 }

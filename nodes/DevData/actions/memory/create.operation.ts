@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../transport';
-import { contentField, memoryFields, newMemory } from './fields';
+import { contentField, memoryFields, memoryRecord, newMemory } from './fields';
 
 const properties: INodeProperties[] = [
   contentField,
@@ -25,7 +25,7 @@ export const description = updateDisplayOptions(
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
   return (await devDataRequest.call(this, {
     method: 'POST',
-    path: '/v1/dev/user/memories',
+    path: memoryRecord.path,
     body: newMemory.call(this, itemIndex),
     itemIndex,
   })) as IDataObject;

@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { createInBatches } from '../batch';
-import { contentField, memoryFields, newMemory } from './fields';
+import { contentField, memoryFields, memoryRecord, newMemory } from './fields';
 
 /** The server's largest memory batch. */
 export const MAX_BATCH = 25;
@@ -37,7 +37,7 @@ export async function executeBatch(
   items: INodeExecutionData[],
 ): Promise<INodeExecutionData[]> {
   return await createInBatches.call(this, items, {
-    path: '/v1/dev/user/memories/batch',
+    path: `${memoryRecord.path}/batch`,
     key: 'memories',
     maxPerRequest: MAX_BATCH,
     toEntry: newMemory,

@@ -4,13 +4,13 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { offsetPaginate } from '../../transport';
 import { returnAllOrLimit } from '../common.description';
 import { limitOf } from '../utils';
-import { CATEGORY_OPTIONS } from './fields';
+import { CATEGORY_OPTIONS, memoryRecord } from './fields';
 
 /** The server's largest page of memories. */
 export const PAGE_SIZE = 1000;
 
 const properties: INodeProperties[] = [
-  ...returnAllOrLimit('memories'),
+  ...returnAllOrLimit(),
   {
     displayName: 'Filters',
     name: 'filters',
@@ -40,7 +40,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
   const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
   const categories = (filters.categories as string[] | undefined) ?? [];
   return await offsetPaginate.call(this, {
-    path: '/v1/dev/user/memories',
+    path: memoryRecord.path,
     qs: { categories: categories.length ? categories.join(',') : undefined },
     itemIndex,
     pageSize: PAGE_SIZE,

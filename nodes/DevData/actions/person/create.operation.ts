@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../transport';
-import { nameField } from './fields';
+import { nameField, personRecord } from './fields';
 
 const properties: INodeProperties[] = [nameField];
 
@@ -14,7 +14,7 @@ export const description = updateDisplayOptions(
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
   return (await devDataRequest.call(this, {
     method: 'POST',
-    path: '/v1/dev/user/people',
+    path: personRecord.path,
     body: { name: this.getNodeParameter('name', itemIndex) as string },
     itemIndex,
   })) as IDataObject;

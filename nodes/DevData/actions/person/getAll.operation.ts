@@ -4,8 +4,9 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { devDataRequest } from '../../transport';
 import { returnAllOrLimit } from '../common.description';
 import { limitOf } from '../utils';
+import { personRecord } from './fields';
 
-const properties: INodeProperties[] = [...returnAllOrLimit('people')];
+const properties: INodeProperties[] = [...returnAllOrLimit()];
 
 export const description = updateDisplayOptions(
   { show: { resource: ['person'], operation: ['getAll'] } },
@@ -16,7 +17,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
   // The server returns every person in one answer, as {people: [...]} (it has no paging for people).
   const { people } = (await devDataRequest.call(this, {
     method: 'GET',
-    path: '/v1/dev/user/people',
+    path: personRecord.path,
     itemIndex,
   })) as { people: IDataObject[] };
   const limit = limitOf.call(this, itemIndex);

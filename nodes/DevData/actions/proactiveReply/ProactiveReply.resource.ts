@@ -10,14 +10,14 @@ export const description: INodeProperties[] = [
     name: 'operation',
     type: 'options',
     noDataExpression: true,
-    description: 'What to do with the answer to a DevData Trigger call',
+    description: 'What to do with the answer to a DevData Transcript Trigger call',
     displayOptions: { show: { resource: ['proactiveReply'] } },
     options: [
       {
         name: 'Build',
         value: 'build',
         description:
-          "Build the reply a DevData Trigger answers with: a prompt DevData fills with the user's data, turns into a notification and pushes",
+          "Build the reply a DevData Transcript Trigger answers with: a prompt DevData fills with the user's data, turns into a notification and pushes",
         action: 'Build a proactive reply',
       },
     ],

@@ -18,17 +18,21 @@ const CONTEXT_BLOCKS: Record<ProactiveVariable, string> = {
 
 /** `{{ name }}`: DevData's placeholder. */
 const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
-/** `[[user_name]]`: the same placeholder, written so that n8n's expression engine leaves it alone. */
-const SAFE_PLACEHOLDER = /\[\[\s*(user_\w*)\s*\]\]/g;
-/** A DevData placeholder in an expression's source, where n8n would evaluate it as code. */
-const PLACEHOLDER_IN_EXPRESSION = /\{\{\s*(user_name|user_facts|user_context|user_chat)\s*\}\}/;
+/**
+ * A placeholder in an expression prompt: `{{ name }}` with a bare name, which n8n would evaluate as an undefined
+ * variable and silently leave empty. Set aside, DevData's variables reach DevData and a misspelt one is reported.
+ */
+const NAME_PLACEHOLDER = /\{\{\s*((?!(?:true|false|null|undefined|NaN|Infinity)\s*\}\})[A-Za-z_]\w*)\s*\}\}/g;
+/** What a variable's placeholder stands in as while n8n evaluates the rest of an expression prompt. */
+const setAside = (name: string) => `\uE000devdata:${name}\uE001`;
+const SET_ASIDE = /\uE000devdata:(\w+)\uE001/g;
 
 const VARIABLE_LIST = PROACTIVE_VARIABLES.map((name) => `{{${name}}}`).join(', ');
 
 const properties: INodeProperties[] = [
   {
     displayName:
-      "DevData fills {{user_name}}, {{user_facts}}, {{user_context}} and {{user_chat}} in the prompt with the user's data. In a fixed prompt, write them as they are. In an expression (a prompt that also uses {{ $json… }}), n8n would evaluate them itself: write [[user_name]] etc. there, or pick the data under Context to Add.",
+      "DevData fills {{user_name}}, {{user_facts}}, {{user_context}} and {{user_chat}} with the user's data. Write them as they are, in a fixed prompt or in an expression next to {{ $json.transcript }}: the node keeps them for DevData, though n8n's expression preview shows them as [undefined].",
     name: 'templateNotice',
     type: 'notice',
     default: '',
@@ -39,7 +43,7 @@ const properties: INodeProperties[] = [
     type: 'string',
     required: true,
     default: '={{ $json.session_id }}',
-    description: 'The session the reply answers: the session_id the DevData Trigger put out',
+    description: 'The session the reply answers: the session_id the DevData Transcript Trigger put out',
   },
   {
     displayName: 'Prompt',
@@ -50,7 +54,7 @@ const properties: INodeProperties[] = [
     default: '',
     placeholder: 'Write {{user_name}} one friendly sentence about what they just said',
     description:
-      "What DevData generates the notification from (at least 5 characters). Placeholders: {{user_name}}, {{user_facts}}, {{user_context}}, {{user_chat}}, written as they are in a fixed prompt. When the prompt is an expression (to include {{ $json.transcript }}, say), n8n evaluates every {{ }} before DevData sees it, so write [[user_name]], [[user_facts]], [[user_context]] or [[user_chat]] there: the node turns them into DevData's placeholders afterwards. Or leave them out and use Context to Add.",
+      "What DevData generates the notification from (at least 5 characters). DevData's placeholders {{user_name}}, {{user_facts}}, {{user_context}} and {{user_chat}} are written the same way in a fixed prompt and in an expression: n8n evaluates every other expression in it (the transcript from the trigger, say) and leaves these to DevData. Or leave them out and use Context to Add.",
   },
   {
     displayName: 'Context to Add',
@@ -98,29 +102,26 @@ function placeholdersOf(prompt: string): string[] {
   return [...new Set(Array.from(prompt.matchAll(PLACEHOLDER), (match) => match[1]))];
 }
 
-/** The Prompt parameter as n8n evaluated it, refusing DevData placeholders that n8n evaluated as code. */
+/**
+ * The Prompt parameter as n8n evaluated it, with DevData's placeholders kept: in an expression they are set aside
+ * while n8n evaluates the rest, since n8n would evaluate `{{user_name}}` as code.
+ */
 function writtenPrompt(this: IExecuteFunctions, itemIndex: number): string {
   const source = this.getNodeParameter('prompt', itemIndex, '', { rawExpressions: true });
-  const collision =
-    typeof source === 'string' && source.startsWith('=') && PLACEHOLDER_IN_EXPRESSION.exec(source);
-  if (collision) {
-    const name = collision[1];
-    throw new NodeOperationError(
-      this.getNode(),
-      `The prompt is an expression, so n8n evaluated {{${name}}} itself (input item ${itemIndex})`,
-      {
-        itemIndex,
-        description: `In an expression, write [[${name}]] instead of {{${name}}}: the node turns it into DevData's placeholder after n8n has evaluated the rest. Or remove it and pick it under Context to Add.`,
-      },
-    );
-  }
-  const prompt = this.getNodeParameter('prompt', itemIndex, '') as unknown;
+  const prompt =
+    typeof source === 'string' && source.startsWith('=')
+      ? this.evaluateExpression(
+          source.slice(1).replace(NAME_PLACEHOLDER, (_, name: string) => setAside(name)),
+          itemIndex,
+        )
+      : (this.getNodeParameter('prompt', itemIndex, '') as unknown);
   if (prompt === undefined || prompt === null) return '';
-  return typeof prompt === 'object' ? JSON.stringify(prompt) : String(prompt);
+  const text = typeof prompt === 'object' ? JSON.stringify(prompt) : String(prompt);
+  return text.replace(SET_ASIDE, (_, name: string) => `{{${name}}}`);
 }
 
 /**
- * The reply a DevData Trigger answers with: `{session_id, notification: {prompt, params}}`, where params are
+ * The reply a DevData Transcript Trigger answers with: `{session_id, notification: {prompt, params}}`, where params are
  * the variables the finished prompt uses.
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
@@ -129,11 +130,11 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
     throw new NodeOperationError(this.getNode(), `The Session ID is empty (input item ${itemIndex})`, {
       itemIndex,
       description:
-        'Set Session ID to the session_id of the DevData Trigger call this reply answers, e.g. {{ $json.session_id }} right after the trigger, or {{ $("DevData Trigger").item.json.session_id }} further on.',
+        'Set Session ID to the session_id of the DevData Transcript Trigger call this reply answers, e.g. {{ $json.session_id }} right after the trigger, or {{ $("DevData Transcript Trigger").item.json.session_id }} further on.',
     });
   }
 
-  let prompt = writtenPrompt.call(this, itemIndex).replace(SAFE_PLACEHOLDER, '{{$1}}');
+  let prompt = writtenPrompt.call(this, itemIndex);
   const length = prompt.trim().length;
   if (length < MIN_PROMPT_LENGTH) {
     throw new NodeOperationError(

@@ -1,15 +1,16 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { cursorPaginate, toRangeBound } from '../../transport';
+import { cursorPaginate } from '../../transport';
 import { returnAllOrLimit } from '../common.description';
+import { toRangeBound } from '../dates';
 import { limitOf } from '../utils';
 
 /** The server's largest page of screen activity. */
 export const PAGE_SIZE = 1000;
 
 const properties: INodeProperties[] = [
-  ...returnAllOrLimit('records'),
+  ...returnAllOrLimit(),
   {
     displayName: 'Filters',
     name: 'filters',

@@ -21,18 +21,18 @@ function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-export class DevDataTrigger implements INodeType {
+export class DevDataTranscriptTrigger implements INodeType {
   description: INodeTypeDescription = {
-    displayName: 'DevData Trigger',
-    name: 'devDataTrigger',
-    icon: { light: 'file:devDataTrigger.svg', dark: 'file:devDataTrigger.dark.svg' },
+    displayName: 'DevData Transcript Trigger',
+    name: 'devDataTranscriptTrigger',
+    icon: { light: 'file:devDataTranscriptTrigger.svg', dark: 'file:devDataTranscriptTrigger.dark.svg' },
     group: ['trigger'],
     version: 1,
     subtitle:
       '={{$parameter["respond"] === "onReceived" ? "Without a notification" : "Replies with a notification"}}',
     description:
-      "Starts the workflow when DevData sends a user's live transcript segments, and answers with a proactive notification",
-    defaults: { name: 'DevData Trigger' },
+      "Starts the workflow when DevData sends your app a user's live transcript, and answers with a proactive notification",
+    defaults: { name: 'DevData Transcript Trigger' },
     inputs: [],
     outputs: [NodeConnectionTypes.Main],
     credentials: [{ name: 'devDataAppApi', required: true }],
@@ -46,18 +46,11 @@ export class DevDataTrigger implements INodeType {
         // as the body, so it is empty there and the webhook's own answer ({session_id}) goes out instead.
         responseData: '={{$parameter["respond"] === "lastNode" ? "firstEntryJson" : ""}}',
         // Not a full path: each trigger node answers at /webhook/<its webhookId>/devdata, so two workflows with a
-        // DevData Trigger never claim the same URL.
+        // DevData Transcript Trigger never claim the same URL.
         path: 'devdata',
       },
     ],
     properties: [
-      {
-        displayName:
-          'DevData calls this trigger with live transcript segments of the users who installed your app. Put the Webhook Signing Secret in the credential: calls without a valid X-Signature are then refused with 401.',
-        name: 'triggerNotice',
-        type: 'notice',
-        default: '',
-      },
       {
         displayName: 'Registration',
         name: 'registration',
@@ -68,29 +61,22 @@ export class DevDataTrigger implements INodeType {
             name: 'Automatic',
             value: 'automatic',
             description:
-              "Point the app's webhook URL at this trigger when the workflow is activated (or while you listen for a test event), and remove it when deactivated",
+              "Point the app's webhook URL at this trigger's Production URL when the workflow is published (or at its Test URL while you listen for a test event), replacing the URL set before; unpublishing removes it again",
           },
           {
             name: 'Manual',
             value: 'manual',
             description:
-              "Change nothing at DevData: paste this trigger's URL into the developer portal yourself (for a DevData service without the registration API)",
+              'Change nothing at DevData: paste the Production URL into your app in the DevData developer portal yourself',
           },
         ],
         default: 'automatic',
-        description: 'How DevData learns where to send transcripts',
+        description:
+          'How DevData learns where to send transcripts. DevData must be able to reach the URLs above.',
       },
       {
         displayName:
-          'An app has one webhook URL: activating this workflow points it here, replacing the URL set before. Deactivating removes it, unless it has been changed since. n8n must be reachable at its WEBHOOK_URL from the DevData server.',
-        name: 'automaticNotice',
-        type: 'notice',
-        default: '',
-        displayOptions: { show: { registration: ['automatic'] } },
-      },
-      {
-        displayName:
-          'Copy the Production URL shown under Webhook URLs above and paste it into your app\'s webhook URL in the DevData developer portal, with "Transcript Processed" as the trigger. The workflow must be active for it to receive calls.',
+          'Paste the Production URL above into your app\'s webhook URL in the DevData developer portal, triggered on "Transcript Processed", and publish the workflow',
         name: 'manualNotice',
         type: 'notice',
         default: '',
@@ -106,25 +92,17 @@ export class DevDataTrigger implements INodeType {
             name: "With the Last Node's Notification",
             value: 'lastNode',
             description:
-              'Wait for the workflow to finish and answer with the first item of its last node — end the workflow with DevData → Proactive Reply → Build',
+              'Wait for the workflow (DevData waits up to 15 seconds) and answer with the first item of its last node: end the workflow with DevData → Proactive Reply → Build. A workflow that fails or ends without a notification pushes nothing.',
           },
           {
             name: 'Without a Notification',
             value: 'onReceived',
             description:
-              'Answer {session_id} at once, so nothing is pushed, and run the workflow afterwards (e.g. to store the transcript or send a direct notification)',
+              'Answer at once, so nothing is pushed, and run the workflow afterwards (e.g. to store the transcript or send a direct notification)',
           },
         ],
         default: 'lastNode',
         description: 'What DevData gets back for each call',
-      },
-      {
-        displayName:
-          'DevData waits 15 seconds for the answer. An answer without a notification, or a failed workflow, pushes nothing; the delivery log (GET /v2/integrations/{app_id}/deliveries) says why.',
-        name: 'lastNodeNotice',
-        type: 'notice',
-        default: '',
-        displayOptions: { show: { respond: ['lastNode'] } },
       },
     ],
   };
