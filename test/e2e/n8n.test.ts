@@ -7,24 +7,31 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  devdataApi,
   n8nCredentials,
   n8nRequire,
+  n8nSession,
   prepareN8n,
   Processes,
+  serverRequests,
   startDevdataServer,
   tail,
   waitFor,
   workflowFiles,
-  type Credentials,
+  type DevdataServer,
   type N8nInstance,
 } from './harness.ts';
-import { allOperationsWorkflow } from './workflows.ts';
+import { DevData } from '../../nodes/DevData/DevData.node';
+import { DevDataPollTrigger } from '../../nodes/DevDataPollTrigger/DevDataPollTrigger.node';
+import { DevDataTranscriptTrigger } from '../../nodes/DevDataTranscriptTrigger/DevDataTranscriptTrigger.node';
+import { openEditor, searchNodesPanel, SCREENSHOTS, type Editor } from './editor.ts';
+import { allOperationsWorkflow, expectAllOperationsStored } from './workflows.ts';
 
 const processes = new Processes();
 const workDir = mkdtempSync(join(tmpdir(), 'devdata-e2e-'));
 const owner = { email: 'e2e@devdata.local', password: 'E2e-password-1' };
 const COACH_WEBHOOK_ID = '5e1f0c2a-7d43-4b8e-9a61-d3a5c0f4e001';
-let devdata: { baseUrl: string; credentials: Credentials; logFile: string };
+let devdata: DevdataServer;
 let n8n: N8nInstance;
 let llm: Server;
 const llmPrompts: string[] = [];
@@ -69,28 +76,8 @@ function scenario(name: string, body: () => Promise<void>, timeout?: number) {
   );
 }
 
-async function api(path: string, init: { method?: string; body?: unknown; token?: string } = {}) {
-  const response = await fetch(`${devdata.baseUrl}${path}`, {
-    method: init.method ?? 'GET',
-    headers: {
-      authorization: `Bearer ${init.token ?? devdata.credentials.developer_key}`,
-      ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-  return { status: response.status, body: (await response.json()) as any };
-}
-
-/** The devdata-server requests with this method and path, read from its JSON log. */
-function serverRequests(method: string, path: string): string[] {
-  return readFileSync(devdata.logFile, 'utf8')
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line))
-    .filter((entry) => entry.msg === 'incoming request' && entry.req?.method === method)
-    .map((entry) => entry.req.url as string)
-    .filter((url) => url.split('?')[0] === path);
-}
+const api = (path: string, init: { method?: string; body?: unknown; token?: string } = {}) =>
+  devdataApi(devdata, path, init);
 
 beforeAll(async () => {
   const llmUrl = await startLlm();
@@ -138,92 +125,19 @@ async function deliveries(): Promise<any[]> {
   return reply.body.deliveries;
 }
 
-/** Signs in to n8n's REST API as the owner the environment created; returns a fetch for that session. */
-async function n8nSession() {
-  const headers = { 'content-type': 'application/json', 'browser-id': 'devdata-e2e' };
-  const login = await fetch(`${n8n.baseUrl}/rest/login`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ emailOrLdapLoginId: owner.email, password: owner.password }),
-  });
-  expect(login.status).toBe(200);
-  const cookie = login.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0])
-    .join('; ');
-  return {
-    get: async (path: string) =>
-      (await (await fetch(`${n8n.baseUrl}/rest${path}`, { headers: { ...headers, cookie } })).json()) as any,
-    post: (path: string, body: unknown = {}) =>
-      fetch(`${n8n.baseUrl}/rest${path}`, {
-        method: 'POST',
-        headers: { ...headers, cookie },
-        body: JSON.stringify(body),
-      }),
-  };
-}
+/** Signs in to n8n's REST API as the owner the environment created. */
+const signIn = () => n8nSession(n8n, owner);
 
 describe('n8n with n8n-nodes-devdata', () => {
   scenario('1. a manual workflow runs every resource’s main operations', async () => {
-    const result = await n8n.execute('e2eAllOperations');
-    expect(result.status).toBe('success');
-    const runData = result.data.resultData.runData;
-    expect(runData['All screen activity'][0].data.main[0]).toHaveLength(3000);
-    // Return All followed the cursor over several pages.
-    const pages = serverRequests('GET', '/v1/dev/user/screen-activity');
-    expect(pages.length).toBeGreaterThanOrEqual(3);
-    expect(pages.filter((url) => url.includes('cursor=')).length).toBe(pages.length - 1);
-
-    const items = (await api('/v1/dev/user/action-items?limit=1000')).body as any[];
-    expect(items.find((i) => i.description === 'E2E: call the plumber')).toMatchObject({
-      completed: true,
-      due_at: null,
-    });
-    expect(items.some((i) => i.description === 'E2E: to be deleted')).toBe(false);
-
-    const goals = (await api('/v1/dev/user/goals?include_inactive=true&limit=1000')).body as any[];
-    expect(goals.find((g) => g.title === 'E2E: read 12 novels')).toMatchObject({
-      current_value: 3,
-      target_value: 12,
-    });
-    expect(goals.find((g) => g.title === 'E2E: learn the tuba')).toMatchObject({
-      status: 'abandoned',
-      is_active: false,
-    });
-
-    const memories = (await api('/v1/dev/user/memories?limit=1000')).body as any[];
-    expect(memories.map((m) => m.content)).toContain('E2E: loves jasmine tea');
-    expect(memories.map((m) => m.content)).not.toContain('E2E: forget me');
-    expect(memories.map((m) => m.content)).not.toContain('E2E: likes jasmine tea');
-
-    const people = (await api('/v1/dev/user/people')).body.people as any[];
-    expect(people.map((p) => p.name)).toContain('E2E Alexandra');
-    expect(people.map((p) => p.name)).not.toEqual(expect.arrayContaining(['E2E Alex']));
-    expect(people.map((p) => p.name)).not.toContain('E2E Temp');
-
-    const folders = (await api('/v1/dev/user/folders')).body as any[];
-    const folder = folders.find((f) => f.name === 'E2E Projects');
-    expect(folder).toMatchObject({ conversation_count: 1 });
-    expect(folders.some((f) => f.name === 'E2E Temp Folder')).toBe(false);
-
-    const conversations = (await api(`/v1/dev/user/conversations?folder_id=${folder.id}`)).body as any[];
-    expect(conversations.map((c) => c.structured.title)).toEqual(['E2E shipping plan (agreed)']);
-    const deletedId = runData['Conversation from segments'][0].data.main[0][0].json.id;
-    expect((await api(`/v1/dev/user/conversations/${deletedId}`)).status).toBe(404);
-
-    const inbox = (await api('/v1/dev/user/notifications')).body.notifications as any[];
-    expect(inbox[0]).toMatchObject({
-      kind: 'direct',
-      text: 'E2E: all operations ran',
-      app_id: devdata.credentials.app_id,
-    });
+    await expectAllOperationsStored(await n8n.execute('e2eAllOperations'), devdata);
   });
 
   scenario('2. action-item sync: 120 items → Create Many → 3 batch requests, 120 rows in order', async () => {
-    const before = serverRequests('POST', '/v1/dev/user/action-items/batch').length;
+    const before = serverRequests(devdata, 'POST', '/v1/dev/user/action-items/batch').length;
     const result = await n8n.execute('exActionItemSync');
     expect(result.status).toBe('success');
-    expect(serverRequests('POST', '/v1/dev/user/action-items/batch').length - before).toBe(3);
+    expect(serverRequests(devdata, 'POST', '/v1/dev/user/action-items/batch').length - before).toBe(3);
     const items = ((await api('/v1/dev/user/action-items?limit=1000')).body as any[]).filter((i) =>
       i.description.startsWith('Synced task '),
     );
@@ -247,7 +161,7 @@ describe('n8n with n8n-nodes-devdata', () => {
     });
 
     scenario(
-      '3. segments → DevData Trigger → Proactive Reply → generated and pushed within 5 s',
+      '3. segments → DevData Transcript Trigger → Proactive Reply → generated and pushed within 5 s',
       async () => {
         const posted = Date.now();
         const accepted = await api('/v1/dev/user/transcripts/e2e-tired/segments', {
@@ -327,7 +241,7 @@ describe('n8n with n8n-nodes-devdata', () => {
     });
 
     scenario('5. a manual run of the poll trigger shows the newest action items, oldest first', async () => {
-      const session = await n8nSession();
+      const session = await signIn();
       const run = await session.post('/workflows/exActionItemTwoWaySync/run', {
         triggerToStartFrom: { name: 'New action items' },
       });
@@ -354,7 +268,7 @@ describe('n8n with n8n-nodes-devdata', () => {
     scenario(
       '6. the editor’s record pickers: n8n lists goals and folders through the node’s methods',
       async () => {
-        const session = await n8nSession();
+        const session = await signIn();
         const picker = {
           nodeTypeAndVersion: { name: 'n8n-nodes-devdata.devData', version: 1 },
           credentials: { devDataApi: { id: 'devDataApiDemo01', name: 'DevData Developer API' } },
@@ -391,8 +305,105 @@ describe('n8n with n8n-nodes-devdata', () => {
       },
     );
 
+    describe('in the editor, in headless Chromium', () => {
+      let editor: Editor;
+      beforeAll(async () => {
+        editor = await openEditor(n8n.baseUrl, workDir, owner);
+      }, 120_000);
+      afterAll(() => editor?.close());
+
+      /** A scenario that leaves a screenshot of the editor in SCREENSHOTS, passed or failed. */
+      function inEditor(name: string, screenshot: string, body: (page: Editor['page']) => Promise<void>) {
+        scenario(
+          name,
+          async () => {
+            try {
+              await body(editor.page);
+            } catch (error) {
+              const path = await editor.screenshot(`${screenshot}-failed`).catch(() => 'none');
+              console.error(`${name}: screenshot ${path} (all in ${SCREENSHOTS})`);
+              throw error;
+            }
+            await editor.screenshot(screenshot);
+          },
+          120_000,
+        );
+      }
+
+      inEditor('7a. a saved developer key tests fine and shows no warning', 'credential', async (page) => {
+        await page.goto(`${n8n.baseUrl}/home/credentials`);
+        await page.getByText('DevData Developer API', { exact: true }).first().click();
+        const dialog = page.getByTestId('editCredential-modal');
+        // n8n tests a saved credential again when it is opened.
+        await dialog.getByTestId('credentials-config-container-test-success').waitFor();
+        await dialog.getByTestId('parameter-input-apiKey').waitFor();
+        expect(await dialog.locator('.notice').count()).toBe(0);
+      });
+
+      inEditor(
+        '7b. the nodes panel lists each DevData node with its own description',
+        'nodes-panel',
+        async (page) => {
+          await page.goto(`${n8n.baseUrl}/workflow/new`);
+          await page.getByTestId('node-creator-plus-button').click();
+          const entries = await searchNodesPanel(page, 'DevData', 'DevData Transcript Trigger');
+          const descriptionOf = (name: string) => entries.find((entry) => entry.name === name)?.description;
+          expect(descriptionOf('DevData')).toBe(new DevData().description.description);
+          expect(descriptionOf('DevData Transcript Trigger')).toBe(
+            new DevDataTranscriptTrigger().description.description,
+          );
+          // The panel drops "Trigger" from the names of triggers that list several events.
+          expect(descriptionOf('DevData Poll')).toBe(new DevDataPollTrigger().description.description);
+        },
+      );
+
+      inEditor(
+        '7c. DevData → Action Item → Get Many, run as a step, shows the user’s action items',
+        'get-many-action-items',
+        async (page) => {
+          await page.goto(`${n8n.baseUrl}/workflow/new`);
+          await page.getByTestId('node-creator-plus-button').click();
+          await searchNodesPanel(page, 'DevData', 'DevData');
+          await page.getByTestId('node-creator-item-name').getByText('DevData', { exact: true }).click();
+          await page.getByTestId('node-creator-item-name').getByText('Get many action items').click();
+          const ndv = page.getByTestId('ndv');
+          await ndv.getByTestId('node-execute-button').click();
+          const count = await ndv.getByTestId('ndv-items-count').first().innerText({ timeout: 60_000 });
+          // The node's defaults: Return All off, Limit 50.
+          const expected = (await api('/v1/dev/user/action-items?limit=50')).body as any[];
+          expect(count.trim()).toBe(`${expected.length} items`);
+          // The newest of them first, as the server lists them.
+          const output = ndv.getByTestId('output-panel');
+          await output.getByText(expected[0].description, { exact: true }).waitFor();
+          await output.getByText(expected[0].id, { exact: true }).waitFor();
+        },
+      );
+
+      inEditor(
+        '7d. the DevData Transcript Trigger shows its URLs and at most one short notice',
+        'transcript-trigger',
+        async (page) => {
+          await page.goto(`${n8n.baseUrl}/workflow/exProactiveCoach`);
+          await page
+            .getByTestId('canvas-node')
+            .filter({ hasText: 'DevData Transcript Trigger' })
+            .first()
+            .dblclick();
+          const ndv = page.getByTestId('ndv');
+          await ndv.getByText('Webhook URLs').click();
+          const parameters = ndv.getByTestId('node-parameters');
+          await parameters.getByText(`${n8n.baseUrl}/webhook-test/${COACH_WEBHOOK_ID}/devdata`).waitFor();
+          await ndv.getByTestId('radio-button-production').click();
+          await parameters.getByText(`${n8n.baseUrl}/webhook/${COACH_WEBHOOK_ID}/devdata`).waitFor();
+          const notices = await ndv.locator('.notice').allInnerTexts();
+          expect(notices.length).toBeLessThanOrEqual(1);
+          for (const notice of notices) expect(notice.length).toBeLessThan(200);
+        },
+      );
+    });
+
     scenario('4b. unpublishing clears the app’s webhook; publishing again sets it', async () => {
-      const session = await n8nSession();
+      const session = await signIn();
       expect((await session.post('/workflows/exProactiveCoach/deactivate')).status).toBe(200);
       expect(await appWebhook()).toBeNull();
       const { versionId } = (await session.get('/workflows/exProactiveCoach')).data;

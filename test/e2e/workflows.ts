@@ -1,6 +1,9 @@
-// Workflows the e2e suite imports besides examples/: one manual workflow that runs every resource's main
-// operations, written as n8n exports workflows.
-export const DEVDATA = 'n8n-nodes-devdata.devData';
+// Workflows the e2e suites import besides examples/: one manual workflow that runs every resource's main
+// operations, written as n8n exports workflows, and the check of what it leaves on the server.
+import { PACKAGE_NAME } from '../helpers/package.ts';
+import { devdataApi, serverRequests, type DevdataServer } from './harness.ts';
+
+export const DEVDATA = `${PACKAGE_NAME}.devData`;
 export const DEV_CREDENTIAL = { devDataApi: { id: 'devDataApiDemo01', name: 'DevData Developer API' } };
 export const APP_CREDENTIAL = { devDataAppApi: { id: 'devDataAppDemo01', name: 'DevData App' } };
 
@@ -268,5 +271,102 @@ export function allOperationsWorkflow(userId: string) {
     nodes: chain,
     connections,
     settings: { executionOrder: 'v1' },
+  };
+}
+
+/** What a successful run of the every-resource workflow leaves on the server, checked through its API. */
+export async function expectAllOperationsStored(result: any, devdata: DevdataServer): Promise<void> {
+  const api = (path: string) => devdataApi(devdata, path);
+  expect(result.status).toBe('success');
+  const runData = result.data.resultData.runData;
+  expect(runData['All screen activity'][0].data.main[0]).toHaveLength(3000);
+  // Return All followed the cursor over several pages.
+  const pages = serverRequests(devdata, 'GET', '/v1/dev/user/screen-activity');
+  expect(pages.length).toBeGreaterThanOrEqual(3);
+  expect(pages.filter((url) => url.includes('cursor=')).length).toBe(pages.length - 1);
+
+  const items = (await api('/v1/dev/user/action-items?limit=1000')).body as any[];
+  expect(items.find((i) => i.description === 'E2E: call the plumber')).toMatchObject({
+    completed: true,
+    due_at: null,
+  });
+  expect(items.some((i) => i.description === 'E2E: to be deleted')).toBe(false);
+
+  const goals = (await api('/v1/dev/user/goals?include_inactive=true&limit=1000')).body as any[];
+  expect(goals.find((g) => g.title === 'E2E: read 12 novels')).toMatchObject({
+    current_value: 3,
+    target_value: 12,
+  });
+  expect(goals.find((g) => g.title === 'E2E: learn the tuba')).toMatchObject({
+    status: 'abandoned',
+    is_active: false,
+  });
+
+  const memories = (await api('/v1/dev/user/memories?limit=1000')).body as any[];
+  expect(memories.map((m) => m.content)).toContain('E2E: loves jasmine tea');
+  expect(memories.map((m) => m.content)).not.toContain('E2E: forget me');
+  expect(memories.map((m) => m.content)).not.toContain('E2E: likes jasmine tea');
+
+  const people = (await api('/v1/dev/user/people')).body.people as any[];
+  expect(people.map((p) => p.name)).toContain('E2E Alexandra');
+  expect(people.map((p) => p.name)).not.toEqual(expect.arrayContaining(['E2E Alex']));
+  expect(people.map((p) => p.name)).not.toContain('E2E Temp');
+
+  const folders = (await api('/v1/dev/user/folders')).body as any[];
+  const folder = folders.find((f) => f.name === 'E2E Projects');
+  expect(folder).toMatchObject({ conversation_count: 1 });
+  expect(folders.some((f) => f.name === 'E2E Temp Folder')).toBe(false);
+
+  const conversations = (await api(`/v1/dev/user/conversations?folder_id=${folder.id}`)).body as any[];
+  expect(conversations.map((c) => c.structured.title)).toEqual(['E2E shipping plan (agreed)']);
+  const deletedId = runData['Conversation from segments'][0].data.main[0][0].json.id;
+  expect((await api(`/v1/dev/user/conversations/${deletedId}`)).status).toBe(404);
+
+  const inbox = (await api('/v1/dev/user/notifications')).body.notifications as any[];
+  expect(inbox[0]).toMatchObject({
+    kind: 'direct',
+    text: 'E2E: all operations ran',
+    app_id: devdata.credentials.app_id,
+  });
+}
+
+export const POLL_TRIGGER = `${PACKAGE_NAME}.devDataPollTrigger`;
+/** The poll-trigger workflow's triggers, by node name. */
+export const POLL_TRIGGERS = {
+  'New action items': 'newActionItem',
+  'Updated action items': 'updatedActionItem',
+  'Deleted action items': 'deletedActionItem',
+} as const;
+
+/** New, Updated and Deleted Action Item, each polling every minute into a No Operation node. */
+export function pollTriggerWorkflow(id: string) {
+  const names = Object.keys(POLL_TRIGGERS) as Array<keyof typeof POLL_TRIGGERS>;
+  return {
+    id,
+    name: 'E2E: action item poll triggers',
+    nodes: names.flatMap((name, i) => [
+      {
+        id: `e2e-poll-trigger-${i}`,
+        name,
+        type: POLL_TRIGGER,
+        typeVersion: 1,
+        position: [0, i * 200],
+        parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, event: POLL_TRIGGERS[name] },
+        credentials: DEV_CREDENTIAL,
+      },
+      {
+        id: `e2e-poll-next-${i}`,
+        name: `After ${name}`,
+        type: 'n8n-nodes-base.noOp',
+        typeVersion: 1,
+        position: [240, i * 200],
+        parameters: {},
+      },
+    ]),
+    connections: Object.fromEntries(
+      names.map((name) => [name, { main: [[{ node: `After ${name}`, type: 'main', index: 0 }]] }]),
+    ),
+    settings: { executionOrder: 'v1' },
+    active: false,
   };
 }

@@ -5,20 +5,10 @@ import {
 } from '../../server/src/contract/action-items';
 import { success } from '../../server/src/contract/common';
 import { devClient, expectShape, newUser } from '../helpers/http';
-import {
-  credentialsFor,
-  jsonOut,
-  NODE,
-  runDevData,
-  startNodeTestServer,
-  type NodeTestServer,
-} from './helpers';
+import { forSuite } from '../helpers/server';
+import { credentialsFor, jsonOut, NODE, runDevData, startNodeTestServer } from './helpers';
 
-let server: NodeTestServer;
-beforeAll(async () => {
-  server = await startNodeTestServer();
-});
-afterAll(async () => server.close());
+const server = forSuite(() => startNodeTestServer());
 
 /** A user with `count` action items made through the batch API, and credentials for the node. */
 async function userWithActionItems(count: number) {
@@ -262,6 +252,19 @@ describe('Action Item → Update', () => {
       updateFields: { clearDueAt: true, dueAt: '2026-12-24T12:00:00Z' },
     });
     expect(result.error?.message).toBe('Set either "dueAt" or "clearDueAt", not both');
+  });
+
+  test('an empty Due At is left out, so one node can set or clear the due date by expression', async () => {
+    const { id } = await created();
+    const out = jsonOut(
+      await runDevData(server, {
+        resource: 'actionItem',
+        operation: 'update',
+        actionItemId: id,
+        updateFields: { dueAt: '', clearDueAt: true, completed: true },
+      }),
+    );
+    expect(expectShape(actionItem, out[0])).toMatchObject({ id, completed: true, due_at: null });
   });
 
   test("a 422 carries the field path and the server's message", async () => {

@@ -1,20 +1,10 @@
 import { success } from '../../server/src/contract/common';
 import { conversation } from '../../server/src/contract/conversations';
 import { devClient, expectShape, newUser } from '../helpers/http';
-import {
-  credentialsFor,
-  jsonOut,
-  NODE,
-  runDevData,
-  startNodeTestServer,
-  type NodeTestServer,
-} from './helpers';
+import { forSuite } from '../helpers/server';
+import { credentialsFor, jsonOut, NODE, runDevData, startNodeTestServer } from './helpers';
 
-let server: NodeTestServer;
-beforeAll(async () => {
-  server = await startNodeTestServer();
-});
-afterAll(async () => server.close());
+const server = forSuite(() => startNodeTestServer());
 
 const fromText = (text: string, options: Record<string, unknown> = {}) =>
   runDevData(server, { resource: 'conversation', operation: 'createFromText', text, options });

@@ -2,7 +2,7 @@ import { actionItem } from '../../server/src/contract/action-items';
 import { apiKey } from '../../server/src/contract/keys';
 import { devClient, expectShape, newUser } from '../helpers/http';
 import { startDatabaseProxy, type DatabaseProxy } from '../helpers/proxy';
-import { PG_ADMIN_URL } from '../helpers/server';
+import { forSuite, PG_ADMIN_URL } from '../helpers/server';
 import {
   credentialsFor,
   jsonOut,
@@ -12,11 +12,7 @@ import {
   type NodeTestServer,
 } from './helpers';
 
-let server: NodeTestServer;
-beforeAll(async () => {
-  server = await startNodeTestServer();
-});
-afterAll(async () => server.close());
+const server = forSuite(() => startNodeTestServer());
 
 async function threeItemsOneMissing() {
   const client = devClient(server);
@@ -109,12 +105,8 @@ describe('Continue On Fail', () => {
 });
 
 describe('429 and Retry-After', () => {
-  let limited: NodeTestServer;
-  beforeAll(async () => {
-    // Two developer-API requests per key per second: the third in a second answers 429 with Retry-After: 1.
-    limited = await startNodeTestServer({ rateLimit: { max: 2, windowMs: 1_000 } });
-  });
-  afterAll(async () => limited.close());
+  // Two developer-API requests per key per second: the third in a second answers 429 with Retry-After: 1.
+  const limited = forSuite(() => startNodeTestServer({ rateLimit: { max: 2, windowMs: 1_000 } }));
 
   test('the node waits Retry-After seconds, retries, and succeeds', async () => {
     const started = Date.now();
@@ -185,7 +177,7 @@ describe("503 while the server's database is out of reach", () => {
 });
 
 describe('network errors', () => {
-  test('an unreachable server fails the node with a NodeApiError', async () => {
+  test('an unreachable server fails the node with a NodeApiError that names the Base URL and what to check', async () => {
     const credentials = credentialsFor(server);
     credentials.devDataApi = { ...credentials.devDataApi, baseUrl: 'http://127.0.0.1:9' };
     const result = await runDevData(
@@ -194,6 +186,9 @@ describe('network errors', () => {
       { credentials },
     );
     expect(result.error?.name).toBe('NodeApiError');
-    expect(result.error?.message).toMatch(/refused the connection|ECONNREFUSED/);
+    expect(result.error?.message).toBe('Could not reach the DevData server at http://127.0.0.1:9');
+    expect(result.error?.description).toMatch(
+      /^Nothing accepted the connection at this address \(ECONNREFUSED\)\. Check the Base URL in the DevData Developer API credential/,
+    );
   });
 });

@@ -1,20 +1,10 @@
 import { success } from '../../server/src/contract/common';
 import { memory } from '../../server/src/contract/memories';
 import { expectShape, newUser } from '../helpers/http';
-import {
-  credentialsFor,
-  jsonOut,
-  NODE,
-  runDevData,
-  startNodeTestServer,
-  type NodeTestServer,
-} from './helpers';
+import { forSuite } from '../helpers/server';
+import { credentialsFor, jsonOut, NODE, runDevData, startNodeTestServer } from './helpers';
 
-let server: NodeTestServer;
-beforeAll(async () => {
-  server = await startNodeTestServer();
-});
-afterAll(async () => server.close());
+const server = forSuite(() => startNodeTestServer());
 
 async function freshUser() {
   const user = await newUser(server);

@@ -1,19 +1,10 @@
+import { MAX_RETRY_AFTER_SECONDS } from '../../nodes/DevData/transport';
 import { directNotificationResponse } from '../../server/src/contract/notifications';
 import { adminClient, expectShape } from '../helpers/http';
-import {
-  credentialsFor,
-  jsonOut,
-  NODE,
-  runDevData,
-  startNodeTestServer,
-  type NodeTestServer,
-} from './helpers';
+import { forSuite } from '../helpers/server';
+import { credentialsFor, jsonOut, NODE, runDevData, startNodeTestServer } from './helpers';
 
-let server: NodeTestServer;
-beforeAll(async () => {
-  server = await startNodeTestServer();
-});
-afterAll(async () => server.close());
+const server = forSuite(() => startNodeTestServer());
 
 const path = () => `/v2/integrations/${server.init.app_id}/notification`;
 
@@ -72,14 +63,15 @@ test('a wrong app secret is a 401 that points at the app credential', async () =
 });
 
 test('over the hourly cap (10 per user per app), the 429 fails at once: its Retry-After is too long to wait', async () => {
-  // A user of its own, so only this test counts; and one clock hour for all 11 sends.
+  // A user of its own, so only this test counts; and one clock hour for all 11 sends, far enough from its end that
+  // the cap's Retry-After is longer than the node will wait.
   const admin = adminClient(server);
   const user = await admin.post('/v1/admin/users', { name: 'capped' });
   expect(
     (await admin.post(`/v1/admin/apps/${server.init.app_id}/installs`, { user_id: user.body.id })).status,
   ).toBe(201);
   const toNextHour = 3_600_000 - (Date.now() % 3_600_000);
-  if (toNextHour < 10_000) await new Promise((resolve) => setTimeout(resolve, toNextHour + 100));
+  if (toNextHour < (MAX_RETRY_AFTER_SECONDS + 10) * 1_000) await new Promise((resolve) => setTimeout(resolve, toNextHour + 100));
 
   const params = { resource: 'notification', operation: 'send', uid: user.body.id, message: 'ping' };
   jsonOut(await runDevData(server, params, { items: Array.from({ length: 10 }, () => ({})) }));

@@ -1,15 +1,14 @@
 import { success } from '../../server/src/contract/common';
 import { person } from '../../server/src/contract/people';
 import { expectShape, newUser } from '../helpers/http';
-import { credentialsFor, jsonOut, runDevData, startNodeTestServer, type NodeTestServer } from './helpers';
+import { forSuite } from '../helpers/server';
+import { credentialsFor, jsonOut, runDevData, startNodeTestServer } from './helpers';
 
-let server: NodeTestServer;
+const server = forSuite(() => startNodeTestServer());
 let credentials: ReturnType<typeof credentialsFor>;
 beforeAll(async () => {
-  server = await startNodeTestServer();
   credentials = credentialsFor(server, (await newUser(server)).key);
 });
-afterAll(async () => server.close());
 
 const run = (params: Record<string, unknown>, items?: Array<Record<string, unknown>>) =>
   runDevData(server, { resource: 'person', ...params }, { credentials, items });

@@ -150,7 +150,8 @@ describe('action items: each poll emits exactly the changes since the last poll'
     expect(out.createdWithDue).toEqual([b]);
     expect(out).toMatchObject({ updated: null, completed: null, deleted: null });
 
-    // Poll 2: A edited, B completed, C created and edited before the poll (new, once, in its latest state).
+    // Poll 2: A edited, B completed, C created and edited before the poll: new (once, in its latest state)
+    // and updated, since it was edited after it was created.
     const aEdited = await ok(api.patch(`${ITEMS}/${a.id}`, { description: 'A (edited)' }));
     const bDone = await ok(api.patch(`${ITEMS}/${b.id}`, { completed: true }));
     const c = await ok(api.post(ITEMS, { description: 'C' }), 201);
@@ -160,8 +161,8 @@ describe('action items: each poll emits exactly the changes since the last poll'
     out = await tickAll(triggers);
     expect(out.created).toEqual([cEdited]);
     expect(out.createdWithDue).toBeNull();
-    expect(out.updated).toEqual([aEdited, bDone]);
-    expect(out.completed).toEqual([bDone]);
+    expect(out.updated).toEqual([aEdited, bDone, cEdited]);
+    expect(out.completed).toEqual([bDone, cEdited]);
     expect(out.deleted).toBeNull();
 
     // Poll 3: B reopened, A deleted, D created and deleted before the poll.

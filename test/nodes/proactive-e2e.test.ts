@@ -1,32 +1,30 @@
 // The proactive loop end to end, every hop over real HTTP: the real devdata-server, its app's webhook pointed
 // at a served workflow by the trigger's own automatic registration; live segments posted to the server → the
-// server's signed webhook call → the DevData Trigger verifies the signature → DevData Proactive Reply → Build
+// server's signed webhook call → the DevData Transcript Trigger verifies the signature → DevData Proactive Reply → Build
 // → the reply → the server fills the template and pushes → the user's inbox; and the delivery log.
 import { deliveriesPage, segmentsAccepted } from '../../server/src/contract/proactive';
 import { notificationsPage } from '../../server/src/contract/notifications';
 import { client, expectShape, type Client } from '../helpers/http';
+import { forSuite } from '../helpers/server';
 import {
   appCredentials,
   proactiveWorkflow,
   serveWorkflow,
   startNodeTestServer,
   TRIGGER_NODE,
-  type NodeTestServer,
   type ServedWorkflow,
 } from './helpers';
 
-let server: NodeTestServer;
+const server = forSuite(() => startNodeTestServer());
 let user: Client;
 let app: Client;
 let workflow: ServedWorkflow | undefined;
 
 beforeAll(async () => {
-  server = await startNodeTestServer();
   user = client(server.baseUrl, server.init.developer_key);
   app = client(server.baseUrl, server.init.app_secret);
   expect((await user.post('/v1/dev/user/memories', { content: 'Prefers short messages' })).status).toBe(201);
 });
-afterAll(async () => server.close());
 afterEach(async () => {
   await workflow?.deactivate();
   await workflow?.close();
@@ -58,12 +56,12 @@ async function lastDelivery() {
   return expectShape(deliveriesPage, reply.body).deliveries[0];
 }
 
-test('segments → signed webhook → DevData Trigger → Proactive Reply → Build → push → the inbox', async () => {
+test('segments → signed webhook → DevData Transcript Trigger → Proactive Reply → Build → push → the inbox', async () => {
   workflow = await serveWorkflow(
     proactiveWorkflow({
       trigger: { registration: 'automatic', respond: 'lastNode' },
       reply: {
-        prompt: '=Tell [[user_name]] something kind about:\n{{ $json.transcript }}',
+        prompt: '=Tell {{user_name}} something kind about:\n{{ $json.transcript }}',
         contextToAdd: ['user_facts'],
       },
     }),

@@ -38,9 +38,9 @@ test('a prompt without placeholders declares no params', async () => {
   expect(reply.notification).toEqual({ prompt: 'Say something encouraging.', params: [] });
 });
 
-test('in an expression prompt, n8n evaluates {{ $json… }} and [[variable]] becomes the placeholder', async () => {
+test('in an expression prompt, n8n evaluates {{ $json… }} and leaves DevData’s placeholders to DevData', async () => {
   const [reply] = jsonOut(
-    await build({ prompt: '=Tell [[user_name]] ([[ user_chat ]]) about: {{ $json.transcript }}' }),
+    await build({ prompt: '=Tell {{user_name}} ({{ user_chat }}) about: {{ $json.transcript }}' }),
   );
   expect(reply.notification).toEqual({
     prompt: 'Tell {{user_name}} ({{user_chat}}) about: SPEAKER_00: The demo is on Friday',
@@ -109,11 +109,11 @@ test('an unknown variable is a NodeOperationError that names it and the item', a
     '{{user_name}}, {{user_facts}}, {{user_context}}, {{user_chat}}',
   );
 
-  const safe = await build(
-    { prompt: '=Cheer up [[user_name]], mood [[user_mood]] for {{ $json.session_id }}' },
-    [{ session_id: 'ok' }],
-  );
-  expect(safe.error?.message).toBe('Unknown variable {{user_mood}} in the prompt (input item 0)');
+  // In an expression too, where n8n would have made it empty.
+  const expression = await build({ prompt: '=Cheer up {{user_name}}, mood {{ user_mood }}' }, [
+    { session_id: 'ok' },
+  ]);
+  expect(expression.error?.message).toBe('Unknown variable {{user_mood}} in the prompt (input item 0)');
 });
 
 test('the error names the failing item when earlier items were fine', async () => {
@@ -124,13 +124,18 @@ test('the error names the failing item when earlier items were fine', async () =
   expect(result.error?.message).toBe('Unknown variable {{username}} in the prompt (input item 1)');
 });
 
-test('{{user_name}} inside an expression prompt is refused with the way out, before n8n swallows it', async () => {
-  const result = await build({ prompt: '=Tell {{user_name}} about {{ $json.transcript }}' });
-  expect(result.error?.name).toBe('NodeOperationError');
-  expect(result.error?.message).toBe(
-    'The prompt is an expression, so n8n evaluated {{user_name}} itself (input item 0)',
+test('an expression prompt may compute text around the placeholders, per item', async () => {
+  const result = await build(
+    { prompt: '={{ $json.who.toUpperCase() }}: {{user_name}}, {{ $json.n * 2 }} {{user_facts}}' },
+    [
+      { session_id: 's1', who: 'ann', n: 1 },
+      { session_id: 's2', who: 'bob', n: 2 },
+    ],
   );
-  expect(result.error?.description).toContain('write [[user_name]] instead of {{user_name}}');
+  expect(jsonOut(result).map((reply) => reply.notification)).toEqual([
+    { prompt: 'ANN: {{user_name}}, 2 {{user_facts}}', params: ['user_name', 'user_facts'] },
+    { prompt: 'BOB: {{user_name}}, 4 {{user_facts}}', params: ['user_name', 'user_facts'] },
+  ]);
 });
 
 test('a prompt under 5 characters is refused, counting what the expression gave', async () => {

@@ -3,6 +3,7 @@
 import { NodeApiError } from 'n8n-workflow';
 import { goal } from '../../server/src/contract/goals';
 import { expectShape, newUser, type Client } from '../helpers/http';
+import { forSuite } from '../helpers/server';
 import {
   credentialsFor,
   jsonOut,
@@ -10,20 +11,17 @@ import {
   loadOptions,
   runDevData,
   startNodeTestServer,
-  type NodeTestServer,
   type TestCredentials,
 } from './helpers';
 
-let server: NodeTestServer;
+const server = forSuite(() => startNodeTestServer());
 let api: Client;
 let credentials: TestCredentials;
 beforeAll(async () => {
-  server = await startNodeTestServer();
   const user = await newUser(server);
   api = user.client;
   credentials = credentialsFor(server, user.key);
 });
-afterAll(async () => server.close());
 
 async function created(reply: Promise<{ status: number; body: any }>) {
   const { status, body } = await reply;

@@ -1,14 +1,14 @@
 import { screenActivityPage, screenActivityRecord } from '../../server/src/contract/screen-activity';
 import { expectShape, newUser } from '../helpers/http';
-import { credentialsFor, jsonOut, runDevData, startNodeTestServer, type NodeTestServer } from './helpers';
+import { forSuite } from '../helpers/server';
+import { credentialsFor, jsonOut, runDevData, startNodeTestServer } from './helpers';
 
-let server: NodeTestServer;
+const server = forSuite(() => startNodeTestServer());
 let credentials: ReturnType<typeof credentialsFor>;
 let ids: string[];
 const START = Date.UTC(2026, 10, 20);
 
 beforeAll(async () => {
-  server = await startNodeTestServer();
   const user = await newUser(server);
   credentials = credentialsFor(server, user.key);
   // 2,500 records, one a minute from 2026-11-20T00:00Z; every fifth in "Terminal", the rest in "Code".
@@ -37,7 +37,6 @@ beforeAll(async () => {
   }
   expect(ids).toHaveLength(2_500);
 });
-afterAll(async () => server.close());
 
 const run = (params: Record<string, unknown>) =>
   runDevData(server, { resource: 'screenActivity', operation: 'getAll', ...params }, { credentials });

@@ -1,26 +1,24 @@
-// The DevData Trigger's webhookMethods (checkExists, create, delete) run in n8n-core's HookContext, as n8n's
+// The DevData Transcript Trigger's webhookMethods (checkExists, create, delete) run in n8n-core's HookContext, as n8n's
 // ActiveWorkflowManager runs them on activation and deactivation, against the real devdata-server.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { client, type Client } from '../helpers/http';
+import { forSuite } from '../helpers/server';
 import {
   appCredentials,
   proactiveWorkflow,
   serveWorkflow,
   startNodeTestServer,
   TRIGGER_WEBHOOK_ID,
-  type NodeTestServer,
   type ServedWorkflow,
 } from './helpers';
 
-let server: NodeTestServer;
+const server = forSuite(() => startNodeTestServer());
 let app: Client;
 let served: ServedWorkflow[] = [];
 beforeAll(async () => {
-  server = await startNodeTestServer();
   app = client(server.baseUrl, server.init.app_secret);
 });
-afterAll(async () => server.close());
 afterEach(async () => {
   await Promise.all(served.map((s) => s.close()));
   served = [];
@@ -88,7 +86,7 @@ test('Automatic: the last activation wins, and deactivating leaves a URL that is
   expect(server.requestsTo('DELETE', webhookPath()).length).toBe(deletesBefore);
 
   // A URL set in the developer portal in the meantime stays too.
-  const portal = 'https://hooks.example.com/devdata';
+  const portal = 'https://127.0.0.1:9/devdata';
   expect((await app.put(webhookPath(), { webhook_url: portal })).status).toBe(200);
   await second.deactivate();
   expect(await registered()).toBe(portal);
@@ -107,7 +105,7 @@ test('Manual: activation and deactivation make no request at all', async () => {
     proactiveWorkflow({ trigger: { registration: 'manual' } }),
     appCredentials(server),
   );
-  const portal = 'https://hooks.example.com/pasted-by-hand';
+  const portal = 'https://127.0.0.1:9/pasted-by-hand';
   expect((await app.put(webhookPath(), { webhook_url: portal })).status).toBe(200);
   const before = requestsToWebhook();
   expect(await workflow.runHook('checkExists')).toBe(true);

@@ -1,4 +1,4 @@
-// The DevData Trigger's webhook() against real HTTP requests, served the way n8n serves a webhook (see
+// The DevData Transcript Trigger's webhook() against real HTTP requests, served the way n8n serves a webhook (see
 // helpers/webhook.ts): signature checks on the raw body, payload checks, both Respond modes, and what the
 // workflow starts with. The DevData server is not involved here (see proactive-e2e.test.ts for that).
 import { sign } from '../../server/src/proactive/signature';

@@ -10,7 +10,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeHelpers } from 'n8n-workflow';
 import { DevData } from '../../../nodes/DevData/DevData.node';
-import { DevDataTrigger } from '../../../nodes/DevDataTrigger/DevDataTrigger.node';
+import { DevDataTranscriptTrigger } from '../../../nodes/DevDataTranscriptTrigger/DevDataTranscriptTrigger.node';
+import { PACKAGE_NAME } from '../../helpers/package';
 
 /** n8n's Manual Trigger: emits one empty item when a workflow is run by hand. */
 export class ManualTrigger implements INodeType {
@@ -37,9 +38,8 @@ export class ManualTrigger implements INodeType {
 }
 
 /** The package's node types under the names n8n gives them (`<package name>.<node name>`). */
-export const PACKAGE_NAME = 'n8n-nodes-devdata';
 export const DEVDATA_NODE_TYPE = `${PACKAGE_NAME}.devData`;
-export const DEVDATA_TRIGGER_NODE_TYPE = `${PACKAGE_NAME}.devDataTrigger`;
+export const DEVDATA_TRIGGER_NODE_TYPE = `${PACKAGE_NAME}.devDataTranscriptTrigger`;
 export const MANUAL_TRIGGER_NODE_TYPE = 'n8n-nodes-base.manualTrigger';
 
 export class NodeTypes implements INodeTypes {
@@ -67,7 +67,7 @@ export class NodeTypes implements INodeTypes {
 function defaultTypes(): Record<string, INodeType> {
   return {
     [DEVDATA_NODE_TYPE]: new DevData(),
-    [DEVDATA_TRIGGER_NODE_TYPE]: new DevDataTrigger(),
+    [DEVDATA_TRIGGER_NODE_TYPE]: new DevDataTranscriptTrigger(),
     [MANUAL_TRIGGER_NODE_TYPE]: new ManualTrigger(),
   };
 }

@@ -6,9 +6,10 @@
 //   once per tick (errors go to __emitError: the tick fails, the workflow stays active).
 // - One Workflow object is kept in memory while the workflow is active, so the node's static data lives on it
 //   between polls, as in n8n's ActiveWorkflows. n8n saves it (WorkflowStaticDataService.saveStaticData: only when
-//   `__dataChanged`) after activation, when a poll emits (before the execution runs) and when a poll that emitted
-//   nothing commits its cursor. `restart()` is n8n starting again: a new Workflow from the saved static data,
-//   activated with 'init'.
+//   `__dataChanged`) after activation and when a poll emits (before the execution runs). What a poll that emitted
+//   nothing stored stays in memory only: n8n's __commitCursor saves it only with durable poll cursors
+//   (N8N_POLLER_DURABLE_CURSORS_ENABLED), off by default (`durableCursors` turns it on here). `restart()` is n8n
+//   starting again: a new Workflow from the saved static data, activated with 'init'.
 // - __emit starts an execution as n8n's WorkflowExecutionService.runWorkflow does: WorkflowExecute in 'trigger'
 //   mode, with the trigger node and the emitted items on the node execution stack.
 // - A manual run ("Execute workflow" / "Fetch test event") is WorkflowExecute in 'manual' mode, which runs poll()
@@ -30,8 +31,9 @@ import type {
 } from 'n8n-workflow';
 import { createRunExecutionData, NodeConnectionTypes, Workflow } from 'n8n-workflow';
 import { DevDataPollTrigger } from '../../../nodes/DevDataPollTrigger/DevDataPollTrigger.node';
+import { PACKAGE_NAME } from '../../helpers/package';
 import type { TestCredentials } from './credentials-helper';
-import { ManualTrigger, MANUAL_TRIGGER_NODE_TYPE, NodeTypes, PACKAGE_NAME } from './node-types';
+import { ManualTrigger, MANUAL_TRIGGER_NODE_TYPE, NodeTypes } from './node-types';
 import { additionalDataFor, toRunResult, type RunResult } from './workflow';
 
 export const POLL_TRIGGER_NODE_TYPE = `${PACKAGE_NAME}.devDataPollTrigger`;
@@ -128,6 +130,8 @@ export interface ActivePollingWorkflow {
 export interface PollingOptions {
   /** The budget n8n gives one poll (IPollFunctions.getPollBudgetMs); n8n-core's default (5 minutes) if not set. */
   pollBudgetMs?: number;
+  /** n8n's durable poll cursors: a poll that emitted nothing saves what it stored too. Off, as in n8n. */
+  durableCursors?: boolean;
 }
 
 const plain = (data: IDataObject): IDataObject => JSON.parse(JSON.stringify(data)) as IDataObject;
@@ -209,8 +213,10 @@ export function activePollingWorkflow(
       (error) => {
         outcome.error = error;
       },
-      // __commitCursor: a poll that emitted nothing keeps what it stored.
-      async () => saveStaticData(),
+      // __commitCursor, after a poll that emitted nothing: saves only with durable poll cursors.
+      async () => {
+        if (options.durableCursors) saveStaticData();
+      },
       undefined,
       undefined,
       options.pollBudgetMs === undefined ? undefined : () => options.pollBudgetMs as number,

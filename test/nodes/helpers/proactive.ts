@@ -1,4 +1,4 @@
-// Workflows around the DevData Trigger, and signed calls to it.
+// Workflows around the DevData Transcript Trigger, and signed calls to it.
 import { createHmac } from 'node:crypto';
 import type { INodeParameters } from 'n8n-workflow';
 import type { TestServer } from '../../helpers/server';
@@ -6,7 +6,7 @@ import type { TestCredentials } from './credentials-helper';
 import { DEVDATA_NODE_TYPE, DEVDATA_TRIGGER_NODE_TYPE } from './node-types';
 import type { WorkflowJson } from './workflow';
 
-export const TRIGGER_NODE = 'DevData Trigger';
+export const TRIGGER_NODE = 'DevData Transcript Trigger';
 export const REPLY_NODE = 'Proactive Reply';
 /** The webhookId n8n gives the trigger node when it is added to a workflow. */
 export const TRIGGER_WEBHOOK_ID = '6f1c1e0a-3d4b-4c55-9a1e-2b7d8c9e0f11';
@@ -18,11 +18,11 @@ export interface ProactiveWorkflowOptions {
   reply?: INodeParameters | null;
 }
 
-/** DevData Trigger → DevData (Proactive Reply → Build), as n8n exports it. */
+/** DevData Transcript Trigger → DevData (Proactive Reply → Build), as n8n exports it. */
 export function proactiveWorkflow(options: ProactiveWorkflowOptions = {}): WorkflowJson {
   const reply =
     options.reply === undefined
-      ? { prompt: '=Say hello to [[user_name]] about: {{ $json.transcript }}' }
+      ? { prompt: '=Say hello to {{user_name}} about: {{ $json.transcript }}' }
       : options.reply;
   const nodes: WorkflowJson['nodes'] = [
     {
