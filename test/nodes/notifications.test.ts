@@ -71,7 +71,8 @@ test('over the hourly cap (10 per user per app), the 429 fails at once: its Retr
     (await admin.post(`/v1/admin/apps/${server.init.app_id}/installs`, { user_id: user.body.id })).status,
   ).toBe(201);
   const toNextHour = 3_600_000 - (Date.now() % 3_600_000);
-  if (toNextHour < (MAX_RETRY_AFTER_SECONDS + 10) * 1_000) await new Promise((resolve) => setTimeout(resolve, toNextHour + 100));
+  if (toNextHour < (MAX_RETRY_AFTER_SECONDS + 10) * 1_000)
+    await new Promise((resolve) => setTimeout(resolve, toNextHour + 100));
 
   const params = { resource: 'notification', operation: 'send', uid: user.body.id, message: 'ping' };
   jsonOut(await runDevData(server, params, { items: Array.from({ length: 10 }, () => ({})) }));
