@@ -8,6 +8,7 @@ module.exports = {
   roots: ['<rootDir>/test/e2e'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
+  globalSetup: '<rootDir>/test/e2e/global-setup.ts',
   testTimeout: 120_000,
   maxWorkers: 2,
 };

@@ -9,6 +9,7 @@ import {
   openSync,
   readFileSync,
   readdirSync,
+  renameSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
@@ -108,33 +109,49 @@ export async function ensureN8n(
   log: (line: string) => void = () => undefined,
 ): Promise<string> {
   const script = join(release.home, 'node_modules', 'n8n', 'bin', 'n8n');
-  if (existsSync(join(release.home, 'node_modules', '.bin', 'n8n'))) return script;
+  if (existsSync(script)) return script;
   const { stdout } = await run(release.node, ['--version']);
   log(`installing n8n ${release.version} (Node ${stdout.trim()}) into ${release.home} (once; a few minutes)`);
-  rmSync(release.home, { recursive: true, force: true });
-  mkdirSync(release.home, { recursive: true });
+  // Installed beside its home and moved there whole once built: a half-done install (interrupted, or another
+  // process installing at the same time) is never taken for a finished one, and two never build in one folder.
+  const partial = `${release.home}.partial-${process.pid}`;
+  rmSync(partial, { recursive: true, force: true });
+  mkdirSync(partial, { recursive: true });
   writeFileSync(
-    join(release.home, 'package.json'),
+    join(partial, 'package.json'),
     JSON.stringify({ name: 'n8n-host', private: true, overrides: release.overrides }),
   );
   // Install scripts stay off: several try downloads from outside the npm registry. Only sqlite3 needs
   // building, and it builds from source against the Node headers npm is pointed at.
   const env = releaseEnv(release);
-  await run(
-    'npm',
-    [
-      'install',
-      `n8n@${release.version}`,
-      '--omit=dev',
-      '--legacy-peer-deps',
-      '--ignore-scripts',
-      '--no-audit',
-      '--no-fund',
-    ],
-    { cwd: release.home, env },
-  );
-  await run('npm', ['rebuild', 'sqlite3'], { cwd: release.home, env });
-  if (!existsSync(script)) throw new Error(`n8n did not install into ${release.home}`);
+  try {
+    await run(
+      'npm',
+      [
+        'install',
+        `n8n@${release.version}`,
+        '--omit=dev',
+        '--legacy-peer-deps',
+        '--ignore-scripts',
+        '--no-audit',
+        '--no-fund',
+      ],
+      { cwd: partial, env },
+    );
+    await run('npm', ['rebuild', 'sqlite3'], { cwd: partial, env });
+    if (!existsSync(join(partial, 'node_modules', 'n8n', 'bin', 'n8n')))
+      throw new Error(`n8n did not install into ${partial}`);
+    // A leftover of the layout before this one (no finished install in it) makes way.
+    if (!existsSync(script)) rmSync(release.home, { recursive: true, force: true });
+    try {
+      renameSync(partial, release.home);
+    } catch (error) {
+      // Another process finished first: its install is as good as this one.
+      if (!existsSync(script)) throw error;
+    }
+  } finally {
+    rmSync(partial, { recursive: true, force: true });
+  }
   return script;
 }
 
