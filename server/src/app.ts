@@ -10,6 +10,7 @@ import openapi from './plugins/openapi';
 import errors from './plugins/errors';
 import { clientErrorHandler, frameworkErrors } from './plugins/framework-errors';
 import loadShedding from './plugins/load-shedding';
+import { RequestLog } from './http/request-log';
 import actionItems from './routes/action-items';
 import { Dispatcher } from './proactive/dispatcher';
 import { Pusher } from './proactive/push';
@@ -67,6 +68,7 @@ const BODY_LIMIT = 8 * 1024 * 1024;
 export async function buildApp({ store, config, logger = false, resolve }: AppOptions) {
   const app = Fastify({
     logger,
+    logController: new RequestLog(),
     bodyLimit: BODY_LIMIT,
     frameworkErrors,
     clientErrorHandler,
@@ -106,8 +108,9 @@ export async function buildApp({ store, config, logger = false, resolve }: AppOp
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
+    done(null, payload);
   });
   // Webhook calls still under way finish (each is bounded by its timeout) before the store may close.
   app.addHook('onClose', async () => {

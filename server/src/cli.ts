@@ -3,6 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
+import pino from 'pino';
 import { buildApp } from './app';
 import { configFromEnv } from './config';
 import { initInstance, isInitialized, madeBy, type InitResult } from './scripts/init';
@@ -221,7 +222,12 @@ async function openMigrated(database: string): Promise<Store> {
 }
 
 async function serve(store: Store, host: string, port: number, onListening?: (baseUrl: string) => void) {
-  const app = await buildApp({ store, logger: { level: logLevel() } });
+  // Written asynchronously: a request does not wait for its log line's write, and lines written together go out
+  // in one write. pino flushes what is pending when the process exits.
+  const app = await buildApp({
+    store,
+    logger: { level: logLevel(), stream: pino.destination({ sync: false }) },
+  });
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;

@@ -13,6 +13,7 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
@@ -249,7 +250,15 @@ export async function startDevdataServer(
     process.execPath,
     [cli, 'serve', '--port', String(port), '--database', database],
     // n8n's webhooks are on 127.0.0.1 here: the development allowance lets the server call them.
-    { env: { ...process.env, DEVDATA_ALLOW_LOOPBACK_WEBHOOKS: '1', ...options.env } },
+    // The tests read which requests it answered from its log (serverRequests).
+    {
+      env: {
+        ...process.env,
+        DEVDATA_ALLOW_LOOPBACK_WEBHOOKS: '1',
+        DEVDATA_LOG_LEVEL: 'debug',
+        ...options.env,
+      },
+    },
     logFile,
   );
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -287,13 +296,32 @@ export async function devdataApi(
   return { status: response.status, body: (await response.json()) as any };
 }
 
-/** The server's requests with this method and path, read from its JSON log. */
-export function serverRequests(devdata: DevdataServer, method: string, path: string): string[] {
-  return readFileSync(devdata.logFile, 'utf8')
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line))
-    .filter((entry) => entry.msg === 'incoming request' && entry.req?.method === method)
+/**
+ * The server's requests with this method and path, read from its JSON log (the e2e server logs every request:
+ * DEVDATA_LOG_LEVEL=debug). Log lines are written asynchronously, in the order requests are answered: once a
+ * request made now is in the log, so is every request answered before it.
+ */
+export async function serverRequests(
+  devdata: DevdataServer,
+  method: string,
+  path: string,
+): Promise<string[]> {
+  const mark = `/healthz?mark=${randomUUID()}`;
+  const marked = await fetch(`${devdata.baseUrl}${mark}`);
+  if (!marked.ok) throw new Error(`GET ${mark} answered ${marked.status}`);
+  const entries = await waitFor(
+    `the log line of ${mark}`,
+    async () => {
+      const logged = readFileSync(devdata.logFile, 'utf8')
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line));
+      return logged.some((entry) => entry.req?.url === mark) ? logged : undefined;
+    },
+    5_000,
+  );
+  return entries
+    .filter((entry) => entry.msg === 'request completed' && entry.req?.method === method)
     .map((entry) => entry.req.url as string)
     .filter((url) => url.split('?')[0] === path);
 }

@@ -134,10 +134,12 @@ describe('n8n with n8n-nodes-devdata', () => {
   });
 
   scenario('2. action-item sync: 120 items → Create Many → 3 batch requests, 120 rows in order', async () => {
-    const before = serverRequests(devdata, 'POST', '/v1/dev/user/action-items/batch').length;
+    const before = (await serverRequests(devdata, 'POST', '/v1/dev/user/action-items/batch')).length;
     const result = await n8n.execute('exActionItemSync');
     expect(result.status).toBe('success');
-    expect(serverRequests(devdata, 'POST', '/v1/dev/user/action-items/batch').length - before).toBe(3);
+    expect((await serverRequests(devdata, 'POST', '/v1/dev/user/action-items/batch')).length - before).toBe(
+      3,
+    );
     const items = ((await api('/v1/dev/user/action-items?limit=1000')).body as any[]).filter((i) =>
       i.description.startsWith('Synced task '),
     );

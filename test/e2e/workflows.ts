@@ -281,7 +281,7 @@ export async function expectAllOperationsStored(result: any, devdata: DevdataSer
   const runData = result.data.resultData.runData;
   expect(runData['All screen activity'][0].data.main[0]).toHaveLength(3000);
   // Return All followed the cursor over several pages.
-  const pages = serverRequests(devdata, 'GET', '/v1/dev/user/screen-activity');
+  const pages = await serverRequests(devdata, 'GET', '/v1/dev/user/screen-activity');
   expect(pages.length).toBeGreaterThanOrEqual(3);
   expect(pages.filter((url) => url.includes('cursor=')).length).toBe(pages.length - 1);
 
