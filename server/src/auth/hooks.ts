@@ -49,11 +49,15 @@ export function developerAuth(limiter: RequestLimiter): onRequestAsyncHookHandle
     const token = bearerToken(request.headers.authorization);
     if (!token) throw unauthorized(MALFORMED_HEADER);
     const { accounts } = request.server;
-    const key = await accounts.findActiveKey(token);
+    // Both answer at once in the common case (a cached key, a limit counted in this process): awaited only when
+    // they had to ask the database or Redis.
+    const found = accounts.findActiveKey(token);
+    const key = found instanceof Promise ? await found : found;
     if (!key) throw unauthorized('Invalid API Key');
 
     const now = Date.now();
-    const window = await limiter.hit(key.id, now);
+    const counted = limiter.hit(key.id, now);
+    const window = counted instanceof Promise ? await counted : counted;
     reply.header('x-ratelimit-limit', String(limiter.max));
     reply.header('x-ratelimit-remaining', String(window.remaining));
     reply.header('x-ratelimit-reset', String(Math.ceil(window.resetAt / 1000)));

@@ -11,7 +11,8 @@ export interface WindowCount {
 /** Counts developer-API requests per key in fixed windows aligned to the clock (00:00, 01:00, … for 60 s). */
 export interface RequestLimiter {
   readonly max: number;
-  hit(key: string, now?: number): Promise<WindowCount>;
+  /** Counted in this process the answer is at once; counted in Redis, a promise. */
+  hit(key: string, now?: number): WindowCount | Promise<WindowCount>;
 }
 
 function windowStart(now: number, windowMs: number): number {
@@ -48,7 +49,7 @@ export class FixedWindowLimiter implements RequestLimiter {
     return counted(count, this.max, start, this.windowMs);
   }
 
-  async hit(key: string, now = Date.now()): Promise<WindowCount> {
+  hit(key: string, now = Date.now()): WindowCount {
     return this.count(key, now);
   }
 

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 export const DEV_KEY_PREFIX = 'svc_dev_';
 export const APP_SECRET_PREFIX = 'sk_';
@@ -10,8 +10,9 @@ export function newSecret(prefix: string): string {
   return prefix + randomBytes(16).toString('hex');
 }
 
+/** The SHA-256 of a secret, in hex: what is stored and looked up. */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return hash('sha256', secret);
 }
 
 /** The display form of a key, e.g. `svc_dev_abcd...wxyz`. */

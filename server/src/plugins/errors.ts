@@ -70,14 +70,12 @@ async function errorsPlugin(app: FastifyInstance) {
   });
 
   // After authentication, like every other input check (the body is checked as it is parsed).
-  app.addHook('preValidation', async (request) => {
-    for (const [where, value] of [
-      ['path', request.params],
-      ['query', request.query],
-    ] as const) {
-      const issue = textIssue(value);
-      if (issue) throw UnprocessableError.at([where, ...issue.path], issue.msg, issue.type);
-    }
+  app.addHook('preValidation', (request, _reply, done) => {
+    const inPath = textIssue(request.params);
+    if (inPath) return done(UnprocessableError.at(['path', ...inPath.path], inPath.msg, inPath.type));
+    const inQuery = textIssue(request.query);
+    if (inQuery) return done(UnprocessableError.at(['query', ...inQuery.path], inQuery.msg, inQuery.type));
+    done();
   });
 
   // Every body is JSON: any other type (Fastify's text/plain parser included) is a 415 saying so.

@@ -146,6 +146,21 @@ export function accountsRepository(db: Kysely<Database>, options: AccountsOption
     return decodeApp(row);
   }
 
+  /** Reads the unrevoked key with this hash and caches it (see key-cache.ts). */
+  async function readActiveKey(hash: string): Promise<ActiveKey | undefined> {
+    const lookup = activeKeys.begin();
+    const row = await db
+      .selectFrom('api_keys')
+      .select(['id', 'user_id', 'scopes', 'last_used_at'])
+      .where('key_hash', '=', hash)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const key = { ...row, scopes: fromJson<Scope[]>(row.scopes) };
+    activeKeys.set(hash, key, lookup);
+    return key;
+  }
+
   return {
     async createUser(name: string): Promise<User> {
       const row = { id: newId(), name, created_at: Date.now() };
@@ -215,21 +230,10 @@ export function accountsRepository(db: Kysely<Database>, options: AccountsOption
      * The unrevoked key whose secret is `secret`, if any: from the key cache when it was read less than
      * KEY_CACHE_TTL_MS ago (see key-cache.ts for how a revocation reaches every instance).
      */
-    async findActiveKey(secret: string): Promise<ActiveKey | undefined> {
+    findActiveKey(secret: string): ActiveKey | undefined | Promise<ActiveKey | undefined> {
       const hash = hashSecret(secret);
-      const cached = activeKeys.get(hash);
-      if (cached) return cached;
-      const lookup = activeKeys.begin();
-      const row = await db
-        .selectFrom('api_keys')
-        .select(['id', 'user_id', 'scopes', 'last_used_at'])
-        .where('key_hash', '=', hash)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
-      if (!row) return undefined;
-      const key = { ...row, scopes: fromJson<Scope[]>(row.scopes) };
-      activeKeys.set(hash, key, lookup);
-      return key;
+      // A cached key is answered at once, without a promise: this is every authenticated request's path.
+      return activeKeys.get(hash) ?? readActiveKey(hash);
     },
 
     /** Records that the key was used at `at` (epoch ms), in the database and on the key as cached. */

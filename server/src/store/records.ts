@@ -12,6 +12,7 @@ import {
 } from 'kysely';
 import type { TombstoneType } from '../contract/changes';
 import { recordDeletion, userWrite } from './changes';
+import { selectRows } from './db';
 import { NotFound } from './errors';
 import type { Database } from './schema';
 
@@ -59,7 +60,7 @@ export async function findOwned(
   id: string,
   columns?: readonly string[],
 ): Promise<unknown> {
-  const { rows } = await db.executeQuery({ ...findOwnedQuery(db, table, columns), parameters: [id, userId] });
+  const rows = await selectRows(db, { ...findOwnedQuery(db, table, columns), parameters: [id, userId] });
   return found(rows[0], table);
 }
 
