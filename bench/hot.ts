@@ -9,10 +9,13 @@ import { client, compare, createDatabase, fixed, init, serve, startProcess, tabl
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+// BENCH_HOT=goal,list,batch: only those requests (all by default), for measuring one change quickly.
+const ONLY = process.env.BENCH_HOT?.split(',');
 // Response headers that node:http writes itself.
 const OWN_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
 
 interface Target {
+  key: string;
   name: string;
   method: 'GET' | 'POST';
   path: string;
@@ -49,10 +52,21 @@ export async function hot(options: { nodeArgs?: string[]; logFile?: string } = {
       })),
     });
     const targets: Target[] = [
-      { name: 'GET goal', method: 'GET', path: `/v1/dev/user/goals/${goal.id}` },
-      { name: 'GET action items (limit 100)', method: 'GET', path: '/v1/dev/user/action-items?limit=100' },
-      { name: 'POST 50-item batch', method: 'POST', path: '/v1/dev/user/action-items/batch', body: batch },
-    ];
+      { key: 'goal', name: 'GET goal', method: 'GET', path: `/v1/dev/user/goals/${goal.id}` },
+      {
+        key: 'list',
+        name: 'GET action items (limit 100)',
+        method: 'GET',
+        path: '/v1/dev/user/action-items?limit=100',
+      },
+      {
+        key: 'batch',
+        name: 'POST 50-item batch',
+        method: 'POST',
+        path: '/v1/dev/user/action-items/batch',
+        body: batch,
+      },
+    ].filter((target) => !ONLY || ONLY.includes(target.key)) as Target[];
     const headers = {
       authorization: `Bearer ${credentials.developer_key}`,
       'content-type': 'application/json',
