@@ -36,13 +36,25 @@ const STATUS_DESCRIPTIONS: Record<string, string> = {
   415: "The body was not sent as JSON; send it with 'Content-Type: application/json'",
   422: 'Invalid input: each issue gives where (loc), what (msg) and its type',
   429: 'Rate limit exceeded; retry after the seconds in Retry-After',
-  503: 'The database is unavailable; retry after the seconds in Retry-After',
+  503: 'The database is out of reach or the server is overloaded; retry after the seconds in Retry-After',
+};
+
+/** Answers the contract cannot describe: the event stream's 200 is not JSON. */
+const RESPONSES_BY_OPERATION: Record<string, Operation['responses']> = {
+  streamNotifications: {
+    200: {
+      description:
+        'An open stream of Server-Sent Events: `event: notification` with the Notification JSON as `data`, and `: heartbeat` comments',
+      content: { 'text/event-stream': { schema: { type: 'string' } } },
+    },
+  },
 };
 
 const ERROR_CONTENT = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
 
 /** The parts of the generated document that `describeResponses` completes. */
 interface Operation {
+  operationId?: string;
   requestBody?: unknown;
   security?: Record<string, string[]>[];
   responses: Record<string, { description?: string; content?: unknown }>;
@@ -50,14 +62,17 @@ interface Operation {
 
 /**
  * Completes each operation: the description of every response, the 415 that any operation with a body can answer
- * (every body is JSON), and no body on a 204.
+ * (every body is JSON), the 503 that any operation can answer (the database out of reach, or load shed), the
+ * answers the contract cannot describe, and no body on a 204.
  */
 function describeResponses<D extends { paths?: object }>(document: D): D {
   for (const item of Object.values(document.paths ?? {}) as Record<string, Operation>[]) {
     for (const operation of Object.values(item)) {
-      const { responses } = operation;
+      const responses = { ...RESPONSES_BY_OPERATION[operation.operationId ?? ''], ...operation.responses };
+      operation.responses = responses;
       if (operation.requestBody)
         responses[415] = { description: STATUS_DESCRIPTIONS[415], content: ERROR_CONTENT };
+      responses[503] ??= { description: STATUS_DESCRIPTIONS[503], content: ERROR_CONTENT };
       const scheme = Object.keys(operation.security?.[0] ?? {})[0] as SecurityScheme | undefined;
       for (const [status, response] of Object.entries(responses)) {
         if (status === '204') delete response.content;
