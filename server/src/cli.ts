@@ -48,7 +48,8 @@ refused with NODE_ENV=production) also allows loopback (127.0.0.0/8, ::1) over h
 
 Creates a user, a developer key holding every scope, an admin token, and an app with both
 capabilities installed for that user with every proactive scope granted. The secrets are
-printed once; only their hashes are stored.
+printed once; the key, the token and the app secret are stored only as hashes, the webhook
+secret as is (the server signs with it).
 
   --json      Print one JSON object {user_id, developer_key, admin_token, app_id, app_secret, webhook_secret}`,
   seed: `Usage: devdata-server seed [--database <url>]

@@ -23,7 +23,7 @@ export interface Bus {
 }
 
 /** The envelope on the wire: who sent it, so each instance can skip its own. */
-export interface Envelope {
+interface Envelope {
   from: string;
   message: unknown;
 }

@@ -19,6 +19,8 @@ export class RedisLink {
   private failing = false;
   /** While failing: a PING every second, so a slow Redis that answers again is noticed without traffic. */
   private probe: NodeJS.Timeout | null = null;
+  /** Set by close(): from then on a lost connection is ours to lose. */
+  private closed = false;
 
   constructor(
     url: string,
@@ -74,13 +76,15 @@ export class RedisLink {
   }
 
   async close(): Promise<void> {
+    // First, so the connections' own 'close' events are not taken for Redis going away.
+    this.closed = true;
     if (this.probe) clearInterval(this.probe);
     this.commands.disconnect();
     this.subscriber.disconnect();
   }
 
   private failed(error: Error): void {
-    if (this.failing) return;
+    if (this.failing || this.closed) return;
     this.failing = true;
     this.probe = setInterval(() => void this.run((redis) => redis.ping()), PROBE_INTERVAL_MS);
     this.probe.unref();

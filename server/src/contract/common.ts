@@ -60,10 +60,10 @@ export function nulPath(value: unknown): (string | number)[] | null {
 
 // In a `u` pattern a surrogate pair is one code point, so only a surrogate standing alone matches.
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
-export const LONE_SURROGATE_MESSAGE = 'Text must be well-formed Unicode (no lone surrogate characters)';
+const LONE_SURROGATE_MESSAGE = 'Text must be well-formed Unicode (no lone surrogate characters)';
 
 /** How deep a request body may nest: far beyond any field of the interface, far below any stack limit. */
-export const MAX_JSON_DEPTH = 100;
+const MAX_JSON_DEPTH = 100;
 
 export interface TextIssue {
   path: (string | number)[];
@@ -136,8 +136,8 @@ function instantMs(value: string): number {
 }
 
 /** The instants the server keeps: those it writes back as ISO 8601 with a four-digit year, 0001 to 9999 UTC. */
-export const MIN_INSTANT = Date.parse('0001-01-01T00:00:00.000Z');
-export const MAX_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
+const MIN_INSTANT = Date.parse('0001-01-01T00:00:00.000Z');
+const MAX_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
 export const INSTANT_RANGE_MESSAGE =
   'Date must lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z (UTC)';
 export const inInstantRange = (ms: number): boolean => ms >= MIN_INSTANT && ms <= MAX_INSTANT;

@@ -148,7 +148,7 @@ export const MAX_SEGMENTS = 500;
  * The latest a segment may start or end, in seconds from the conversation's start: a year. The conversation's
  * times are derived from them, so a bound keeps those instants storable (a 1e308 would overflow them).
  */
-export const MAX_SEGMENT_SECONDS = 31_536_000;
+const MAX_SEGMENT_SECONDS = 31_536_000;
 export const segmentInput = z.object({
   text: z.string().trim().min(1).max(10_000),
   speaker: z.string().max(100).optional().meta({ description: 'Speaker label, e.g. SPEAKER_00' }),

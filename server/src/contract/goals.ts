@@ -6,8 +6,6 @@ import { UnprocessableError } from '../errors';
 export const GOAL_TYPES = ['boolean', 'scale', 'numeric'] as const;
 export const GOAL_STATUSES = ['background', 'focused', 'paused', 'achieved', 'abandoned'] as const;
 export const GOAL_SOURCES = ['user', 'ai_suggested', 'imported'] as const;
-/** Statuses in which a goal counts as inactive (`is_active: false`). */
-export const INACTIVE_STATUSES: readonly string[] = ['achieved', 'abandoned'];
 
 export const goalType = z.enum(GOAL_TYPES);
 export const goalStatus = z.enum(GOAL_STATUSES);

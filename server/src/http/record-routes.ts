@@ -22,7 +22,7 @@ type Domain = Scope extends `${infer D}:${string}` ? D : never;
 type ScopeDomain = { [D in Domain]: `${D}:read` | `${D}:write` extends Scope ? D : never }[Domain];
 
 /** A developer-API resource: its OpenAPI tags, and the domain of the scopes that read and write it. */
-export interface RecordResource {
+interface RecordResource {
   tags: string[];
   scopes: ScopeDomain;
 }

@@ -6,7 +6,7 @@ import { BlockList, isIP, type LookupFunction } from 'node:net';
 /** Resolves a host name to its addresses (DNS by default; tests pass their own, so nothing leaves the host). */
 export type Resolve = (hostname: string) => Promise<{ address: string; family: number }[]>;
 
-export const systemResolve: Resolve = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+const systemResolve: Resolve = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
 /** Thrown, before any connection is made, for a call the outbound policy refuses. */
 export class OutboundRefused extends Error {
@@ -62,7 +62,7 @@ for (const [network, prefix] of [
   forbidden6.addSubnet(network, prefix, 'ipv6');
 }
 
-export type AddressKind = 'public' | 'loopback' | 'forbidden';
+type AddressKind = 'public' | 'loopback' | 'forbidden';
 
 /** What an IP address is to the policy (anything that does not parse is forbidden). */
 export function addressKind(address: string): AddressKind {

@@ -14,7 +14,10 @@ import {
 /** A pushed notification as the other instances are told of it: whole, or by id when it is too big to send. */
 type Announcement = { userId: string; notification: Notification } | { userId: string; id: string };
 
-/** Past this, an announcement carries the id and each instance reads the row (NOTIFY takes under 8000 bytes). */
+/**
+ * Past this, an announcement carries the id and each instance reads the row: PostgreSQL's NOTIFY (the bus without
+ * Redis) refuses payloads of 8000 bytes or more, and the bus's envelope adds its own fields.
+ */
 const ANNOUNCEMENT_MAX_BYTES = 7_000;
 
 /**

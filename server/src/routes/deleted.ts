@@ -29,8 +29,9 @@ const deleted: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/deleted',
     {
-      // The scope depends on `type`; checked before validation, like every other route's scope.
-      preValidation: async (request) => {
+      // The scope depends on `type`; checked as the request arrives, after authentication, like every other
+      // route's scope: a missing scope is a 403 whatever the input.
+      onRequest: async (request) => {
         const scopes = request.developerKey?.scopes ?? [];
         const type = (request.query as Record<string, unknown>).type;
         if (isTombstoneType(type)) {

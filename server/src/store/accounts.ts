@@ -103,7 +103,7 @@ function decodeApiKey(row: Row<'api_keys'>): ApiKey {
   };
 }
 
-export function decodeApp(row: Row<'apps'>): App {
+function decodeApp(row: Row<'apps'>): App {
   return {
     id: row.id,
     name: row.name,
@@ -228,7 +228,7 @@ export function accountsRepository(db: Kysely<Database>, options: AccountsOption
 
     /**
      * The unrevoked key whose secret is `secret`, if any: from the key cache when it was read less than
-     * KEY_CACHE_TTL_MS ago (see key-cache.ts for how a revocation reaches every instance).
+     * `keyCacheTtlMs` ago (see key-cache.ts for how a revocation reaches every instance).
      */
     findActiveKey(secret: string): ActiveKey | undefined | Promise<ActiveKey | undefined> {
       const hash = hashSecret(secret);
@@ -258,7 +258,7 @@ export function accountsRepository(db: Kysely<Database>, options: AccountsOption
 
     /**
      * Forgets a cached key by the hash of its secret: for an instance told that another one revoked it (the
-     * cache's expiry alone bounds that to KEY_CACHE_TTL_MS).
+     * cache's expiry alone bounds that to `keyCacheTtlMs`).
      */
     invalidateKey(hash: string): void {
       activeKeys.invalidate(hash);

@@ -160,5 +160,3 @@ export function actionItemsRepository(db: Kysely<Database>) {
     },
   };
 }
-
-export type ActionItemsRepository = ReturnType<typeof actionItemsRepository>;

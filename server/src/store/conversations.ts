@@ -337,26 +337,25 @@ export function conversationsRepository(db: Kysely<Database>, dialect: Dialect) 
       let finishedAt = row.finished_at;
       if (fromFlag(row.live)) {
         finishedAt = await userWrite(db, userId, async (trx, at) => {
-          const end = Math.max(at, row.finished_at);
-          const finished = await trx
+          // Read again under the user's write stamp, which orders the user's writes: an append since the read
+          // above may have moved finished_at on, or another request finished the session (or deleted it).
+          const current = await trx
+            .selectFrom('conversations')
+            .select(['live', 'finished_at'])
+            .where('id', '=', row.id)
+            .executeTakeFirst();
+          if (!current) throw new NotFound('Transcript session');
+          if (!fromFlag(current.live)) return current.finished_at;
+          const end = Math.max(at, current.finished_at);
+          await trx
             .updateTable('conversations')
             .set({ live: 0, finished_at: end, updated_at: at })
             .where('id', '=', row.id)
-            .where('live', '=', 1)
-            .executeTakeFirst();
-          if (Number(finished.numUpdatedRows) > 0) return end;
-          // Finished meanwhile by another request: answer with its finish time.
-          const again = await trx
-            .selectFrom('conversations')
-            .select('finished_at')
-            .where('id', '=', row.id)
-            .executeTakeFirst();
-          return again?.finished_at ?? row.finished_at;
+            .execute();
+          return end;
         });
       }
       return { conversationId: row.id, finishedAt: iso(finishedAt) };
     },
   };
 }
-
-export type ConversationsRepository = ReturnType<typeof conversationsRepository>;

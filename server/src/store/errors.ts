@@ -6,7 +6,7 @@
  * other users' records cannot be probed. `thing` names it for the message: "<thing> not found".
  */
 export class NotFound extends Error {
-  constructor(readonly thing: string) {
+  constructor(thing: string) {
     super(`${thing} not found`);
   }
 }

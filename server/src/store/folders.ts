@@ -109,5 +109,3 @@ export function foldersRepository(db: Kysely<Database>) {
     },
   };
 }
-
-export type FoldersRepository = ReturnType<typeof foldersRepository>;

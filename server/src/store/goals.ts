@@ -1,13 +1,7 @@
 // Goals with their history (the value per UTC day): every query, and how a row reads back. Goals are never
 // deleted: abandoning one is an update.
 import type { Kysely } from 'kysely';
-import {
-  INACTIVE_STATUSES,
-  type GoalSource,
-  type GoalStatus,
-  type GoalType,
-  type GoalValues,
-} from '../contract/goals';
+import type { GoalSource, GoalStatus, GoalType, GoalValues } from '../contract/goals';
 import { newId } from '../ids';
 import { userWrite } from './changes';
 import { asksForChanges, inFeedOrder, type FeedQuery } from './paging';
@@ -16,6 +10,9 @@ import { fromJson, iso, toJson } from './rows';
 import type { Database } from './schema';
 
 const DAY_MS = 86_400_000;
+
+/** Statuses in which a goal counts as inactive (`is_active: false`), left out of the default list. */
+const INACTIVE_STATUSES: readonly string[] = ['achieved', 'abandoned'] satisfies GoalStatus[];
 
 /** The UTC calendar day of an instant, `YYYY-MM-DD`: the key of a goal's history entry. */
 const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -73,7 +70,7 @@ export interface GoalHistoryEntry {
   recorded_at: string;
 }
 
-export function decodeGoal(row: Row<'goals'>): Goal {
+function decodeGoal(row: Row<'goals'>): Goal {
   const type = row.goal_type as GoalType;
   return {
     id: row.id,
@@ -247,5 +244,3 @@ export function goalsRepository(db: Kysely<Database>) {
     },
   };
 }
-
-export type GoalsRepository = ReturnType<typeof goalsRepository>;

@@ -10,8 +10,6 @@ const CHANNELS: Record<Channel, string> = {
   notifications: 'devdata_notifications',
   'key-revocations': 'devdata_key_revocations',
 };
-/** NOTIFY refuses payloads of 8000 bytes or more. */
-export const NOTIFY_MAX_BYTES = 7_900;
 const RECONNECT_MS = 1_000;
 
 /**

@@ -69,6 +69,8 @@ export function proactiveRepository(db: Kysely<Database>) {
             .updateTable('rate_counters')
             .set({ expires_at: pushedAt + windowMs })
             .where('key', '=', key)
+            // Only our own claim: one that outlived pendingUntil may have been taken by another push since.
+            .where('expires_at', '=', pendingUntil)
             .execute();
         },
         release: async () => {
