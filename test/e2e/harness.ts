@@ -400,6 +400,9 @@ export async function prepareN8n(
     N8N_PERSONALIZATION_ENABLED: 'false',
     N8N_TEMPLATES_ENABLED: 'false',
     N8N_HIRING_BANNER_ENABLED: 'false',
+    // Both would ask api.n8n.io: the banners shown in the editor, and the list of verified community nodes.
+    N8N_DYNAMIC_BANNERS_ENABLED: 'false',
+    N8N_VERIFIED_PACKAGES_ENABLED: 'false',
     N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'true',
     N8N_SECURE_COOKIE: 'false',
     N8N_LISTEN_ADDRESS: '127.0.0.1',

@@ -2,8 +2,10 @@
 
 export const CHROMIUM = process.env.DEVDATA_E2E_CHROMIUM ?? '/usr/bin/chromium';
 
-// Without the background-networking flags Chromium keeps trying to reach Google's services.
+// Without the background-networking flags Chromium keeps trying to reach Google's services; the resolver rule
+// fails every host but localhost and 127.0.0.1, so nothing a page loads can reach beyond loopback.
 export const CHROMIUM_ARGS = [
+  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1',
   '--headless',
   '--no-sandbox',
   '--disable-gpu',

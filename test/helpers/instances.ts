@@ -2,7 +2,7 @@
 // users, apps, webhooks and notification streams those suites drive through them.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { SCOPES } from '../../server/src/contract/scopes';
 import type { InitResult } from '../../server/src/scripts/init';
 import { runCli, serveCli, type ServeProcess } from './cli';
@@ -22,9 +22,19 @@ export interface Pair {
 export async function startPair(env: NodeJS.ProcessEnv): Promise<Pair> {
   const database = await createDatabase('postgres');
   const made = runCli(['init', '--database', database.url, '--json']);
-  if (made.status !== 0) throw new Error(made.stderr);
+  const started: PromiseSettledResult<ServeProcess>[] =
+    made.status === 0
+      ? await Promise.allSettled([serveCli(database.url, env), serveCli(database.url, env)])
+      : [];
+  const [a, b] = started.map((result) => (result.status === 'fulfilled' ? result.value : undefined));
+  if (!a || !b) {
+    // Whatever did start is stopped, so a failed start leaves no process or database behind.
+    await Promise.all([a?.stop(), b?.stop()]);
+    await database.drop();
+    const failure = started.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    throw failure ? failure.reason : new Error(made.stderr);
+  }
   const init = JSON.parse(made.stdout) as InitResult;
-  const [a, b] = await Promise.all([serveCli(database.url, env), serveCli(database.url, env)]);
   return {
     a,
     b,
@@ -192,6 +202,8 @@ export async function ownRedis(): Promise<{
   stop(): Promise<void>;
   /** Makes it answer nothing for `seconds` (DEBUG SLEEP); resolves when it answers again. */
   sleep(seconds: number): Promise<void>;
+  /** Whether it leaves a PING unanswered for `ms` (asleep, say). */
+  unresponsive(ms?: number): Promise<boolean>;
 }> {
   const port = await freePort();
   let child: ChildProcess | null = null;
@@ -226,6 +238,19 @@ export async function ownRedis(): Promise<{
           String(seconds),
         ]);
         cli.once('exit', () => resolve());
+      }),
+    unresponsive: (ms = 100) =>
+      new Promise((resolve) => {
+        const socket = connect(port, '127.0.0.1');
+        const answered = (yes: boolean) => {
+          clearTimeout(timer);
+          socket.destroy();
+          resolve(!yes);
+        };
+        const timer = setTimeout(() => answered(false), ms);
+        socket.once('data', () => answered(true));
+        socket.once('error', () => answered(false));
+        socket.write('PING\r\n');
       }),
     async stop() {
       const running = child;

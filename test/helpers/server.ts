@@ -93,23 +93,34 @@ export async function startServer(
   const database = await createDatabase(dialect);
   const databaseUrl = options.connectVia?.(database.url) ?? database.url;
   const store = openStore(databaseUrl);
-  await migrateToLatest(store);
-  const init = await initInstance(store.db);
-  // A generous rate limit and no load shedding, so suites never trip them unless they mean to (a test that
-  // holds the event loop on purpose, e.g. SQLite waiting on a lock, would otherwise shed the next request).
-  // Webhook receivers in tests listen on 127.0.0.1: the development allowance is on unless a test turns it off.
-  const app = await buildApp({
-    store,
-    config: {
-      rateLimit: { max: 100_000, windowMs: 60_000 },
-      maxEventLoopDelayMs: 0,
-      allowLoopbackWebhooks: true,
-      ...config,
-    },
-    resolve: options.resolve ?? loopbackOnlyResolve,
-  });
-  await options.beforeListen?.(app);
-  const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+  let app: App | undefined;
+  let init: InitResult;
+  let baseUrl: string;
+  try {
+    await migrateToLatest(store);
+    init = await initInstance(store.db);
+    // A generous rate limit and no load shedding, so suites never trip them unless they mean to (a test that
+    // holds the event loop on purpose, e.g. SQLite waiting on a lock, would otherwise shed the next request).
+    // Webhook receivers in tests listen on 127.0.0.1: the development allowance is on unless a test turns it off.
+    app = await buildApp({
+      store,
+      config: {
+        rateLimit: { max: 100_000, windowMs: 60_000 },
+        maxEventLoopDelayMs: 0,
+        allowLoopbackWebhooks: true,
+        ...config,
+      },
+      resolve: options.resolve ?? loopbackOnlyResolve,
+    });
+    await options.beforeListen?.(app);
+    baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+  } catch (error) {
+    // A failed start leaves nothing open behind it.
+    await app?.close();
+    await store.close();
+    await database.drop();
+    throw error;
+  }
   return {
     dialect,
     baseUrl,
@@ -140,6 +151,7 @@ export function forSuite<T extends { close(): Promise<void> }>(start: () => Prom
   beforeAll(async () => {
     Object.assign(started, await start());
   });
-  afterAll(() => started.close());
+  // When start failed there is nothing to close, and beforeAll's own error is the one to read.
+  afterAll(() => started.close?.());
   return started;
 }

@@ -160,9 +160,10 @@ describe.each(DIALECTS)('per-app isolation in the dispatcher on %s', (dialect) =
     // The hanging app holds its share of the slots and no more.
     expect(hooks.hanging.hanging()).toBe(server.app.config.webhookConcurrencyPerApp);
     expect(Math.max(...underFault)).toBeLessThan(4_000);
-    // Shown with both medians, so a failure says by how much.
+    // Shown with both medians, so a failure says by how much. The medians are a few ms on loopback (a hanging
+    // app used to add seconds): 25 ms of slack keeps a GC pause or the other test worker from deciding it.
     const delays = { usual: median(usual), underFault: median(underFault) };
-    expect({ ...delays, withinTwice: delays.underFault <= 2 * delays.usual }).toEqual({
+    expect({ ...delays, withinTwice: delays.underFault <= 2 * delays.usual + 25 }).toEqual({
       ...delays,
       withinTwice: true,
     });

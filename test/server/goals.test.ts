@@ -1,10 +1,10 @@
 import { errorBody, success, validationErrorBody } from '../../server/src/contract/common';
 import { goal, goalHistory } from '../../server/src/contract/goals';
+import { clearOfBoundary, DAY_MS } from '../helpers/clock';
 import { devClient, expectShape, keyWithScopes, newUser, type Client } from '../helpers/http';
 import { DIALECTS, forSuite, startServer } from '../helpers/server';
 
 const BASE = '/v1/dev/user/goals';
-const DAY_MS = 86_400_000;
 const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 describe.each(DIALECTS)('goals on %s', (dialect) => {
@@ -26,6 +26,7 @@ describe.each(DIALECTS)('goals on %s', (dialect) => {
   }
 
   it('creates a goal with defaults by type and reads it back', async () => {
+    await clearOfBoundary(DAY_MS, 30_000);
     const numeric = await create(api, {
       title: 'Run 100 km',
       target_value: 100,
@@ -105,6 +106,7 @@ describe.each(DIALECTS)('goals on %s', (dialect) => {
   });
 
   it('updates only the fields sent and validates the merged values', async () => {
+    await clearOfBoundary(DAY_MS, 30_000);
     const g = await create(api, {
       title: 'Meditate',
       goal_type: 'scale',
@@ -167,6 +169,7 @@ describe.each(DIALECTS)('goals on %s', (dialect) => {
   });
 
   it('records progress once per UTC day and reports history in a days window', async () => {
+    await clearOfBoundary(DAY_MS, 30_000);
     const g = await create(api, { title: 'Save money', target_value: 1000, current_value: 100 });
     const now = Date.now();
     // Past entries, inserted directly and out of order.

@@ -16,6 +16,7 @@ import {
   type Pair,
   type Tenant,
 } from '../helpers/instances';
+import { clearOfBoundary, HOUR_MS, MINUTE_MS } from '../helpers/clock';
 import { client } from '../helpers/http';
 import { createDatabase } from '../helpers/server';
 
@@ -129,8 +130,7 @@ describe('two instances with Redis', () => {
   it('give a key 100 requests a minute between them, then 429 with Retry-After from either', async () => {
     const tenant = await newTenant(pair, webhook.url);
     // The window is the clock's minute: start well inside one.
-    const intoMinute = Date.now() % 60_000;
-    if (intoMinute > 45_000) await new Promise((resolve) => setTimeout(resolve, 60_500 - intoMinute));
+    await clearOfBoundary(MINUTE_MS, 15_000);
     const answers = await Promise.all(
       Array.from({ length: 100 }, (_, i) => tenant.user(i % 2 ? pair.a : pair.b).get('/v1/dev/key')),
     );
@@ -183,6 +183,7 @@ describe('two instances with Redis', () => {
 
   it('accept exactly 10 of 15 direct notifications for one user made through both in one hour', async () => {
     const tenant = await newTenant(pair, webhook.url);
+    await clearOfBoundary(HOUR_MS, 10_000);
     const statuses = await Promise.all(
       Array.from({ length: 15 }, (_, i) =>
         tenant
@@ -272,7 +273,7 @@ describe('two instances while their Redis stops and comes back', () => {
   it('answer at once while Redis is slow, counting the limit in each instance meanwhile', async () => {
     const tenant = await newTenant(pair, webhook.url);
     const sleeping = redis.sleep(2);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await until(() => redis.unresponsive(), 1_500);
     const started = performance.now();
     const replies = await Promise.all(
       [pair.a, pair.b].map((server) => tenant.user(server).get('/v1/dev/key')),

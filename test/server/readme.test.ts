@@ -42,8 +42,10 @@ describe('the server manual, run as written', () => {
     let developerKey: string | undefined;
     try {
       for (const line of lines) {
-        const args = line.split(/\s+/).slice(1);
-        const command = args[1];
+        // --no: npx runs the workspace's own command, and never fetches a package of that name instead ("--"
+        // ends npx's own options, so the command's --version is its own).
+        const args = ['--no', '--', ...line.split(/\s+/).slice(1)];
+        const command = args[3];
         if (command !== 'start' && command !== 'serve') {
           const result = spawnSync('npx', args, { cwd: REPO, env, encoding: 'utf8', timeout: 60_000 });
           expect({ line, status: result.status, stderr: result.stderr }).toMatchObject({ status: 0 });
