@@ -61,7 +61,7 @@ export class DevDataApi implements ICredentialType {
         properties: {
           value: 401,
           message:
-            'Invalid API Key: the server rejected this developer key. Developer keys start with svc_dev_ (an app secret, sk_…, belongs in the DevData App credential); check that the whole key was pasted and that it has not been revoked.',
+            'Invalid API Key: the server rejected this developer key. Developer keys start with svc_dev_ (an app secret, sk_…, belongs in the DevData App API credential); check that the whole key was pasted and that it has not been revoked.',
         },
       },
       {

@@ -61,7 +61,7 @@ export async function webhookRegistration(
     const cause = (error as Error).message;
     throw new NodeApiError(this.getNode(), { message: cause } as JsonObject, {
       message: `Could not reach the DevData server to ${WHAT[method]}`,
-      description: `${method} ${url} failed: ${cause}. Check the Base URL of the DevData App credential, and that the server is running.`,
+      description: `${method} ${url} failed: ${cause}. Check the Base URL of the DevData App API credential, and that the server is running.`,
     });
   }
 

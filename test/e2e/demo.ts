@@ -55,7 +55,7 @@ DevData demo is running.
     user id:      ${devdata.credentials.user_id}
     developer key ${devdata.credentials.developer_key}
 
-What to try (credentials "DevData Developer API" and "DevData App" are ready in n8n):
+What to try (credentials "DevData Developer API" and "DevData App API" are ready in n8n):
   1. Open "DevData: sync action items from another tool" and click "Execute workflow": 120 tasks become
      action items in 3 requests. See them with: curl -H "Authorization: Bearer ${devdata.credentials.developer_key}" \\
      ${devdata.baseUrl}/v1/dev/user/action-items

@@ -337,7 +337,7 @@ export function n8nCredentials(baseUrl: string, credentials: Credentials) {
     },
     {
       id: 'devDataAppDemo01',
-      name: 'DevData App',
+      name: 'DevData App API',
       type: 'devDataAppApi',
       data: {
         baseUrl,

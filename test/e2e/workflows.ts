@@ -5,7 +5,7 @@ import { devdataApi, serverRequests, type DevdataServer } from './harness.ts';
 
 export const DEVDATA = `${PACKAGE_NAME}.devData`;
 export const DEV_CREDENTIAL = { devDataApi: { id: 'devDataApiDemo01', name: 'DevData Developer API' } };
-export const APP_CREDENTIAL = { devDataAppApi: { id: 'devDataAppDemo01', name: 'DevData App' } };
+export const APP_CREDENTIAL = { devDataAppApi: { id: 'devDataAppDemo01', name: 'DevData App API' } };
 
 interface Step {
   name: string;

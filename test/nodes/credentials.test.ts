@@ -113,7 +113,7 @@ describe('DevData Developer API credential', () => {
   });
 });
 
-describe('DevData App credential', () => {
+describe('DevData App API credential', () => {
   test('the credential test passes with the app ID and secret, and fails with a wrong secret', async () => {
     const app = credentialsFor(server).devDataAppApi;
     expect(await testCredential('devDataAppApi', app)).toEqual({

@@ -58,7 +58,7 @@ test('a wrong app secret is a 401 that points at the app credential', async () =
     { credentials },
   );
   expect(result.error?.message).toBe(
-    'Authorization failed: check the App ID and App Secret of the DevData App credential',
+    'Authorization failed: check the App ID and App Secret of the DevData App API credential',
   );
   expect(result.error?.description).toBe('Invalid app ID or secret');
 });

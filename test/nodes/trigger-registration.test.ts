@@ -126,7 +126,7 @@ test('a wrong app secret fails activation with a NodeApiError that points at the
   );
   expect(error?.name).toBe('NodeApiError');
   expect(error?.message).toBe(
-    'Authorization failed: check the App ID and App Secret of the DevData App credential',
+    'Authorization failed: check the App ID and App Secret of the DevData App API credential',
   );
   expect(await registered()).toBeNull();
 });

@@ -90,6 +90,6 @@ export function updateById(
 }
 
 /** `Action Item` → `Action item`, as the server names records in its 404 details. */
-export function sentenceCase(label: string): string {
+function sentenceCase(label: string): string {
   return label.charAt(0) + label.slice(1).toLowerCase();
 }

@@ -28,7 +28,7 @@ export function toWireFields(
 }
 
 /** A date-time parameter with nothing in it. */
-export function isEmptyDate(value: unknown): boolean {
+function isEmptyDate(value: unknown): boolean {
   return value === '' || value === null;
 }
 

@@ -36,7 +36,7 @@ function isIssueList(detail: unknown): detail is ValidationIssue[] {
 }
 
 /** `["body", "action_items", 3, "due_at"]` → `body.action_items[3].due_at`. */
-export function formatLoc(loc: Array<string | number>): string {
+function formatLoc(loc: Array<string | number>): string {
   return loc.reduce<string>(
     (path, part) => (typeof part === 'number' ? `${path}[${part}]` : path ? `${path}.${part}` : part),
     '',
@@ -74,7 +74,7 @@ export function devDataApiError(
     case 401:
       message =
         context.credentialType === 'devDataAppApi'
-          ? 'Authorization failed: check the App ID and App Secret of the DevData App credential'
+          ? 'Authorization failed: check the App ID and App Secret of the DevData App API credential'
           : 'Authorization failed: check the Developer Key of the DevData Developer API credential';
       failure = { cause: 'credential-invalid' };
       break;
@@ -143,27 +143,31 @@ export function devDataApiError(
 
 const CREDENTIAL_NAMES: Record<DevDataCredentialType, string> = {
   devDataApi: 'DevData Developer API',
-  devDataAppApi: 'DevData App',
+  devDataAppApi: 'DevData App API',
 };
-
-/** The system error code of a request that got no answer (ECONNREFUSED, ENOTFOUND, …), wherever n8n put it. */
-export function networkErrorCode(error: unknown): string | undefined {
-  for (let cause = error, depth = 0; cause && typeof cause === 'object' && depth < 4; depth++) {
-    const code = (cause as { code?: unknown }).code;
-    if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
-    cause = (cause as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
 
 const NETWORK_REASONS: Record<string, string> = {
   ECONNREFUSED: 'Nothing accepted the connection at this address',
   ENOTFOUND: 'The host name could not be found',
   EAI_AGAIN: 'The host name could not be looked up',
   ETIMEDOUT: 'The server did not answer in time',
+  ECONNABORTED: 'The server did not answer in time',
   ECONNRESET: 'The connection was closed before the server answered',
   EHOSTUNREACH: 'The host cannot be reached from n8n',
 };
+
+/**
+ * The system error code of a request that got no answer (ECONNREFUSED, ENOTFOUND, …), wherever n8n put it. Other
+ * codes (a TLS certificate refused, an invalid URL) are not "unreachable": n8n's own error says what they are.
+ */
+export function networkErrorCode(error: unknown): string | undefined {
+  for (let cause = error, depth = 0; cause && typeof cause === 'object' && depth < 4; depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string' && Object.hasOwn(NETWORK_REASONS, code)) return code;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
 
 /**
  * A request that got no answer at all: names the Base URL tried and what to check, where n8n alone says

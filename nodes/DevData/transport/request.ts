@@ -17,7 +17,7 @@ import { devDataApiError, networkErrorCode, unreachableError, type FailureContex
 export type DevDataRequestContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions;
 
 /** How often a 429, or a 503 of a request that is safe to repeat, is retried before the node gives up. */
-export const MAX_RETRIES = 3;
+const MAX_RETRIES = 3;
 /** The longest Retry-After the node waits for; a longer wait fails at once (e.g. the hourly notification cap). */
 export const MAX_RETRY_AFTER_SECONDS = 60;
 
@@ -66,7 +66,7 @@ async function baseUrlOf(this: DevDataRequestContext, request: DevDataRequest): 
     throw new NodeOperationError(this.getNode(), 'The Developer Key must start with svc_dev_', {
       itemIndex: request.itemIndex,
       description:
-        'The DevData Developer API credential holds something that is not a developer key. Create a developer key in the DevData app (Settings → Developer) and paste all of it. For notifications, use the DevData App credential.',
+        'The DevData Developer API credential holds something that is not a developer key. Create a developer key in the DevData app (Settings → Developer) and paste all of it. For notifications, use the DevData App API credential.',
     });
   }
   return String(credentials.baseUrl ?? '').replace(/\/+$/, '');

@@ -33,7 +33,7 @@ export function proactiveWorkflow(options: ProactiveWorkflowOptions = {}): Workf
       position: [0, 0],
       webhookId: TRIGGER_WEBHOOK_ID,
       parameters: options.trigger ?? {},
-      credentials: { devDataAppApi: { id: 'cred-app', name: 'DevData App account' } },
+      credentials: { devDataAppApi: { id: 'cred-app', name: 'DevData App API account' } },
     },
   ];
   if (reply) {
@@ -53,7 +53,7 @@ export function proactiveWorkflow(options: ProactiveWorkflowOptions = {}): Workf
   };
 }
 
-/** The DevData App credential for `server`'s app, with its webhook signing secret unless told otherwise. */
+/** The DevData App API credential for `server`'s app, with its webhook signing secret unless told otherwise. */
 export function appCredentials(
   server: Pick<TestServer, 'baseUrl' | 'init'>,
   webhookSecret: string = server.init.webhook_secret,

@@ -41,6 +41,7 @@ const properties: INodeProperties[] = [
             name: 'end',
             type: 'number',
             default: 0,
+            typeOptions: { minValue: 0, numberPrecision: 3 },
             description: 'End of the segment, in seconds from the start of the conversation',
           },
           {
@@ -63,6 +64,7 @@ const properties: INodeProperties[] = [
             name: 'start',
             type: 'number',
             default: 0,
+            typeOptions: { minValue: 0, numberPrecision: 3 },
             description: 'Start of the segment, in seconds from the start of the conversation',
           },
           {
@@ -83,7 +85,7 @@ const properties: INodeProperties[] = [
     default: '[\n  {"text": "Hello", "speaker": "SPEAKER_00", "is_user": true, "start": 0, "end": 1.2}\n]',
     required: true,
     description:
-      'An array of segments with text, start and end (seconds), and optionally speaker, speaker_id and is_user. An expression such as {{ $JSON.segments }} works too.',
+      'An array of segments with text, start and end (seconds), and optionally speaker, speaker_id and is_user. An expression giving such an array (e.g. the segments field of the input item) works too.',
     displayOptions: { show: { segmentsInput: ['json'] } },
   },
   {

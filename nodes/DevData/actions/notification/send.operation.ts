@@ -6,7 +6,7 @@ import { devDataRequest } from '../../transport';
 const properties: INodeProperties[] = [
   {
     displayName:
-      'Uses the DevData App credential (app ID and secret). The user must have installed the app; each app may send a user at most 10 direct notifications per hour.',
+      'Uses the DevData App API credential (app ID and secret). The user must have installed the app; each app may send a user at most 10 direct notifications per hour.',
     name: 'sendNotice',
     type: 'notice',
     default: '',
