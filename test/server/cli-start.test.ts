@@ -151,6 +151,11 @@ describe('devdata-server arguments and settings', () => {
     },
     {
       args: ['serve'],
+      env: { DEVDATA_LIST_CACHE_MB: '32MB' },
+      message: 'DEVDATA_LIST_CACHE_MB must be 0 or a positive integer, got "32MB"',
+    },
+    {
+      args: ['serve'],
       env: { DEVDATA_LLM_BASE_URL: 'localhost:11434' },
       message: 'DEVDATA_LLM_BASE_URL must be an http(s) URL',
     },

@@ -5,6 +5,7 @@ import { errors, idParam, success } from '../contract/common';
 import type { Scope } from '../contract/scopes';
 
 type App = Parameters<FastifyPluginAsyncZod>[0];
+const JSON_UTF8 = 'application/json; charset=utf-8';
 /**
  * Inside the helpers a schema is any zod schema: the callers' types are checked at the helpers' signatures
  * (the handler's input is the schema's output, its result the response schema's input).
@@ -63,7 +64,11 @@ export function recordRoutes(app: App, itemPath: `/${string}/:${string}`, resour
     write,
     params,
 
-    /** GET `path`: the caller's records, filtered and ordered by `querystring`. */
+    /**
+     * GET `path`: the caller's records, filtered and ordered by `querystring`. The JSON is written here (by the
+     * route's serializer) so that the list cache can keep it: a list answer depends only on the caller, the
+     * URL and the stored data.
+     */
     list<Q extends z.ZodType, R extends z.ZodType>(
       doc: RouteDoc & { querystring: Q; response: R },
       list: (userId: string, query: z.output<Q>) => Promise<z.input<R>>,
@@ -73,7 +78,15 @@ export function recordRoutes(app: App, itemPath: `/${string}/:${string}`, resour
       app.get(
         path,
         read({ ...docOf(doc), querystring, response: { 200: response, ...errors(401, 403, 422, 429) } }),
-        async (request) => list(callerId(request), request.query as z.output<Q>),
+        async (request, reply) => {
+          const userId = callerId(request);
+          // The serializers that contract/serializer.ts compiles write strings.
+          const json = await app.listCache.answer(
+            `${userId} ${request.url}`,
+            async () => reply.serialize(await list(userId, request.query as z.output<Q>)) as string,
+          );
+          return reply.type(JSON_UTF8).send(json);
+        },
       );
     },
 

@@ -21,6 +21,12 @@ export interface Store {
   url: string;
   /** Resolves when the database answers a trivial query: the health check. */
   ping(): Promise<void>;
+  /**
+   * A token that changes with every commit to the database, or undefined when this process cannot tell: on
+   * PostgreSQL (other instances commit without it knowing), and on SQLite while a transaction is open. Two
+   * equal tokens read around a read mean it saw the data exactly as it stood at both.
+   */
+  dataVersion(): string | undefined;
   close(): Promise<void>;
 }
 
@@ -98,7 +104,14 @@ export function openStore(url: string): Store {
     // request answers 503), and the pool discards the broken client when it is released.
     pool.on('connect', (client) => client.on('error', () => undefined));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, dialect: 'postgres', url, ping: () => ping(db), close: () => db.destroy() };
+    return {
+      db,
+      dialect: 'postgres',
+      url,
+      ping: () => ping(db),
+      dataVersion: () => undefined,
+      close: () => db.destroy(),
+    };
   }
   if (url.startsWith('sqlite:')) {
     const sqlite = new SQLite(url.slice('sqlite:'.length));
@@ -109,7 +122,13 @@ export function openStore(url: string): Store {
     const statements = withStatementCache(sqlite, STATEMENT_CACHE_SIZE);
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
     sqliteUnder.set(db, statements);
-    return { db, dialect: 'sqlite', url, ping: () => ping(db), close: () => db.destroy() };
+    // total_changes(): the rows this connection has changed, counted as each statement completes; data_version:
+    // moves when another connection (another process on the same file) commits. Neither goes back. Inside a
+    // transaction the changes counted may not be committed yet, so there is no token then.
+    const version = sqlite.prepare('select total_changes(), data_version from pragma_data_version').raw();
+    const dataVersion = () =>
+      sqlite.inTransaction ? undefined : (version.get() as [number, number]).join(':');
+    return { db, dialect: 'sqlite', url, ping: () => ping(db), dataVersion, close: () => db.destroy() };
   }
   throw new Error(`Unsupported database URL "${url}": use sqlite:<path> or postgres://…`);
 }

@@ -1,0 +1,65 @@
+/**
+ * The JSON of list answers, kept while the data they were read from is unchanged. An answer is kept only when
+ * the store's data version was the same before and after its read, and everything kept is dropped as soon as
+ * the version moves: any committed write, by this process or by another one on the same SQLite file. So a read
+ * that follows an acknowledged write never finds an answer from before it. What it saves is reading a page of
+ * rows and writing them as JSON again when nothing changed, which is what a poll finding nothing new asks for.
+ * Where the store has no version (PostgreSQL, shared by other instances) nothing is kept.
+ */
+export class ListCache {
+  private version: string | undefined;
+  /** Least recently used first. */
+  private readonly answers = new Map<string, Buffer>();
+  /** Bytes kept, at most `maxBytes`. */
+  private size = 0;
+
+  constructor(
+    private readonly dataVersion: () => string | undefined,
+    private readonly maxBytes: number,
+  ) {}
+
+  /**
+   * The answer for `key` (the caller and the request's URL): the one kept when the data has not changed since,
+   * else what `read` returns, kept for next time if nothing was committed while it ran. Kept as UTF-8, so that
+   * sending it again encodes nothing.
+   */
+  async answer(key: string, read: () => Promise<string>): Promise<string | Buffer> {
+    if (this.maxBytes === 0) return read();
+    const version = this.dataVersion();
+    if (version !== this.version) {
+      this.answers.clear();
+      this.size = 0;
+      this.version = version;
+    }
+    if (version === undefined) return read();
+    const kept = this.answers.get(key);
+    if (kept !== undefined) {
+      this.answers.delete(key);
+      this.answers.set(key, kept);
+      return kept;
+    }
+    const json = await read();
+    // Versions only move forward: the same one after the read means no commit happened during it.
+    if (this.dataVersion() !== version || this.version !== version) return json;
+    const bytes = Buffer.from(json);
+    this.keep(key, bytes);
+    return bytes;
+  }
+
+  private keep(key: string, bytes: Buffer): void {
+    // One answer may take at most an eighth of the room, so a few large pages cannot push out every other.
+    if (bytes.length > this.maxBytes / 8) return;
+    const previous = this.answers.get(key);
+    if (previous !== undefined) {
+      this.answers.delete(key);
+      this.size -= previous.length;
+    }
+    this.answers.set(key, bytes);
+    this.size += bytes.length;
+    for (const [oldest, answer] of this.answers) {
+      if (this.size <= this.maxBytes) break;
+      this.answers.delete(oldest);
+      this.size -= answer.length;
+    }
+  }
+}

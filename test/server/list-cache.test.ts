@@ -1,0 +1,138 @@
+// The list cache (server/src/http/list-cache.ts) keeps a list's JSON while the data is unchanged. It must never
+// answer with data older than the last acknowledged write: not after a write through the API, not after a
+// commit by another connection to the same SQLite file, not to another user, not under concurrent writes.
+import { ListCache } from '../../server/src/http/list-cache';
+import { actionItemsRepository } from '../../server/src/store/action-items';
+import { openStore } from '../../server/src/store/db';
+import { devClient, newUser } from '../helpers/http';
+import { DIALECTS, forSuite, startServer } from '../helpers/server';
+
+const LIST = '/v1/dev/user/action-items';
+const descriptions = (body: Array<{ description: string }>) => body.map((item) => item.description).sort();
+
+describe.each(DIALECTS)('list answers on %s', (dialect) => {
+  const server = forSuite(() => startServer(dialect));
+  const api = devClient(server);
+
+  it('show every write acknowledged before the read', async () => {
+    const { client: user } = await newUser(server);
+    const list = async () => {
+      const reply = await user.get(LIST, { limit: 100 });
+      expect(reply.status).toBe(200);
+      return reply.body as Array<{ id: string; description: string; completed: boolean }>;
+    };
+    expect(await list()).toEqual([]);
+    expect(await list()).toEqual([]);
+
+    const created = await user.post(LIST, { description: 'one' });
+    expect(created.status).toBe(201);
+    expect(descriptions(await list())).toEqual(['one']);
+
+    expect((await user.post(`${LIST}/batch`, { action_items: [{ description: 'two' }] })).status).toBe(201);
+    expect(descriptions(await list())).toEqual(['one', 'two']);
+
+    expect((await user.patch(`${LIST}/${created.body.id}`, { completed: true })).status).toBe(200);
+    expect((await list()).find((item) => item.id === created.body.id)?.completed).toBe(true);
+
+    expect((await user.delete(`${LIST}/${created.body.id}`)).status).toBe(200);
+    expect(descriptions(await list())).toEqual(['two']);
+  });
+
+  it('are each user’s own for the same URL', async () => {
+    const first = await newUser(server);
+    const second = await newUser(server);
+    expect((await first.client.post(LIST, { description: 'first’s' })).status).toBe(201);
+    expect(descriptions((await first.client.get(LIST)).body)).toEqual(['first’s']);
+    expect((await second.client.get(LIST)).body).toEqual([]);
+    expect(descriptions((await first.client.get(LIST)).body)).toEqual(['first’s']);
+  });
+
+  it('hold every acknowledged write while reads and writes run concurrently', async () => {
+    const { client: user } = await newUser(server);
+    const acknowledged = new Set<string>();
+    const writer = async (name: string) => {
+      for (let i = 0; i < 25; i += 1) {
+        const description = `${name} ${i}`;
+        expect((await user.post(LIST, { description })).status).toBe(201);
+        acknowledged.add(description);
+      }
+    };
+    const reader = async () => {
+      for (let i = 0; i < 60; i += 1) {
+        const before = [...acknowledged];
+        const reply = await user.get(LIST, { limit: 100 });
+        expect(reply.status).toBe(200);
+        const seen = new Set(descriptions(reply.body));
+        expect(before.filter((description) => !seen.has(description))).toEqual([]);
+      }
+    };
+    await Promise.all([writer('a'), writer('b'), reader(), reader(), reader()]);
+    expect(descriptions((await user.get(LIST, { limit: 100 })).body)).toEqual([...acknowledged].sort());
+  });
+
+  it('keep nothing on PostgreSQL, and on SQLite only outside a transaction and until the next commit', async () => {
+    const cache = new ListCache(server.store.dataVersion, 1_000_000);
+    let reads = 0;
+    const read = async () => `[${(reads += 1)}]`;
+    const answer = async () => String(await cache.answer('user /list', read));
+
+    await answer();
+    await answer();
+    if (dialect === 'postgres') {
+      expect(reads).toBe(2);
+      return;
+    }
+    expect(reads).toBe(1);
+    // A commit on the server's own connection.
+    await actionItemsRepository(server.store.db).create(server.init.user_id, {
+      description: 'changed',
+      completed: false,
+    });
+    expect(await answer()).toBe('[2]');
+    expect(await answer()).toBe('[2]');
+    // While a transaction is open nothing is answered from or kept in the cache.
+    await server.store.db.transaction().execute(async () => {
+      expect(await answer()).toBe('[3]');
+      expect(await answer()).toBe('[4]');
+    });
+  });
+
+  if (dialect === 'sqlite') {
+    it('show a commit made by another connection to the same file (another process) at once', async () => {
+      const before = await api.get(LIST, { limit: 100 });
+      expect((await api.get(LIST, { limit: 100 })).body).toEqual(before.body);
+      const other = openStore(server.databaseUrl);
+      try {
+        await actionItemsRepository(other.db).create(server.init.user_id, {
+          description: 'from elsewhere',
+          completed: false,
+        });
+      } finally {
+        await other.close();
+      }
+      const after = await api.get(LIST, { limit: 100 });
+      expect(descriptions(after.body)).toContain('from elsewhere');
+      expect(after.body).toHaveLength(before.body.length + 1);
+    });
+
+    it('keeps at most its room, each answer at most an eighth of it, the least recently used going first', async () => {
+      const cache = new ListCache(server.store.dataVersion, 800);
+      const reads: string[] = [];
+      const answer = (key: string, bytes: number) =>
+        cache.answer(key, async () => {
+          reads.push(key);
+          return 'x'.repeat(bytes);
+        });
+      await answer('big', 101);
+      await answer('big', 101);
+      expect(reads).toEqual(['big', 'big']);
+      for (const key of ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']) await answer(key, 100);
+      await answer('a', 100);
+      await answer('i', 100);
+      reads.length = 0;
+      // 'b' was the least recently used when 'i' came; 'a' was used again just before.
+      for (const key of ['a', 'c', 'i', 'b']) await answer(key, 100);
+      expect(reads).toEqual(['b']);
+    });
+  }
+});
