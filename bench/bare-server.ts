@@ -21,7 +21,8 @@ createServer((request, response) => {
   request.resume();
   request.on('end', () => {
     if (!recorded) {
-      response.writeHead(404).end();
+      // GET /ready: the runner's "listening" check, whichever requests were recorded.
+      response.writeHead(request.url === '/ready' ? 204 : 404).end();
       return;
     }
     response.writeHead(recorded.status, recorded.headers);
