@@ -47,6 +47,24 @@ describe.each(DIALECTS)('list answers on %s', (dialect) => {
     expect(descriptions((await first.client.get(LIST)).body)).toEqual(['first’s']);
   });
 
+  it('answer each URL for itself', async () => {
+    const { client: user } = await newUser(server);
+    for (const description of ['first', 'second', 'third']) {
+      expect((await user.post(LIST, { description })).status).toBe(201);
+    }
+    for (let round = 0; round < 2; round += 1) {
+      expect((await user.get(LIST, { limit: 1 })).body).toHaveLength(1);
+      expect((await user.get(LIST, { limit: 2 })).body).toHaveLength(2);
+      expect((await user.get(LIST)).body).toHaveLength(3);
+      const oldestFirst = (await user.get(LIST, { order: 'updated_at' })).body;
+      expect(oldestFirst.map((item: { description: string }) => item.description)).toEqual([
+        'first',
+        'second',
+        'third',
+      ]);
+    }
+  });
+
   it('hold every acknowledged write while reads and writes run concurrently', async () => {
     const { client: user } = await newUser(server);
     const acknowledged = new Set<string>();
@@ -90,10 +108,24 @@ describe.each(DIALECTS)('list answers on %s', (dialect) => {
     });
     expect(await answer()).toBe('[2]');
     expect(await answer()).toBe('[2]');
+    // A commit while a read is under way, seen by another request before the read ends: what that read
+    // returns is from before the commit and must not be kept.
+    const during = await cache.answer('user /during', async () => {
+      const before = '[before]';
+      await actionItemsRepository(server.store.db).create(server.init.user_id, {
+        description: 'during a read',
+        completed: false,
+      });
+      await cache.answer('user /other', async () => '[other]');
+      return before;
+    });
+    expect(String(during)).toBe('[before]');
+    expect(String(await cache.answer('user /during', async () => '[after]'))).toBe('[after]');
+    expect(await answer()).toBe('[3]');
     // While a transaction is open nothing is answered from or kept in the cache.
     await server.store.db.transaction().execute(async () => {
-      expect(await answer()).toBe('[3]');
       expect(await answer()).toBe('[4]');
+      expect(await answer()).toBe('[5]');
     });
   });
 
@@ -116,7 +148,9 @@ describe.each(DIALECTS)('list answers on %s', (dialect) => {
     });
 
     it('keeps at most its room, each answer at most an eighth of it, the least recently used going first', async () => {
-      const cache = new ListCache(server.store.dataVersion, 800);
+      // An entry costs its answer's bytes, twice its key's length and 100: 202 for a 100-byte answer under a
+      // one-letter key, so eight of them fill the room exactly and 'big' (207) is over an eighth of it.
+      const cache = new ListCache(server.store.dataVersion, 8 * 202);
       const reads: string[] = [];
       const answer = (key: string, bytes: number) =>
         cache.answer(key, async () => {

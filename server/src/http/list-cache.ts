@@ -10,7 +10,7 @@ export class ListCache {
   private version: string | undefined;
   /** Least recently used first. */
   private readonly answers = new Map<string, Buffer>();
-  /** Bytes kept, at most `maxBytes`. */
+  /** Memory taken, at most `maxBytes` (see `cost`). */
   private size = 0;
 
   constructor(
@@ -41,25 +41,30 @@ export class ListCache {
     const json = await read();
     // Versions only move forward: the same one after the read means no commit happened during it.
     if (this.dataVersion() !== version || this.version !== version) return json;
-    const bytes = Buffer.from(json);
+    // A buffer of its own: a small Buffer.from would be a slice of a shared 8 kB pool and keep all of it alive.
+    const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(json));
+    bytes.write(json);
     this.keep(key, bytes);
     return bytes;
   }
 
   private keep(key: string, bytes: Buffer): void {
     // One answer may take at most an eighth of the room, so a few large pages cannot push out every other.
-    if (bytes.length > this.maxBytes / 8) return;
+    if (cost(key, bytes) > this.maxBytes / 8) return;
     const previous = this.answers.get(key);
     if (previous !== undefined) {
       this.answers.delete(key);
-      this.size -= previous.length;
+      this.size -= cost(key, previous);
     }
     this.answers.set(key, bytes);
-    this.size += bytes.length;
+    this.size += cost(key, bytes);
     for (const [oldest, answer] of this.answers) {
       if (this.size <= this.maxBytes) break;
       this.answers.delete(oldest);
-      this.size -= answer.length;
+      this.size -= cost(oldest, answer);
     }
   }
 }
+
+/** What an entry holds in memory: its answer, its key (a URL may be long) and the map's own share. */
+const cost = (key: string, answer: Buffer) => answer.length + 2 * key.length + 100;
