@@ -1,7 +1,7 @@
 // 1. The authenticated hot path: GET goal, GET action-items (limit 100) and a 50-item batch POST against
 // devdata-server (SQLite, its own process, production settings but no per-key limit), each beside a bare
 // node:http server sending the same bytes, under the same autocannon load in the same run; the list also
-// of a second server with the list cache off. Also the server's RSS idle and after the load (6).
+// of a second server with the response cache off. Also the server's RSS idle and after the load (6).
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +20,7 @@ interface Target {
   method: 'GET' | 'POST';
   path: string;
   body?: string;
-  /** Asked of a second server on the same database, with the list cache off: a list read every time. */
+  /** Asked of a second server on the same database, with the response cache off: a list read every time. */
   uncached?: true;
 }
 
@@ -56,6 +56,13 @@ export async function hot(options: { nodeArgs?: string[]; logFile?: string } = {
     const targets: Target[] = [
       { key: 'goal', name: 'GET goal', method: 'GET', path: `/v1/dev/user/goals/${goal.id}` },
       {
+        key: 'goal',
+        name: 'GET goal, response cache off',
+        method: 'GET',
+        path: `/v1/dev/user/goals/${goal.id}`,
+        uncached: true,
+      },
+      {
         key: 'list',
         name: 'GET action items (limit 100)',
         method: 'GET',
@@ -63,7 +70,7 @@ export async function hot(options: { nodeArgs?: string[]; logFile?: string } = {
       },
       {
         key: 'list',
-        name: 'GET action items (limit 100), list cache off',
+        name: 'GET action items (limit 100), response cache off',
         method: 'GET',
         path: '/v1/dev/user/action-items?limit=100',
         uncached: true,
@@ -107,7 +114,7 @@ export async function hot(options: { nodeArgs?: string[]; logFile?: string } = {
     });
 
     const uncached = targets.some((target) => target.uncached)
-      ? await serve(db.url, { env: { DEVDATA_LIST_CACHE_MB: '0' } })
+      ? await serve(db.url, { env: { DEVDATA_RESPONSE_CACHE_MB: '0' } })
       : undefined;
 
     const idle = server.rss().now;
@@ -164,9 +171,9 @@ export async function hot(options: { nodeArgs?: string[]; logFile?: string } = {
       'rounds, the ratio the median of the rounds’ ratios; latencies in ms (p99 ratio: ours / bare, bare floored',
       'at 1 ms). CPU µs per request: the server process’s user + system time over the requests it answered, the',
       'figure least moved by other load on the machine; its ratio is what req/s would be with a core to spare.',
-      'The list is answered from the list cache (nothing changes during the load, as for a poll finding nothing',
-      'new); "list cache off" is a second server on the same database with DEVDATA_LIST_CACHE_MB=0, reading the',
-      '100 rows and writing their JSON for every request.',
+      'GET goal and the list are answered from the response cache (nothing changes during the load, as for a',
+      'poll finding nothing new); "response cache off" is a second server on the same database with',
+      'DEVDATA_RESPONSE_CACHE_MB=0, reading the goal or the 100 rows and writing their JSON for every request.',
       '',
       table(
         [

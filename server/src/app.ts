@@ -10,7 +10,7 @@ import openapi from './plugins/openapi';
 import errors from './plugins/errors';
 import { clientErrorHandler, frameworkErrors } from './plugins/framework-errors';
 import loadShedding from './plugins/load-shedding';
-import { ListCache } from './http/list-cache';
+import { ResponseCache } from './http/response-cache';
 import { RequestLog } from './http/request-log';
 import actionItems from './routes/action-items';
 import { Dispatcher } from './proactive/dispatcher';
@@ -52,8 +52,8 @@ declare module 'fastify' {
     bus: Bus;
     /** The connection to DEVDATA_REDIS_URL, when set. */
     redis: RedisLink | null;
-    /** List answers kept while the data is unchanged (SQLite). */
-    listCache: ListCache;
+    /** List and record answers kept while the data is unchanged (SQLite). */
+    responseCache: ResponseCache;
   }
 }
 
@@ -92,7 +92,7 @@ export async function buildApp({ store, config, logger = false, resolve }: AppOp
   app.bus.subscribe('key-revocations', (message) =>
     app.accounts.invalidateKey((message as { hash: string }).hash),
   );
-  app.decorate('listCache', new ListCache(store.dataVersion, app.config.listCacheMb * 1_000_000));
+  app.decorate('responseCache', new ResponseCache(store.dataVersion, app.config.responseCacheMb * 1_000_000));
   app.decorate('outbound', new OutboundPolicy(app.config.allowLoopbackWebhooks, resolve));
   // The push URL is the operator's: a refused one stops the start rather than failing every push later.
   const pushUrlRefusal = app.config.pushUrl && app.outbound.preflight(app.config.pushUrl);

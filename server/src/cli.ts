@@ -42,7 +42,8 @@ DEVDATA_REDIS_URL=redis://… shares it, live notifications and key revocations 
 (see "Running several instances" in server/README.md); DEVDATA_KEY_CACHE_TTL_MS how long a key is cached
 (default 500);
 DEVDATA_MAX_EVENT_LOOP_DELAY_MS the event-loop lag past which requests are shed with 503 (default 1000, 0: off);
-DEVDATA_LIST_CACHE_MB the memory for list answers kept while the data is unchanged (SQLite; default 32, 0: off).
+DEVDATA_RESPONSE_CACHE_MB the memory for list and record answers kept while the data is unchanged (SQLite;
+default 32, 0: off).
 Webhook and push URLs must be https to public addresses; DEVDATA_ALLOW_LOOPBACK_WEBHOOKS=1 (development only,
 refused with NODE_ENV=production) also allows loopback (127.0.0.0/8, ::1) over http or https.`,
   init: `Usage: devdata-server init [--database <url>] [--json]

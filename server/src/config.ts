@@ -16,10 +16,10 @@ export interface ServerConfig {
   /** How long a developer key read from the database is trusted before it is read again. */
   keyCacheTtlMs: number;
   /**
-   * `DEVDATA_LIST_CACHE_MB`: room for list answers kept while the data is unchanged (SQLite only; 0 keeps
-   * none), in MB of JSON.
+   * `DEVDATA_RESPONSE_CACHE_MB`: room for list and record answers kept while the data is unchanged (SQLite
+   * only; 0 keeps none), in MB of JSON.
    */
-  listCacheMb: number;
+  responseCacheMb: number;
   /** Direct notifications allowed per app per user per clock hour. */
   directNotificationsPerHour: number;
   /** How long a proactive webhook call may take before it counts as a timeout. */
@@ -118,7 +118,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
       KEY_CACHE_TTL_MS,
       0,
     ),
-    listCacheMb: integerSetting('DEVDATA_LIST_CACHE_MB', env.DEVDATA_LIST_CACHE_MB, 32, 0),
+    responseCacheMb: integerSetting('DEVDATA_RESPONSE_CACHE_MB', env.DEVDATA_RESPONSE_CACHE_MB, 32, 0),
     directNotificationsPerHour: DIRECT_NOTIFICATIONS_PER_HOUR,
     webhookTimeoutMs: integerSetting('DEVDATA_WEBHOOK_TIMEOUT_MS', env.DEVDATA_WEBHOOK_TIMEOUT_MS, 15_000, 1),
     webhookMaxReplyBytes: 1024 * 1024,

@@ -151,8 +151,8 @@ describe('devdata-server arguments and settings', () => {
     },
     {
       args: ['serve'],
-      env: { DEVDATA_LIST_CACHE_MB: '32MB' },
-      message: 'DEVDATA_LIST_CACHE_MB must be 0 or a positive integer, got "32MB"',
+      env: { DEVDATA_RESPONSE_CACHE_MB: '32MB' },
+      message: 'DEVDATA_RESPONSE_CACHE_MB must be 0 or a positive integer, got "32MB"',
     },
     {
       args: ['serve'],

@@ -1,3 +1,4 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { callerId, scoped } from '../auth/hooks';
@@ -11,6 +12,26 @@ const JSON_UTF8 = 'application/json; charset=utf-8';
  * (the handler's input is the schema's output, its result the response schema's input).
  */
 type AnySchema = z.ZodType;
+
+/**
+ * Answers a read with the JSON of `read(caller)`, from the response cache when nothing was written since it was
+ * last answered: a read's answer depends only on the caller, the URL and the stored data. The JSON is written
+ * here, by the route's compiled serializer, so that the cache can keep it.
+ */
+async function cachedAnswer(
+  app: App,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  read: (userId: string) => Promise<unknown>,
+) {
+  const userId = callerId(request);
+  // The serializers that contract/serializer.ts compiles write strings.
+  const json = await app.responseCache.answer(
+    `${userId} ${request.url}`,
+    async () => reply.serialize(await read(userId)) as string,
+  );
+  return reply.type(JSON_UTF8).send(json);
+}
 
 /** What the OpenAPI document says of a route. */
 export interface RouteDoc {
@@ -49,7 +70,7 @@ export function tombstoneNote(type: string): string {
 /**
  * Declares a resource's developer-API routes in its own route file; `itemPath` names one record, e.g.
  * `/memories/:memory_id` (the list is at `/memories`). `read`/`write` give a route its scope and tags (see
- * `scoped`); `list`, `create`, `update` and `remove` declare the routes most record resources have, with the
+ * `scoped`); `list`, `get`, `create`, `update` and `remove` declare the routes most record resources have, with the
  * statuses they answer, so each route file states only what is its own: the docs, the body, the record and
  * the repository call. Routes of other shapes use `read`/`write`/`params` with `app` directly.
  */
@@ -64,11 +85,7 @@ export function recordRoutes(app: App, itemPath: `/${string}/:${string}`, resour
     write,
     params,
 
-    /**
-     * GET `path`: the caller's records, filtered and ordered by `querystring`. The JSON is written here (by the
-     * route's serializer) so that the list cache can keep it: a list answer depends only on the caller, the
-     * URL and the stored data.
-     */
+    /** GET `path`: the caller's records, filtered and ordered by `querystring`. */
     list<Q extends z.ZodType, R extends z.ZodType>(
       doc: RouteDoc & { querystring: Q; response: R },
       list: (userId: string, query: z.output<Q>) => Promise<z.input<R>>,
@@ -78,15 +95,33 @@ export function recordRoutes(app: App, itemPath: `/${string}/:${string}`, resour
       app.get(
         path,
         read({ ...docOf(doc), querystring, response: { 200: response, ...errors(401, 403, 422, 429) } }),
-        async (request, reply) => {
-          const userId = callerId(request);
-          // The serializers that contract/serializer.ts compiles write strings.
-          const json = await app.listCache.answer(
-            `${userId} ${request.url}`,
-            async () => reply.serialize(await list(userId, request.query as z.output<Q>)) as string,
-          );
-          return reply.type(JSON_UTF8).send(json);
-        },
+        (request, reply) =>
+          cachedAnswer(app, request, reply, (userId) => list(userId, request.query as z.output<Q>)),
+      );
+    },
+
+    /**
+     * GET `path/:id`: the caller's record (404 when it has none of that id), shaped by `querystring` when the
+     * route has one.
+     */
+    get<Q extends z.ZodType, R extends z.ZodType>(
+      doc: RouteDoc & { querystring?: Q; response: R },
+      find: (userId: string, id: string, query: z.output<Q>) => Promise<z.input<R>>,
+    ) {
+      const querystring = doc.querystring as AnySchema | undefined;
+      const response: AnySchema = doc.response;
+      app.get(
+        itemPath,
+        read({
+          ...docOf(doc),
+          params,
+          ...(querystring && { querystring }),
+          response: { 200: response, ...errors(401, 403, 404, 422, 429) },
+        }),
+        (request, reply) =>
+          cachedAnswer(app, request, reply, (userId) =>
+            find(userId, request.params[id], request.query as z.output<Q>),
+          ),
       );
     },
 

@@ -51,20 +51,9 @@ const conversations: FastifyPluginAsyncZod = async (app) => {
     (userId, query) => repository.list(userId, query),
   );
 
-  app.get(
-    '/conversations/:conversation_id',
-    routes.read({
-      summary: 'Get one conversation',
-      params: routes.params,
-      querystring: getConversationQuery,
-      response: { 200: conversation, ...errors(401, 403, 404, 422, 429) },
-    }),
-    async (request) =>
-      repository.findOwned(
-        callerId(request),
-        request.params.conversation_id,
-        request.query.include_transcript,
-      ),
+  routes.get(
+    { summary: 'Get one conversation', querystring: getConversationQuery, response: conversation },
+    (userId, id, query) => repository.findOwned(userId, id, query.include_transcript),
   );
 
   app.post(

@@ -36,14 +36,8 @@ const goals: FastifyPluginAsyncZod = async (app) => {
     (userId, query) => repository.list(userId, query),
   );
 
-  app.get(
-    '/goals/:goal_id',
-    routes.read({
-      summary: 'Get one goal (active or not)',
-      params,
-      response: { 200: goal, ...errors(401, 403, 404, 422, 429) },
-    }),
-    async (request) => repository.findOwned(callerId(request), request.params.goal_id),
+  routes.get({ summary: 'Get one goal (active or not)', response: goal }, (userId, id) =>
+    repository.findOwned(userId, id),
   );
 
   routes.create(

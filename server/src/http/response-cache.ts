@@ -1,12 +1,12 @@
 /**
- * The JSON of list answers, kept while the data they were read from is unchanged. An answer is kept only when
- * the store's data version was the same before and after its read, and everything kept is dropped as soon as
- * the version moves: any committed write, by this process or by another one on the same SQLite file. So a read
- * that follows an acknowledged write never finds an answer from before it. What it saves is reading a page of
- * rows and writing them as JSON again when nothing changed, which is what a poll finding nothing new asks for.
+ * The JSON of list and record answers, kept while the data they were read from is unchanged. An answer is kept
+ * only when the store's data version was the same before and after its read, and everything kept is dropped as
+ * soon as the version moves: any committed write, by this process or by another one on the same SQLite file. So
+ * a read that follows an acknowledged write never finds an answer from before it. What it saves is reading the
+ * rows and writing them as JSON again when nothing changed: a poll finding nothing new, a record asked for again.
  * Where the store has no version (PostgreSQL, shared by other instances) nothing is kept.
  */
-export class ListCache {
+export class ResponseCache {
   private version: string | undefined;
   /** Least recently used first. */
   private readonly answers = new Map<string, Buffer>();

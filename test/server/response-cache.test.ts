@@ -1,7 +1,8 @@
-// The list cache (server/src/http/list-cache.ts) keeps a list's JSON while the data is unchanged. It must never
-// answer with data older than the last acknowledged write: not after a write through the API, not after a
-// commit by another connection to the same SQLite file, not to another user, not under concurrent writes.
-import { ListCache } from '../../server/src/http/list-cache';
+// The response cache (server/src/http/response-cache.ts) keeps the JSON of list and record answers while the data
+// is unchanged. It must never answer with data older than the last acknowledged write: not after a write through
+// the API, not after a commit by another connection to the same SQLite file, not to another user, not under
+// concurrent writes.
+import { ResponseCache } from '../../server/src/http/response-cache';
 import { actionItemsRepository } from '../../server/src/store/action-items';
 import { openStore } from '../../server/src/store/db';
 import { devClient, newUser } from '../helpers/http';
@@ -10,7 +11,7 @@ import { DIALECTS, forSuite, startServer } from '../helpers/server';
 const LIST = '/v1/dev/user/action-items';
 const descriptions = (body: Array<{ description: string }>) => body.map((item) => item.description).sort();
 
-describe.each(DIALECTS)('list answers on %s', (dialect) => {
+describe.each(DIALECTS)('answers on %s', (dialect) => {
   const server = forSuite(() => startServer(dialect));
   const api = devClient(server);
 
@@ -88,8 +89,45 @@ describe.each(DIALECTS)('list answers on %s', (dialect) => {
     expect(descriptions((await user.get(LIST, { limit: 100 })).body)).toEqual([...acknowledged].sort());
   });
 
+  it('show a record as its last acknowledged write left it', async () => {
+    const { client: user } = await newUser(server);
+    const created = await user.post('/v1/dev/user/goals', { title: 'Read', target_value: 10 });
+    expect(created.status).toBe(201);
+    const path = `/v1/dev/user/goals/${created.body.id}`;
+    for (const value of [1, 2, 3]) {
+      expect((await user.get(path)).body).toEqual((await user.get(path)).body);
+      expect((await user.patch(path, { current_value: value })).status).toBe(200);
+      const read = await user.get(path);
+      expect(read.status).toBe(200);
+      expect(read.body.current_value).toBe(value);
+    }
+  });
+
+  it('give a record only to its owner, and each URL of it its own answer', async () => {
+    const owner = await newUser(server);
+    const other = await newUser(server);
+    const conversation = await owner.client.post('/v1/dev/user/conversations', {
+      text: 'Ship the release on Friday',
+    });
+    expect(conversation.status).toBe(201);
+    const path = `/v1/dev/user/conversations/${conversation.body.id}`;
+    for (let round = 0; round < 2; round += 1) {
+      const bare = await owner.client.get(path);
+      expect(bare.status).toBe(200);
+      expect(bare.body.transcript_segments).toBeUndefined();
+      const full = await owner.client.get(path, { include_transcript: true });
+      expect(full.status).toBe(200);
+      expect(full.body.transcript_segments).toEqual([
+        expect.objectContaining({ text: 'Ship the release on Friday' }),
+      ]);
+      const stranger = await other.client.get(path);
+      expect(stranger.status).toBe(404);
+      expect(stranger.body).toEqual({ detail: 'Conversation not found' });
+    }
+  });
+
   it('keep nothing on PostgreSQL, and on SQLite only outside a transaction and until the next commit', async () => {
-    const cache = new ListCache(server.store.dataVersion, 1_000_000);
+    const cache = new ResponseCache(server.store.dataVersion, 1_000_000);
     let reads = 0;
     const read = async () => `[${(reads += 1)}]`;
     const answer = async () => String(await cache.answer('user /list', read));
@@ -150,7 +188,7 @@ describe.each(DIALECTS)('list answers on %s', (dialect) => {
     it('keeps at most its room, each answer at most an eighth of it, the least recently used going first', async () => {
       // An entry costs its answer's bytes, twice its key's length and 100: 202 for a 100-byte answer under a
       // one-letter key, so eight of them fill the room exactly and 'big' (207) is over an eighth of it.
-      const cache = new ListCache(server.store.dataVersion, 8 * 202);
+      const cache = new ResponseCache(server.store.dataVersion, 8 * 202);
       const reads: string[] = [];
       const answer = (key: string, bytes: number) =>
         cache.answer(key, async () => {
