@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { z } from 'zod';
-import { textIssue, type ValidationIssue } from '../contract/common';
+import { quickCheck, textIssue, type ValidationIssue } from '../contract/common';
 import { HttpError, UnprocessableError } from '../errors';
 import { Conflict, isUnavailable, NotFound } from '../store/errors';
 
@@ -63,10 +63,14 @@ function unsupportedMediaType(contentType: string | undefined): string {
  * bare 500 (logged) for our own faults.
  */
 async function errorsPlugin(app: FastifyInstance) {
-  app.setValidatorCompiler<z.ZodType>(({ schema, httpPart }) => (data) => {
-    const result = schema.safeParse(data, { reportInput: true });
-    if (result.success) return { value: result.data };
-    return { error: new RequestValidationError(httpPart ?? 'body', result.error.issues) };
+  app.setValidatorCompiler<z.ZodType>(({ schema, httpPart }) => {
+    const quick = quickCheck(schema);
+    return (data) => {
+      if (quick?.(data)) return { value: data };
+      const result = schema.safeParse(data, { reportInput: true });
+      if (result.success) return { value: result.data };
+      return { error: new RequestValidationError(httpPart ?? 'body', result.error.issues) };
+    };
   });
 
   // After authentication, like every other input check (the body is checked as it is parsed).

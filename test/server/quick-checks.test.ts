@@ -1,0 +1,54 @@
+// A quick check (server/src/contract/common.ts) lets a request part skip zod: it must pass a value only when zod
+// would accept it and give it back unchanged, or the server would take input its contract refuses.
+import fc from 'fast-check';
+import { idParam, quickCheck } from '../../server/src/contract/common';
+
+const NAME = 'goal_id';
+
+describe('the quick check of a record id in the path', () => {
+  const schema = idParam(NAME);
+  const quick = quickCheck(schema)!;
+
+  const text = fc.oneof(
+    fc.string({ maxLength: 120 }),
+    fc.string({ unit: 'binary', maxLength: 120 }),
+    fc.constantFrom('', 'x'.repeat(99), 'x'.repeat(100), 'x'.repeat(101), '😀'.repeat(50), '😀'.repeat(51)),
+  );
+  const anything = fc.oneof(text, fc.integer(), fc.constant(null), fc.constant(undefined), fc.array(text));
+  const params = fc.oneof(
+    fc.record({ [NAME]: text }),
+    fc.record({ [NAME]: anything }),
+    fc.dictionary(fc.constantFrom(NAME, 'app_id', 'other'), anything),
+    anything,
+  );
+
+  it('passes only what zod accepts unchanged', () => {
+    fc.assert(
+      fc.property(params, (value) => {
+        const parsed = schema.safeParse(value);
+        const unchanged = parsed.success && JSON.stringify(parsed.data) === JSON.stringify(value);
+        if (quick(value)) expect(unchanged).toBe(true);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('passes every id of 1 to 100 UTF-16 units (longer ones zod measures in code points, and decides)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', minLength: 1, maxLength: 100 }), (id) => {
+        fc.pre(id.length <= 100);
+        expect(quick({ [NAME]: id })).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
+    expect(quick({ [NAME]: 'x'.repeat(101) })).toBe(false);
+    expect(quick({ [NAME]: '😀'.repeat(51) })).toBe(false);
+    expect(schema.safeParse({ [NAME]: '😀'.repeat(51) }).success).toBe(true);
+  });
+
+  it('treats the path as Fastify hands it over: an object without a prototype', () => {
+    const fromRouter = Object.assign(Object.create(null) as object, { [NAME]: 'gl_1' });
+    expect(quick(fromRouter)).toBe(true);
+    expect(quick(Object.assign(Object.create(null) as object, { [NAME]: '' }))).toBe(false);
+  });
+});
