@@ -1,7 +1,9 @@
-// A quick check (server/src/contract/common.ts) lets a request part skip zod: it must pass a value only when zod
-// would accept it and give it back unchanged, or the server would take input its contract refuses.
+// The quick paths of the input checks (server/src/contract/common.ts) must decide as the full checks would, or
+// the server would take input its contract refuses. A quick check lets a request part skip zod: it must pass a
+// value only when zod would accept it and give it back unchanged. The text check answers a flat object of clean
+// strings without walking it: it must find every issue the walk finds.
 import fc from 'fast-check';
-import { idParam, quickCheck } from '../../server/src/contract/common';
+import { idParam, quickCheck, textIssue } from '../../server/src/contract/common';
 
 const NAME = 'goal_id';
 
@@ -50,5 +52,29 @@ describe('the quick check of a record id in the path', () => {
     const fromRouter = Object.assign(Object.create(null) as object, { [NAME]: 'gl_1' });
     expect(quick(fromRouter)).toBe(true);
     expect(quick(Object.assign(Object.create(null) as object, { [NAME]: '' }))).toBe(false);
+  });
+});
+
+describe('the text check of a path or a query string', () => {
+  // NULs and lone surrogates often, so that clean and unclean values both come up.
+  const text = fc.string({
+    unit: fc.oneof(
+      fc.constantFrom('a', '\u0000', '\uD800', '\uDC00', '😀'),
+      fc.string({ minLength: 1, maxLength: 1 }),
+    ),
+    maxLength: 6,
+  });
+  const flat = fc.dictionary(text, fc.oneof(text, fc.array(text, { maxLength: 3 })), { maxKeys: 4 });
+
+  it('finds what the walk finds, where it finds it', () => {
+    fc.assert(
+      fc.property(flat, (value) => {
+        // Inside an array the value takes the walk's path (one level down): the oracle.
+        const walked = textIssue([value]);
+        const issue = textIssue(value);
+        expect(issue).toEqual(walked && { ...walked, path: walked.path.slice(1) });
+      }),
+      { numRuns: 5000 },
+    );
   });
 });

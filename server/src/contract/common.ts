@@ -91,6 +91,7 @@ function pathOf(frame: Frame, key?: string): (string | number)[] {
  * MAX_JSON_DEPTH. Refused alike on both databases.
  */
 export function textIssue(value: unknown, bad?: (text: string) => boolean): TextIssue | null {
+  if (!bad && isCleanFlatText(value)) return null;
   const issueIn = (text: string): Omit<TextIssue, 'path'> | null => {
     if (bad) return bad(text) ? { msg: NUL_MESSAGE, type: 'string_nul' } : null;
     if (text.includes('\u0000')) return { msg: NUL_MESSAGE, type: 'string_nul' };
@@ -127,6 +128,21 @@ export function textIssue(value: unknown, bad?: (text: string) => boolean): Text
     }
   }
   return null;
+}
+
+const cleanText = (text: string) => !text.includes('\u0000') && !LONE_SURROGATE.test(text);
+
+/**
+ * Whether `value` is an object of strings whose keys and values are all clean: what a request's path and query
+ * string almost always are, told without the walk's allocations (it runs for every request).
+ */
+function isCleanFlatText(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  for (const key in value) {
+    const text: unknown = (value as Record<string, unknown>)[key];
+    if (typeof text !== 'string' || !cleanText(key) || !cleanText(text)) return false;
+  }
+  return true;
 }
 
 const HAS_OFFSET = /(?:z|[+-]\d{2}:?\d{2})$/i;
