@@ -18,7 +18,7 @@ type AnySchema = z.ZodType;
  * last answered: a read's answer depends only on the caller, the URL and the stored data. The JSON is written
  * here, by the route's compiled serializer, so that the cache can keep it.
  */
-async function cachedAnswer(
+function cachedAnswer(
   app: App,
   request: FastifyRequest,
   reply: FastifyReply,
@@ -26,11 +26,16 @@ async function cachedAnswer(
 ) {
   const userId = callerId(request);
   // The serializers that contract/serializer.ts compiles write strings.
-  const json = await app.responseCache.answer(
+  const answer = app.responseCache.answer(
     `${userId} ${request.url}`,
     async () => reply.serialize(await read(userId)) as string,
   );
-  return reply.type(JSON_UTF8).send(json);
+  // A kept answer is sent at once, without waiting on a promise.
+  if (Buffer.isBuffer(answer)) {
+    reply.type(JSON_UTF8).send(answer);
+    return;
+  }
+  return answer.then((json) => reply.type(JSON_UTF8).send(json));
 }
 
 /** What the OpenAPI document says of a route. */

@@ -20,10 +20,10 @@ export class ResponseCache {
 
   /**
    * The answer for `key` (the caller and the request's URL): the one kept when the data has not changed since,
-   * else what `read` returns, kept for next time if nothing was committed while it ran. Kept as UTF-8, so that
-   * sending it again encodes nothing.
+   * at once, else what `read` returns, kept for next time if nothing was committed while it ran. Kept as UTF-8,
+   * so that sending it again encodes nothing.
    */
-  async answer(key: string, read: () => Promise<string>): Promise<string | Buffer> {
+  answer(key: string, read: () => Promise<string>): Buffer | Promise<string | Buffer> {
     if (this.maxBytes === 0) return read();
     const version = this.dataVersion();
     if (version !== this.version) {
@@ -33,11 +33,13 @@ export class ResponseCache {
     }
     if (version === undefined) return read();
     const kept = this.answers.get(key);
-    if (kept !== undefined) {
-      this.answers.delete(key);
-      this.answers.set(key, kept);
-      return kept;
-    }
+    if (kept === undefined) return this.readAndKeep(key, version, read);
+    this.answers.delete(key);
+    this.answers.set(key, kept);
+    return kept;
+  }
+
+  private async readAndKeep(key: string, version: string, read: () => Promise<string>) {
     const json = await read();
     // Versions only move forward: the same one after the read means no commit happened during it.
     if (this.dataVersion() !== version || this.version !== version) return json;

@@ -124,10 +124,12 @@ export function openStore(url: string): Store {
     sqliteUnder.set(db, statements);
     // total_changes(): the rows this connection has changed, counted as each statement completes; data_version:
     // moves when another connection (another process on the same file) commits. Neither goes back. Inside a
-    // transaction the changes counted may not be committed yet, so there is no token then.
-    const version = sqlite.prepare('select total_changes(), data_version from pragma_data_version').raw();
+    // transaction the changes counted may not be committed yet, so there is no token then. Two statements, as
+    // the pragma_data_version table would prepare its PRAGMA again on every read.
+    const changes = sqlite.prepare('select total_changes()').pluck();
+    const version = sqlite.prepare('pragma data_version').pluck();
     const dataVersion = () =>
-      sqlite.inTransaction ? undefined : (version.get() as [number, number]).join(':');
+      sqlite.inTransaction ? undefined : `${changes.get() as number}:${version.get() as number}`;
     return { db, dialect: 'sqlite', url, ping: () => ping(db), dataVersion, close: () => db.destroy() };
   }
   throw new Error(`Unsupported database URL "${url}": use sqlite:<path> or postgres://…`);
