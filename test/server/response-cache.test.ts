@@ -94,12 +94,15 @@ describe.each(DIALECTS)('answers on %s', (dialect) => {
     const created = await user.post('/v1/dev/user/goals', { title: 'Read', target_value: 10 });
     expect(created.status).toBe(201);
     const path = `/v1/dev/user/goals/${created.body.id}`;
+    let stored = created.body.current_value as number;
     for (const value of [1, 2, 3]) {
-      expect((await user.get(path)).body).toEqual((await user.get(path)).body);
+      // Read twice before the write, so that the answer is kept when the cache keeps any.
+      for (let read = 0; read < 2; read += 1) expect((await user.get(path)).body.current_value).toBe(stored);
       expect((await user.patch(path, { current_value: value })).status).toBe(200);
       const read = await user.get(path);
       expect(read.status).toBe(200);
       expect(read.body.current_value).toBe(value);
+      stored = value;
     }
   });
 
@@ -183,6 +186,31 @@ describe.each(DIALECTS)('answers on %s', (dialect) => {
       const after = await api.get(LIST, { limit: 100 });
       expect(descriptions(after.body)).toContain('from elsewhere');
       expect(after.body).toHaveLength(before.body.length + 1);
+    });
+
+    it('keep one answer per caller, route, path and query as checked, and answer from it again', async () => {
+      const { client: user } = await newUser(server);
+      const { client: other } = await newUser(server);
+      const goal = await user.post('/v1/dev/user/goals', { title: 'Kept', target_value: 3 });
+      expect(goal.status).toBe(201);
+      const path = `/v1/dev/user/goals/${goal.body.id}`;
+      const cache = server.app.responseCache;
+      const reads = async (...urls: [string, Record<string, string | number>?][]) => {
+        for (const [url, query] of urls) expect((await user.get(url, query)).status).toBe(200);
+        return cache.entries;
+      };
+      // The write above drops everything at the next answer, which is then the one kept.
+      expect(await reads([path])).toBe(1);
+      expect(await reads([path], [path, { unknown: 1 }])).toBe(1);
+      expect(await reads([LIST, { limit: 5 }], [LIST, { limit: 5, unknown: 'x' }])).toBe(2);
+      expect(await reads([LIST, { limit: 6 }], [LIST])).toBe(4);
+      // A missing record is a 404, and nothing is kept for it.
+      expect((await user.get('/v1/dev/user/goals/gl_missing')).status).toBe(404);
+      expect(cache.entries).toBe(4);
+      // Another user asking for the same URL has an entry of their own; their key's first request writes its
+      // last use, bookkeeping that no answer shows, which leaves the other entries kept.
+      expect((await other.get(LIST, { limit: 5 })).status).toBe(200);
+      expect(cache.entries).toBe(5);
     });
 
     it('keeps at most its room, each answer at most an eighth of it, the least recently used going first', async () => {

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { callerId, scoped } from '../auth/hooks';
@@ -14,28 +14,19 @@ const JSON_UTF8 = 'application/json; charset=utf-8';
 type AnySchema = z.ZodType;
 
 /**
- * Answers a read with the JSON of `read(caller)`, from the response cache when nothing was written since it was
- * last answered: a read's answer depends only on the caller, the URL and the stored data. The JSON is written
+ * Answers a read with the JSON of `read()`, from the response cache when nothing was written since it was last
+ * answered. `key` names everything the answer depends on: the caller, the route, and the path and query as
+ * checked (so unknown query parameters or another spelling of the same URL share one entry). The JSON is written
  * here, by the route's compiled serializer, so that the cache can keep it.
  */
-function cachedAnswer(
-  app: App,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  read: (userId: string) => Promise<unknown>,
-) {
-  const userId = callerId(request);
+function cachedAnswer(app: App, reply: FastifyReply, key: string, read: () => Promise<unknown>) {
+  const send = (json: string | Buffer) => reply.type(JSON_UTF8).send(json);
   // The serializers that contract/serializer.ts compiles write strings.
-  const answer = app.responseCache.answer(
-    `${userId} ${request.url}`,
-    async () => reply.serialize(await read(userId)) as string,
-  );
-  // A kept answer is sent at once, without waiting on a promise.
-  if (Buffer.isBuffer(answer)) {
-    reply.type(JSON_UTF8).send(answer);
-    return;
-  }
-  return answer.then((json) => reply.type(JSON_UTF8).send(json));
+  const answer = app.responseCache.answer(key, async () => reply.serialize(await read()) as string);
+  if (!Buffer.isBuffer(answer)) return answer.then(send);
+  // A kept answer is sent at once, without waiting on a promise: the handler then returns nothing.
+  send(answer);
+  return undefined;
 }
 
 /** What the OpenAPI document says of a route. */
@@ -100,8 +91,13 @@ export function recordRoutes(app: App, itemPath: `/${string}/:${string}`, resour
       app.get(
         path,
         read({ ...docOf(doc), querystring, response: { 200: response, ...errors(401, 403, 422, 429) } }),
-        (request, reply) =>
-          cachedAnswer(app, request, reply, (userId) => list(userId, request.query as z.output<Q>)),
+        (request, reply) => {
+          const userId = callerId(request);
+          const query = request.query as z.output<Q>;
+          return cachedAnswer(app, reply, `${userId} ${path} ${JSON.stringify(query)}`, () =>
+            list(userId, query),
+          );
+        },
       );
     },
 
@@ -123,10 +119,16 @@ export function recordRoutes(app: App, itemPath: `/${string}/:${string}`, resour
           ...(querystring && { querystring }),
           response: { 200: response, ...errors(401, 403, 404, 422, 429) },
         }),
-        (request, reply) =>
-          cachedAnswer(app, request, reply, (userId) =>
-            find(userId, request.params[id], request.query as z.output<Q>),
-          ),
+        (request, reply) => {
+          const userId = callerId(request);
+          const recordId = request.params[id];
+          const query = request.query as z.output<Q>;
+          // The id may hold any character: it comes last, or inside the JSON with the query.
+          const key = querystring
+            ? `${userId} ${itemPath} ${JSON.stringify([query, recordId])}`
+            : `${userId} ${itemPath} ${recordId}`;
+          return cachedAnswer(app, reply, key, () => find(userId, recordId, query));
+        },
       );
     },
 

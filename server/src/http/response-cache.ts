@@ -50,6 +50,11 @@ export class ResponseCache {
     return bytes;
   }
 
+  /** How many answers it holds now. */
+  get entries(): number {
+    return this.answers.size;
+  }
+
   private keep(key: string, bytes: Buffer): void {
     // One answer may take at most an eighth of the room, so a few large pages cannot push out every other.
     if (cost(key, bytes) > this.maxBytes / 8) return;

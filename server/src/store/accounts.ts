@@ -12,6 +12,7 @@ import {
 } from '../auth/secrets';
 import { CAPABILITIES, DEFAULT_SCOPES, type ProactiveScope, type Scope } from '../contract/scopes';
 import { newId } from '../ids';
+import { writeBookkeeping } from './db';
 import { NotFound } from './errors';
 import { KeyCache } from './key-cache';
 import type { Row } from './records';
@@ -236,9 +237,15 @@ export function accountsRepository(db: Kysely<Database>, options: AccountsOption
       return activeKeys.get(hash) ?? readActiveKey(hash);
     },
 
-    /** Records that the key was used at `at` (epoch ms), in the database and on the key as cached. */
+    /**
+     * Records that the key was used at `at` (epoch ms), in the database and on the key as cached. Bookkeeping:
+     * it leaves the response cache as it is (no answer it keeps shows a key).
+     */
     async touchKey(key: ActiveKey, at: number): Promise<void> {
-      await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', key.id).execute();
+      await writeBookkeeping(
+        db,
+        db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', key.id).compile(),
+      );
       key.last_used_at = at;
     },
 

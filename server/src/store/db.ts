@@ -50,6 +50,7 @@ function withStatementCache(sqlite: SQLite.Database, size: number): SqliteDataba
     get inTransaction() {
       return sqlite.inTransaction;
     },
+    bookkeepingChanges: 0,
     prepare(text: string) {
       let statement = statements.get(text);
       if (statement) {
@@ -67,6 +68,8 @@ function withStatementCache(sqlite: SQLite.Database, size: number): SqliteDataba
 interface StatementSource {
   prepare(text: string): SQLite.Statement;
   readonly inTransaction: boolean;
+  /** Rows changed by writeBookkeeping, which the data version leaves out. */
+  bookkeepingChanges: number;
 }
 
 /** The SQLite connection under each Kysely instance openStore made on SQLite. */
@@ -82,6 +85,20 @@ export async function selectRows<R>(db: Kysely<Database>, query: CompiledQuery<R
   const sqlite = sqliteUnder.get(db);
   if (sqlite && !sqlite.inTransaction) return sqlite.prepare(query.sql).all(query.parameters) as R[];
   return (await db.executeQuery(query)).rows;
+}
+
+/**
+ * Runs a compiled write of bookkeeping that no answer of the developer API shows (a key's last use). On SQLite
+ * outside a transaction it runs at once and its rows are left out of the data version, so it does not drop
+ * the response cache; anywhere else it is a write like any other.
+ */
+export async function writeBookkeeping(db: Kysely<Database>, query: CompiledQuery): Promise<void> {
+  const sqlite = sqliteUnder.get(db);
+  if (sqlite && !sqlite.inTransaction) {
+    sqlite.bookkeepingChanges += sqlite.prepare(query.sql).run(query.parameters).changes;
+    return;
+  }
+  await db.executeQuery(query);
 }
 
 /** Opens `sqlite:<path>` (or `sqlite::memory:`) or `postgres://…` / `postgresql://…`. */
@@ -124,12 +141,15 @@ export function openStore(url: string): Store {
     sqliteUnder.set(db, statements);
     // total_changes(): the rows this connection has changed, counted as each statement completes; data_version:
     // moves when another connection (another process on the same file) commits. Neither goes back. Inside a
-    // transaction the changes counted may not be committed yet, so there is no token then. Two statements, as
-    // the pragma_data_version table would prepare its PRAGMA again on every read.
+    // transaction the changes counted may not be committed yet, so there is no token then. (A schema change on
+    // this connection would not count: the server changes the schema only when migrating, before it serves.) Two statements, as
+    // the pragma_data_version table would prepare its PRAGMA again on every read. Bookkeeping rows do not count.
     const changes = sqlite.prepare('select total_changes()').pluck();
     const version = sqlite.prepare('pragma data_version').pluck();
     const dataVersion = () =>
-      sqlite.inTransaction ? undefined : `${changes.get() as number}:${version.get() as number}`;
+      sqlite.inTransaction
+        ? undefined
+        : `${(changes.get() as number) - statements.bookkeepingChanges}:${version.get() as number}`;
     return { db, dialect: 'sqlite', url, ping: () => ping(db), dataVersion, close: () => db.destroy() };
   }
   throw new Error(`Unsupported database URL "${url}": use sqlite:<path> or postgres://…`);
