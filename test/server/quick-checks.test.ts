@@ -4,6 +4,8 @@
 // strings without walking it: it must find every issue the walk finds.
 import fc from 'fast-check';
 import { idParam, quickCheck, textIssue } from '../../server/src/contract/common';
+import { devClient } from '../helpers/http';
+import { forSuite, startServer } from '../helpers/server';
 
 const NAME = 'goal_id';
 
@@ -52,6 +54,8 @@ describe('the quick check of a record id in the path', () => {
     const fromRouter = Object.assign(Object.create(null) as object, { [NAME]: 'gl_1' });
     expect(quick(fromRouter)).toBe(true);
     expect(quick(Object.assign(Object.create(null) as object, { [NAME]: '' }))).toBe(false);
+    expect(quick(Object.assign([], { [NAME]: 'gl_1' }))).toBe(false);
+    expect(schema.safeParse(Object.assign([], { [NAME]: 'gl_1' })).success).toBe(false);
   });
 });
 
@@ -76,5 +80,40 @@ describe('the text check of a path or a query string', () => {
       }),
       { numRuns: 5000 },
     );
+  });
+});
+
+describe('a record id in the path, through the server', () => {
+  const server = forSuite(() => startServer('sqlite'));
+  const api = devClient(server);
+
+  it('goes to zod when empty, is looked up up to 100 characters, and is answered alike to HEAD', async () => {
+    // The quick check declines an empty id: zod refuses it, in the interface's words.
+    expect(await api.get('/v1/dev/user/goals/')).toMatchObject({
+      status: 422,
+      body: { detail: [{ loc: ['path', 'goal_id'], type: 'too_small' }] },
+    });
+    for (const id of ['x'.repeat(100), '😀'.repeat(50), ' ']) {
+      expect(await api.get(`/v1/dev/user/goals/${encodeURIComponent(id)}`)).toMatchObject({
+        status: 404,
+        body: { detail: 'Goal not found' },
+      });
+    }
+    // Longer ones the router refuses before any check (Fastify's maxParamLength, 100).
+    expect((await api.get(`/v1/dev/user/goals/${'x'.repeat(101)}`)).status).toBe(414);
+    const goal = await api.post('/v1/dev/user/goals', { title: 'Headed', target_value: 2 });
+    expect(goal.status).toBe(201);
+    const url = `${server.baseUrl}/v1/dev/user/goals/${goal.body.id}`;
+    const headers = { authorization: `Bearer ${server.init.developer_key}` };
+    for (let round = 0; round < 2; round += 1) {
+      const got = await fetch(url, { headers });
+      const body = await got.text();
+      const head = await fetch(url, { method: 'HEAD', headers });
+      expect(head.status).toBe(200);
+      expect(await head.text()).toBe('');
+      expect(head.headers.get('content-type')).toBe(got.headers.get('content-type'));
+      expect(head.headers.get('content-length')).toBe(String(Buffer.byteLength(body)));
+      expect(JSON.parse(body)).toMatchObject({ id: goal.body.id, title: 'Headed' });
+    }
   });
 });

@@ -71,6 +71,13 @@ export interface TextIssue {
   type: string;
 }
 
+/** What keeps `text` from being stored and read back unchanged, if anything. */
+function unstorable(text: string): Omit<TextIssue, 'path'> | null {
+  if (text.includes('\u0000')) return { msg: NUL_MESSAGE, type: 'string_nul' };
+  if (LONE_SURROGATE.test(text)) return { msg: LONE_SURROGATE_MESSAGE, type: 'string_unicode' };
+  return null;
+}
+
 interface Frame {
   value: unknown;
   key: string | number | undefined;
@@ -94,9 +101,7 @@ export function textIssue(value: unknown, bad?: (text: string) => boolean): Text
   if (!bad && isCleanFlatText(value)) return null;
   const issueIn = (text: string): Omit<TextIssue, 'path'> | null => {
     if (bad) return bad(text) ? { msg: NUL_MESSAGE, type: 'string_nul' } : null;
-    if (text.includes('\u0000')) return { msg: NUL_MESSAGE, type: 'string_nul' };
-    if (LONE_SURROGATE.test(text)) return { msg: LONE_SURROGATE_MESSAGE, type: 'string_unicode' };
-    return null;
+    return unstorable(text);
   };
   const stack: Frame[] = [{ value, key: undefined, parent: undefined, depth: 0 }];
   while (stack.length > 0) {
@@ -130,8 +135,6 @@ export function textIssue(value: unknown, bad?: (text: string) => boolean): Text
   return null;
 }
 
-const cleanText = (text: string) => !text.includes('\u0000') && !LONE_SURROGATE.test(text);
-
 /**
  * Whether `value` is an object of strings whose keys and values are all clean: what a request's path and query
  * string almost always are, told without the walk's allocations (it runs for every request).
@@ -140,7 +143,7 @@ function isCleanFlatText(value: unknown): boolean {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   for (const key in value) {
     const text: unknown = (value as Record<string, unknown>)[key];
-    if (typeof text !== 'string' || !cleanText(key) || !cleanText(text)) return false;
+    if (typeof text !== 'string' || unstorable(key) || unstorable(text)) return false;
   }
   return true;
 }
@@ -222,7 +225,7 @@ export const quickCheck = (schema: z.ZodType) => quickChecks.get(schema);
 export function idParam(name: string) {
   const schema = z.object({ [name]: z.string().min(1).max(MAX_ID_LENGTH) });
   quickChecks.set(schema, (value) => {
-    if (typeof value !== 'object' || value === null) return false;
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
     // zod's object leaves out keys it does not know: the value is unchanged only without any.
     for (const key in value) if (key !== name) return false;
     const id: unknown = (value as Record<string, unknown>)[name];
