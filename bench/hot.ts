@@ -1,7 +1,7 @@
 // 1. The authenticated hot path: GET goal, GET action-items (limit 100) and a 50-item batch POST against
 // devdata-server (SQLite, its own process, production settings but no per-key limit), each beside a bare
-// node:http server sending the same bytes, under the same autocannon load in the same run; the list also
-// of a second server with the response cache off. Also the server's RSS idle and after the load (6).
+// node:http server sending the same bytes, under the same autocannon load in the same run; the goal and the
+// list also of a second server with the response cache off. Also the server's RSS idle and after the load (6).
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +20,7 @@ interface Target {
   method: 'GET' | 'POST';
   path: string;
   body?: string;
-  /** Asked of a second server on the same database, with the response cache off: a list read every time. */
+  /** Asked of a second server on the same database, with the response cache off: read every time. */
   uncached?: true;
 }
 
