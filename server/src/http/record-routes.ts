@@ -66,9 +66,9 @@ export function tombstoneNote(type: string): string {
 /**
  * Declares a resource's developer-API routes in its own route file; `itemPath` names one record, e.g.
  * `/memories/:memory_id` (the list is at `/memories`). `read`/`write` give a route its scope and tags (see
- * `scoped`); `list`, `get`, `create`, `update` and `remove` declare the routes most record resources have, with the
- * statuses they answer, so each route file states only what is its own: the docs, the body, the record and
- * the repository call. Routes of other shapes use `read`/`write`/`params` with `app` directly.
+ * `scoped`); `list`, `get`, `create`, `update` and `remove` declare the routes most record resources have,
+ * with the statuses they answer, so each route file states only what is its own: the docs, the body, the
+ * record and the repository call. Routes of other shapes use `read`/`write`/`params` with `app` directly.
  */
 export function recordRoutes(app: App, itemPath: `/${string}/:${string}`, resource: RecordResource) {
   const read = scoped(`${resource.scopes}:read`, resource.tags);

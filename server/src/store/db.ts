@@ -139,11 +139,12 @@ export function openStore(url: string): Store {
     const statements = withStatementCache(sqlite, STATEMENT_CACHE_SIZE);
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
     sqliteUnder.set(db, statements);
-    // total_changes(): the rows this connection has changed, counted as each statement completes; data_version:
-    // moves when another connection (another process on the same file) commits. Neither goes back. Inside a
-    // transaction the changes counted may not be committed yet, so there is no token then. (A schema change on
-    // this connection would not count: the server changes the schema only when migrating, before it serves.) Two statements, as
-    // the pragma_data_version table would prepare its PRAGMA again on every read. Bookkeeping rows do not count.
+    // total_changes(): the rows this connection has changed, counted as each statement completes, less those of
+    // bookkeeping; data_version: moves when another connection (another process on the same file) commits.
+    // Neither goes back. Inside a transaction the changes counted may not be committed yet, so there is no token
+    // then. A schema change on this connection would not count: the server changes the schema only when
+    // migrating, before it serves. Two statements, as the pragma_data_version table would prepare its PRAGMA
+    // again on every read.
     const changes = sqlite.prepare('select total_changes()').pluck();
     const version = sqlite.prepare('pragma data_version').pluck();
     const dataVersion = () =>
