@@ -58,16 +58,7 @@ function decodeEmbedded(row: Row<'action_items'>): EmbeddedActionItem {
 }
 
 function decodeActionItem(row: Row<'action_items'>): ActionItem {
-  return {
-    id: row.id,
-    description: row.description,
-    completed: fromFlag(row.completed),
-    created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
-    due_at: iso(row.due_at),
-    completed_at: iso(row.completed_at),
-    conversation_id: row.conversation_id,
-  };
+  return { id: row.id, ...decodeEmbedded(row), conversation_id: row.conversation_id };
 }
 
 function newRow(userId: string, item: NewActionItem, at: number): Row<'action_items'> {
