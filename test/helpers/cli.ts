@@ -23,6 +23,9 @@ export interface ServeProcess {
   stop(): Promise<void>;
 }
 
+/** What serveCli sets unless `env` says otherwise. */
+export const SERVE_CLI_ENV = { DEVDATA_MAX_EVENT_LOOP_DELAY_MS: '0' };
+
 /**
  * Starts `devdata-server serve` on a free port and waits until `/healthz` answers. Load shedding is off unless
  * `env` sets DEVDATA_MAX_EVENT_LOOP_DELAY_MS: on a busy machine the server's own startup lags its event loop past
@@ -32,7 +35,7 @@ export async function serveCli(databaseUrl: string, env: NodeJS.ProcessEnv = {})
   const port = await freePort();
   const child = spawn(process.execPath, [CLI, 'serve', '--port', String(port), '--database', databaseUrl], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, DEVDATA_MAX_EVENT_LOOP_DELAY_MS: '0', ...env },
+    env: { ...process.env, ...SERVE_CLI_ENV, ...env },
   });
   const logs: string[] = [];
   const stderr: string[] = [];

@@ -1,9 +1,11 @@
 // Several `devdata-server serve` processes on one PostgreSQL database: what they share is shared through the
 // database, and through Redis when DEVDATA_REDIS_URL is set (else PostgreSQL LISTEN/NOTIFY), never through
 // one process's memory. Each suite starts its instances with the settings server/README.md documents.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import pg from 'pg';
 import { migrations } from '../../server/src/store/migrations';
-import { serveCli } from '../helpers/cli';
+import { SERVE_CLI_ENV, serveCli } from '../helpers/cli';
 import {
   errorsLogged,
   liveSegments,
@@ -20,7 +22,8 @@ import { clearOfBoundary, HOUR_MS, MINUTE_MS } from '../helpers/clock';
 import { client } from '../helpers/http';
 import { createDatabase } from '../helpers/server';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+const REDIS_URL = process.env.TEST_REDIS_URL ?? DEFAULT_REDIS_URL;
 /** What every instance in these suites runs with (beside --database, and DEVDATA_REDIS_URL where used). */
 const INSTANCE_ENV = {
   DEVDATA_RATE_LIMIT: '100/60',
@@ -28,6 +31,19 @@ const INSTANCE_ENV = {
   DEVDATA_KEY_CACHE_TTL_MS: '60000',
   DEVDATA_ALLOW_LOOPBACK_WEBHOOKS: '1',
 };
+
+test("server/README.md's settings for several instances are the ones these suites start them with", () => {
+  const manual = readFileSync(join(__dirname, '..', '..', 'server', 'README.md'), 'utf8');
+  const section = manual.split('\n## Running several instances\n')[1].split('\n## ')[0];
+  const block = section.match(/```text\n([\s\S]*?)```/)![1];
+  expect(block.split('\n')[0]).toBe(
+    'devdata-server serve --port <its own port> --database postgres://postgres@127.0.0.1:5432/<database>',
+  );
+  const documented = Object.fromEntries(
+    [...block.matchAll(/^(DEVDATA_\w+)=(\S+)/gm)].map(([, name, value]) => [name, value]),
+  );
+  expect(documented).toEqual({ ...SERVE_CLI_ENV, ...INSTANCE_ENV, DEVDATA_REDIS_URL: DEFAULT_REDIS_URL });
+});
 
 test('10 instances starting at once on an empty database all serve; the schema is migrated once', async () => {
   const database = await createDatabase('postgres');
