@@ -233,14 +233,17 @@ export async function waitFor<T>(
   }
 }
 
-/** A devdata-server process on a fresh SQLite file: init (and optionally demo data), then serve. */
+/**
+ * A devdata-server process on an empty database (`database`, a fresh SQLite file in `workDir` when omitted): init
+ * (and optionally demo data), then serve.
+ */
 export async function startDevdataServer(
   processes: Processes,
   workDir: string,
-  options: { seed?: boolean; env?: NodeJS.ProcessEnv; port?: number } = {},
+  options: { seed?: boolean; env?: NodeJS.ProcessEnv; port?: number; database?: string } = {},
 ): Promise<DevdataServer> {
   const cli = join(REPO, 'server', 'dist', 'cli.js');
-  const database = `sqlite:${join(workDir, 'devdata.sqlite')}`;
+  const database = options.database ?? `sqlite:${join(workDir, 'devdata.sqlite')}`;
   const init = await run(process.execPath, [cli, 'init', '--json', '--database', database]);
   const credentials = JSON.parse(init.stdout) as Credentials;
   if (options.seed) await run(process.execPath, [cli, 'seed', '--demo', '--database', database]);
@@ -275,7 +278,7 @@ export interface DevdataServer {
   baseUrl: string;
   credentials: Credentials;
   logFile: string;
-  /** Its database URL (`sqlite:<path>`). */
+  /** Its database URL (`sqlite:<path>` or `postgres://…`). */
   database: string;
 }
 

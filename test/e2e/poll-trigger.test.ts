@@ -1,8 +1,10 @@
 // The DevData Poll Trigger in a real n8n: New, Updated and Deleted Action Item in a published workflow while a
-// user keeps changing action items on a devdata-server process. The workflow is stopped and started between polls
-// (each activation polls every trigger once), n8n itself is stopped while writes go on and started again, and a
-// write's transaction is held open on the server's database now and then. Every change must come through once,
-// in order, read back from the executions n8n stored.
+// user keeps changing action items on a devdata-server process over PostgreSQL. The workflow is stopped and
+// started between polls (each activation polls every trigger once), n8n itself is stopped while writes go on and
+// started again, and now and then a write's transaction is held open on the server's database: it begins before
+// writes that commit ahead of it, and later writes queue behind it while polls go on. (PostgreSQL, because there
+// a transaction can commit after one that began later; SQLite lets one writer in at a time, and the n8n-core
+// suite covers both.) Every change must come through once, in order, read back from the executions n8n stored.
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,11 +14,13 @@ import {
   expectEveryChangeOnce,
   heldWrite,
   reportedEverything,
+  someWriteOvertook,
   startWriters,
   type ActionItemRecord,
   type Tombstone,
 } from '../helpers/action-item-changes';
 import { client } from '../helpers/http';
+import { createDatabase } from '../helpers/server';
 import {
   n8nCredentials,
   n8nRequire,
@@ -41,6 +45,7 @@ const N8N_DOWN_MS = 1000;
 const processes = new Processes();
 const workDir = mkdtempSync(join(tmpdir(), 'devdata-e2e-poll-'));
 const owner = { email: 'e2e@devdata.local', password: 'E2e-password-1' };
+let database: Awaited<ReturnType<typeof createDatabase>> | undefined;
 let devdata: DevdataServer;
 let n8n: N8nInstance;
 let store: Store | undefined;
@@ -49,7 +54,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 type Session = Awaited<ReturnType<typeof n8nSession>>;
 
 beforeAll(async () => {
+  database = await createDatabase('postgres');
   devdata = await startDevdataServer(processes, workDir, {
+    database: database.url,
     // The writers and the polls share one key; nothing here is meant to be rate limited or shed.
     env: { DEVDATA_RATE_LIMIT: '1000000/60', DEVDATA_MAX_EVENT_LOOP_DELAY_MS: '0' },
   });
@@ -71,6 +78,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await store?.close();
   await processes.stopAll();
+  await database?.drop();
 });
 
 /**
@@ -165,10 +173,13 @@ test('2,100+ changes while the workflow and n8n restart between polls: each repo
     const writers = startWriters(api, PLAN, { mayWrite }).finally(() => {
       writing = false;
     });
-    const held: Array<Promise<unknown>> = [];
+    const held: Array<Promise<{ began: number; stamp: number }>> = [];
     while (writing) {
       // Every other workflow restart runs beside a write held open on the server's database.
-      const hold = cycles % 2 === 0 ? heldWrite(store.db, userId, `held ${held.length}`, HOLD_MS) : undefined;
+      const hold =
+        cycles % 2 === 0
+          ? heldWrite(store.db, userId, `held ${held.length}`, HOLD_MS, { startEarly: true })
+          : undefined;
       if (hold) held.push(hold);
       await restartWorkflow(session);
       await hold;
@@ -186,7 +197,7 @@ test('2,100+ changes while the workflow and n8n restart between polls: each repo
       }
     }
     await writers;
-    await Promise.all(held);
+    const heldWrites = await Promise.all(held);
 
     // Every write has committed: restart the workflow until its polls have reported everything (a few at most).
     const now = await currentState(api);
@@ -196,6 +207,7 @@ test('2,100+ changes while the workflow and n8n restart between polls: each repo
       got = await waitForExecutions(session);
     }
 
+    expect(someWriteOvertook(heldWrites, now)).toBe(true);
     expectEveryChangeOnce(got, now, {
       records: PLAN.create + held.length,
       edits: PLAN.update,
