@@ -1,6 +1,7 @@
 // Debian's Chromium, driven through playwright-core (no browser download), for the tests that use a real browser.
 
-export const CHROMIUM = process.env.DEVDATA_E2E_CHROMIUM ?? '/usr/bin/chromium';
+// An empty DEVDATA_E2E_CHROMIUM (a CI step that found no browser) means the default too.
+export const CHROMIUM = process.env.DEVDATA_E2E_CHROMIUM || '/usr/bin/chromium';
 
 // Without the background-networking flags Chromium keeps trying to reach Google's services; the resolver rule
 // fails every host but localhost and 127.0.0.1, so nothing a page loads can reach beyond loopback.
