@@ -44,7 +44,8 @@ const properties: INodeProperties[] = [
       {
         name: 'Deleted Action Item',
         value: 'deletedActionItem',
-        description: 'An action item was deleted; the output is its deletion record: type, ID and deleted_at',
+        description:
+          'An action item was deleted; the output is its deletion record: which action item, and when',
       },
       {
         name: 'Goal Progress Changed',
