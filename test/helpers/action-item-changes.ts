@@ -134,18 +134,19 @@ export async function heldWrite(
 }
 
 /**
- * Whether some held write began before another write that committed ahead of it: a change stamped after the held
+ * How many held writes began before another write that committed ahead of them: a change stamped after the held
  * write began and before its own stamp. (The case a feed stamped with its transaction's start time would lose.)
  */
-export function someWriteOvertook(
+export function overtakenWrites(
   heldWrites: Array<{ began: number; stamp: number }>,
   now: { items: ActionItemRecord[]; tombstones: Tombstone[] },
-): boolean {
+): number {
   const stamps = [
     ...now.items.map((r) => Date.parse(r.updated_at)),
     ...now.tombstones.map((t) => Date.parse(t.deleted_at)),
   ];
-  return heldWrites.some(({ began, stamp }) => stamps.some((other) => other > began && other < stamp));
+  return heldWrites.filter(({ began, stamp }) => stamps.some((other) => other > began && other < stamp))
+    .length;
 }
 
 /** The user's action items and action-item tombstones now, in feed order. */
