@@ -156,7 +156,14 @@ describe.each(DIALECTS)('writes that round-trip on %s', (dialect) => {
       });
       expect(conversation.status).toBe(201);
       await readsBack(
-        [async () => conversation, () => dev.get(`/v1/dev/user/conversations/${conversation.body.id}`)],
+        [
+          async () => conversation,
+          () => dev.get(`/v1/dev/user/conversations/${conversation.body.id}`),
+          async () => {
+            const list = await dev.get('/v1/dev/user/conversations', { limit: 100 });
+            return { status: list.status, body: list.body.find((c: any) => c.id === conversation.body.id) };
+          },
+        ],
         (c) => [c.started_at, c.finished_at],
         [shown, shown],
       );
