@@ -1,5 +1,5 @@
 import Redis, { type RedisOptions } from 'ioredis';
-import type { FastifyBaseLogger } from 'fastify';
+import type { BaseLogger } from 'pino';
 
 // Redis may be down or slow; the API goes on without it. Commands fail at once while it is unreachable (no
 // offline queue) and after COMMAND_TIMEOUT_MS when it is slow, so a caller falls back instead of waiting.
@@ -24,7 +24,7 @@ export class RedisLink {
 
   constructor(
     url: string,
-    private readonly log: FastifyBaseLogger,
+    private readonly log: Pick<BaseLogger, 'info' | 'warn'>,
   ) {
     const options: RedisOptions = {
       connectTimeout: CONNECT_TIMEOUT_MS,

@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger } from 'fastify';
+import type { BaseLogger } from 'pino';
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { randomUUID } from 'node:crypto';
@@ -30,7 +30,7 @@ export class ListenNotifyBus implements Bus {
   constructor(
     private readonly url: string,
     private readonly db: Kysely<Database>,
-    private readonly log: FastifyBaseLogger,
+    private readonly log: Pick<BaseLogger, 'info' | 'warn'>,
   ) {}
 
   /** Connects (subscriptions made before are all LISTENed); a failure is logged and retried every second. */
