@@ -1,6 +1,6 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
-import { devDataRequest } from '../DevData/transport';
+import { devDataRequest } from '../shared';
 import { isAfter, latestStates, walk, type Feed, type Position } from './feed';
 
 export type TriggerEvent =

@@ -1,7 +1,7 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { devDataRequest } from '../DevData/transport';
+import { devDataRequest } from '../shared';
 
 /**
  * A place in a change feed: every change up to and including (`at`, `id`) has been read. An empty `id` means

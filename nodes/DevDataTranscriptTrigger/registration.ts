@@ -7,7 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { devDataApiError } from '../DevData/transport/errors';
+import { devDataApiError } from '../shared';
 
 /** What GET/PUT/DELETE /v2/integrations/{app_id}/webhook answer. */
 interface WebhookConfig {

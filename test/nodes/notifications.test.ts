@@ -1,4 +1,4 @@
-import { MAX_RETRY_AFTER_SECONDS } from '../../nodes/DevData/transport';
+import { MAX_RETRY_AFTER_SECONDS } from '../../nodes/shared';
 import { directNotificationResponse } from '../../server/src/contract/notifications';
 import { clearOfBoundary, HOUR_MS } from '../helpers/clock';
 import { adminClient, expectShape } from '../helpers/http';
@@ -63,7 +63,7 @@ test('a wrong app secret is a 401 that points at the app credential', async () =
   expect(result.error?.description).toBe('Invalid app ID or secret');
 });
 
-test('over the hourly cap (10 per user per app), the 429 fails at once: its Retry-After is too long to wait', async () => {
+test('over the hourly cap (10 per user per app), the 429 fails without a retry: its Retry-After is too long to wait', async () => {
   // A user of its own, so only this test counts; and one clock hour for all 11 sends, far enough from its end that
   // the cap's Retry-After is longer than the node will wait.
   const admin = adminClient(server);
@@ -77,9 +77,7 @@ test('over the hourly cap (10 per user per app), the 429 fails at once: its Retr
   const params = { resource: 'notification', operation: 'send', uid: user.body.id, message: 'ping' };
   jsonOut(await runDevData(server, params, { items: Array.from({ length: 10 }, () => ({})) }));
   const before = server.requestsTo('POST', path()).length;
-  const started = Date.now();
   const result = await runDevData(server, params);
-  expect(Date.now() - started).toBeLessThan(2_000);
   expect(result.error?.message).toBe('Rate limit exceeded');
   expect(result.error?.description).toBe('Rate limit exceeded: at most 10 notifications per user per hour');
   expect(

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { devDataRequest } from '../transport';
+import { devDataRequest } from '../../shared';
 import { errorItem } from './utils';
 
 export interface BatchSpec {

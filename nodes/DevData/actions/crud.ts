@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { devDataRequest, type DevDataRequest } from '../transport';
+import { devDataRequest, type DevDataRequest } from '../../shared';
 import { recordId } from './common.description';
 import type { ItemOperation } from './types';
 

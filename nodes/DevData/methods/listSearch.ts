@@ -1,6 +1,6 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
-import { devDataRequest } from '../transport';
+import { devDataRequest } from '../../shared';
 
 /** Records read per page of a "From List" dropdown. */
 const PAGE_SIZE = 100;

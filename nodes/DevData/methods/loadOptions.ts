@@ -1,6 +1,6 @@
 import type { IDataObject, ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 
-import { devDataRequest } from '../transport';
+import { devDataRequest } from '../../shared';
 
 /** The user's folders, for the folder fields of conversations. */
 export async function getFolders(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {

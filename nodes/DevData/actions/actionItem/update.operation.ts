@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { devDataRequest } from '../../transport';
+import { devDataRequest } from '../../../shared';
 import { addressedRecord, recordLocator } from '../crud';
 import { assertNotBoth, toWireFields } from '../utils';
 import { actionItemRecord, completedField, descriptionField, dueAtField } from './fields';

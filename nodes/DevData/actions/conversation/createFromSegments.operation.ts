@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, jsonParse, updateDisplayOptions } from 'n8n-workflow';
 
-import { devDataRequest } from '../../transport';
+import { devDataRequest } from '../../../shared';
 import { byDisplayName } from '../common.description';
 import { conversationBody, conversationOptions, conversationRecord } from './fields';
 

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { devDataRequest } from '../../transport';
+import { devDataRequest } from '../../../shared';
 
 export const description: INodeProperties[] = [];
 

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { devDataRequest } from '../../transport';
+import { devDataRequest } from '../../../shared';
 import { returnAllOrLimit } from '../common.description';
 import { limitOf } from '../utils';
 import { folderRecord } from './fields';

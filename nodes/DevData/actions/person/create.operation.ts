@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { devDataRequest } from '../../transport';
+import { devDataRequest } from '../../../shared';
 import { nameField, personRecord } from './fields';
 
 const properties: INodeProperties[] = [nameField];
