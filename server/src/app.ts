@@ -6,10 +6,9 @@ import { errorBody } from './contract/common';
 import { serializerCompiler } from './contract/serializer';
 import { adminAuth, appAuth, developerAuth, guard } from './auth/hooks';
 import { configFromEnv, type ServerConfig } from './config';
-import openapi from './plugins/openapi';
-import errors from './plugins/errors';
-import { clientErrorHandler, frameworkErrors } from './plugins/framework-errors';
-import loadShedding from './plugins/load-shedding';
+import openapi from './http/openapi';
+import errors, { clientErrorHandler, frameworkErrors } from './http/error-handler';
+import loadShedding from './http/load-shedding';
 import { ResponseCache } from './http/response-cache';
 import { RequestLog } from './http/request-log';
 import actionItems from './routes/action-items';
@@ -17,12 +16,12 @@ import { Dispatcher } from './proactive/dispatcher';
 import { Pusher } from './proactive/push';
 import { OutboundPolicy, type Resolve } from './outbound/policy';
 import admin from './routes/admin';
-import adminDeliveries from './routes/deliveries';
+import adminDeliveries from './routes/admin-deliveries';
 import conversations from './routes/conversations';
-import deleted from './routes/deleted';
+import tombstones from './routes/tombstones';
 import folders from './routes/folders';
 import goals from './routes/goals';
-import integrations from './routes/integrations';
+import appNotifications from './routes/app-notifications';
 import key from './routes/key';
 import memories from './routes/memories';
 import notifications from './routes/notifications';
@@ -33,8 +32,8 @@ import { FixedWindowLimiter, RedisWindowLimiter, type RequestLimiter } from './a
 import { LocalBus, RedisBus, type Bus } from './cluster/bus';
 import { RedisLink } from './cluster/redis';
 import { accountsRepository, type AccountsRepository } from './store/accounts';
-import type { Store } from './store/db';
-import { ListenNotifyBus } from './store/listen-notify';
+import type { Store } from './store/db/database';
+import { ListenNotifyBus } from './cluster/listen-notify';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -175,7 +174,7 @@ export async function buildApp({ store, config, logger = false, resolve }: AppOp
       await dev.register(people, { prefix: '/user' });
       await dev.register(notifications, { prefix: '/user' });
       await dev.register(transcripts, { prefix: '/user' });
-      await dev.register(deleted, { prefix: '/user' });
+      await dev.register(tombstones, { prefix: '/user' });
     },
     { prefix: '/v1/dev' },
   );
@@ -192,7 +191,7 @@ export async function buildApp({ store, config, logger = false, resolve }: AppOp
   await app.register(
     async (scope) => {
       guard(scope, appAuth, 'appSecret');
-      await scope.register(integrations);
+      await scope.register(appNotifications);
     },
     { prefix: '/v2/integrations' },
   );

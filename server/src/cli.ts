@@ -8,7 +8,7 @@ import { buildApp } from './app';
 import { configFromEnv } from './config';
 import { initInstance, isInitialized, madeBy, type InitResult } from './scripts/init';
 import { seedDemo } from './scripts/seed';
-import { migrateToLatest, openStore, type Store } from './store/db';
+import { migrateToLatest, openStore, type Store } from './store/db/database';
 
 const DEFAULT_DATABASE = 'sqlite:./devdata.sqlite';
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];

@@ -8,7 +8,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStore, type Store } from '../../server/src/store/db';
+import { openStore, type Store } from '../../server/src/store/db/database';
 import {
   currentState,
   expectEveryChangeOnce,

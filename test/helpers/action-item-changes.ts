@@ -3,8 +3,8 @@
 // real-n8n suite.
 import type { Kysely } from 'kysely';
 import { newId } from '../../server/src/ids';
-import { writeStamp } from '../../server/src/store/changes';
-import type { Database } from '../../server/src/store/schema';
+import { writeStamp } from '../../server/src/store/db/write-clock';
+import type { Database } from '../../server/src/store/db/schema';
 import { byPosition, DELETED, expectAscending, walk, type Change } from './change-feed';
 import type { Client } from './http';
 

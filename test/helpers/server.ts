@@ -9,8 +9,8 @@ import { buildApp, type App } from '../../server/src/app';
 import type { ServerConfig } from '../../server/src/config';
 import type { Resolve } from '../../server/src/outbound/policy';
 import { initInstance, type InitResult } from '../../server/src/scripts/init';
-import { migrateToLatest, openStore, type Dialect, type Store } from '../../server/src/store/db';
-import type { Database } from '../../server/src/store/schema';
+import { migrateToLatest, openStore, type Dialect, type Store } from '../../server/src/store/db/database';
+import type { Database } from '../../server/src/store/db/schema';
 
 export type { Dialect };
 

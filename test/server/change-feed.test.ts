@@ -2,12 +2,12 @@
 // conversations, memories and goals, and the tombstones of GET /v1/dev/user/deleted.
 import { sql } from 'kysely';
 import { actionItem, actionItemsBatchResponse } from '../../server/src/contract/action-items';
-import { tombstone } from '../../server/src/contract/changes';
+import { tombstone } from '../../server/src/contract/change-feed';
 import { validationErrorBody } from '../../server/src/contract/common';
 import { conversation } from '../../server/src/contract/conversations';
 import { goal } from '../../server/src/contract/goals';
 import { memory } from '../../server/src/contract/memories';
-import { TOMBSTONE_RETENTION_MS } from '../../server/src/store/changes';
+import { TOMBSTONE_RETENTION_MS } from '../../server/src/store/db/write-clock';
 import {
   byPosition,
   DELETED,

@@ -1,5 +1,5 @@
 // The built CLI as a self-hoster runs it: init, seed, serve, and a clean shutdown under load.
-import { openStore } from '../../server/src/store/db';
+import { openStore } from '../../server/src/store/db/database';
 import { runCli, serveCli } from '../helpers/cli';
 import { client } from '../helpers/http';
 import { createDatabase, DIALECTS } from '../helpers/server';

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { migrations } from '../../server/src/store/migrations';
+import { migrations } from '../../server/src/store/db/migrations';
 import { SERVE_CLI_ENV, serveCli } from '../helpers/cli';
 import {
   errorsLogged,

@@ -1,6 +1,6 @@
 // Instants are written by store/rows.ts `iso`, which reuses the date part of the previous instant: its output
 // must be exactly Date#toISOString's for every instant the server can store, in any order of days.
-import { iso } from '../../server/src/store/rows';
+import { iso } from '../../server/src/store/db/rows';
 
 describe('iso', () => {
   const check = (ms: number) => expect(iso(ms)).toBe(new Date(ms).toISOString());

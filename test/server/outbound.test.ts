@@ -9,7 +9,7 @@ import { buildApp } from '../../server/src/app';
 import { configFromEnv, loopbackAllowance } from '../../server/src/config';
 import { deliveriesPage } from '../../server/src/contract/proactive';
 import { addressKind, OutboundPolicy, type Resolve } from '../../server/src/outbound/policy';
-import { openStore } from '../../server/src/store/db';
+import { openStore } from '../../server/src/store/db/database';
 import { adminClient, client, expectShape, newUser } from '../helpers/http';
 import { DIALECTS, loopbackOnlyResolve, startServer, type TestServer } from '../helpers/server';
 

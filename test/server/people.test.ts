@@ -1,7 +1,7 @@
 import { errorBody, success } from '../../server/src/contract/common';
 import { peopleList, person } from '../../server/src/contract/people';
 import { newId } from '../../server/src/ids';
-import { isUniqueViolation } from '../../server/src/store/errors';
+import { isUniqueViolation } from '../../server/src/store/db/store-errors';
 import { devClient, expect422, expectShape, keyWithScopes, newUser, type Client } from '../helpers/http';
 import { DIALECTS, forSuite, startServer } from '../helpers/server';
 

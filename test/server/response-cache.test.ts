@@ -4,7 +4,7 @@
 // concurrent writes.
 import { ResponseCache } from '../../server/src/http/response-cache';
 import { actionItemsRepository } from '../../server/src/store/action-items';
-import { openStore } from '../../server/src/store/db';
+import { openStore } from '../../server/src/store/db/database';
 import { devClient, newUser } from '../helpers/http';
 import { DIALECTS, forSuite, startServer } from '../helpers/server';
 

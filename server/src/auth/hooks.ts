@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { nulPath } from '../contract/common';
 import type { Scope } from '../contract/scopes';
-import { HttpError } from '../errors';
+import { HttpError } from '../http/http-errors';
 import type { RequestLimiter } from './rate-limit';
 import { bearerToken, hashSecret } from './secrets';
 
@@ -103,7 +103,7 @@ export const appAuth: onRequestAsyncHookHandler = async function authenticateApp
   request.integrationApp = { id: app.id, name: app.name, capabilities: app.capabilities };
 };
 
-/** The OpenAPI security schemes, one per kind of bearer the server takes (see plugins/openapi.ts). */
+/** The OpenAPI security schemes, one per kind of bearer the server takes (see http/openapi.ts). */
 export type SecurityScheme = 'developerApiKey' | 'adminToken' | 'appSecret';
 
 /**

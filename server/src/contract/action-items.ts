@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { afterIdParam, feedQueryRules, orderParam, updatedSinceParam } from './changes';
+import { afterIdParam, feedQueryRules, orderParam, updatedSinceParam } from './change-feed';
 import { batchCreate, dateBound, dateTime, instant, limitParam, offsetParam, queryBool } from './common';
 
 export const actionItem = z

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { actionItem } from './action-items';
-import { afterIdParam, feedQueryRules, orderParam, updatedSinceParam } from './changes';
+import { afterIdParam, feedQueryRules, orderParam, updatedSinceParam } from './change-feed';
 import { dateBound, dateTime, instant, limitParam, offsetParam, queryBool } from './common';
-import { UnprocessableError } from '../errors';
+import { UnprocessableError } from '../http/http-errors';
 
 export const CATEGORIES = [
   'personal',

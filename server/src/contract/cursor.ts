@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { UnprocessableError } from '../errors';
+import { UnprocessableError } from '../http/http-errors';
 import { textIssue } from './common';
 
 /** The `cursor` query parameter of a cursor-paged list. */

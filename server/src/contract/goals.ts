@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { afterIdParam, feedQueryRules, orderParam, updatedSinceParam } from './changes';
+import { afterIdParam, feedQueryRules, orderParam, updatedSinceParam } from './change-feed';
 import { dateTime, instant, limitParam, queryBool, type ValidationIssue } from './common';
-import { UnprocessableError } from '../errors';
+import { UnprocessableError } from '../http/http-errors';
 
 export const GOAL_TYPES = ['boolean', 'scale', 'numeric'] as const;
 export const GOAL_STATUSES = ['background', 'focused', 'paused', 'achieved', 'abandoned'] as const;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { afterIdParam, feedQueryRules, orderParam, updatedSinceParam } from './changes';
+import { afterIdParam, feedQueryRules, orderParam, updatedSinceParam } from './change-feed';
 import { batchCreate, dateTime, limitParam, offsetParam } from './common';
 
 export const MEMORY_CATEGORIES = ['interesting', 'system', 'manual'] as const;

@@ -1,4 +1,4 @@
-import { UnprocessableError } from '../errors';
+import { UnprocessableError } from '../http/http-errors';
 import type { OutboundPolicy } from './policy';
 
 /** Refuses, as a 422 naming the field at `loc`, a URL the outbound policy would never call. */

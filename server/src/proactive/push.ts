@@ -3,7 +3,7 @@ import axios from 'axios';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Bus } from '../cluster/bus';
 import type { OutboundPolicy } from '../outbound/policy';
-import type { Store } from '../store/db';
+import type { Store } from '../store/db/database';
 import {
   notificationsRepository,
   type NewNotification,

@@ -7,7 +7,7 @@ import {
   listActionItemsQuery,
   updateActionItemBody,
 } from '../contract/action-items';
-import { changeFeedDescription } from '../contract/changes';
+import { changeFeedDescription } from '../contract/change-feed';
 import { partialUpdateNote, recordRoutes, tombstoneNote } from '../http/record-routes';
 import { actionItemsRepository } from '../store/action-items';
 

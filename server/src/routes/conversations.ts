@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { callerId } from '../auth/hooks';
-import { changeFeedDescription } from '../contract/changes';
+import { changeFeedDescription } from '../contract/change-feed';
 import { errors, INSTANT_RANGE_MESSAGE, inInstantRange } from '../contract/common';
 import {
   checkSegmentTimes,
@@ -11,7 +11,7 @@ import {
   listConversationsQuery,
   updateConversationBody,
 } from '../contract/conversations';
-import { UnprocessableError } from '../errors';
+import { UnprocessableError } from '../http/http-errors';
 import { recordRoutes, tombstoneNote } from '../http/record-routes';
 import { conversationsRepository, type NewConversation } from '../store/conversations';
 

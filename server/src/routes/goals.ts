@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { callerId } from '../auth/hooks';
-import { changeFeedDescription } from '../contract/changes';
+import { changeFeedDescription } from '../contract/change-feed';
 import { errors } from '../contract/common';
 import {
   createGoalBody,
@@ -14,7 +14,7 @@ import {
   updateGoalBody,
   valueIssues,
 } from '../contract/goals';
-import { UnprocessableError } from '../errors';
+import { UnprocessableError } from '../http/http-errors';
 import { partialUpdateNote, recordRoutes } from '../http/record-routes';
 import { goalsRepository } from '../store/goals';
 

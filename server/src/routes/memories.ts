@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { changeFeedDescription } from '../contract/changes';
+import { changeFeedDescription } from '../contract/change-feed';
 import {
   createMemoriesBatchBody,
   listMemoriesQuery,

@@ -4,7 +4,7 @@ import { listNotificationsQuery, notificationsPage } from '../contract/notificat
 import { callerId, scoped } from '../auth/hooks';
 import { cursorPage } from '../contract/cursor';
 import { notificationsRepository } from '../store/notifications';
-import { createdAtPosition } from '../store/paging';
+import { createdAtPosition } from '../store/db/paging';
 
 const read = scoped('notifications:read', ['Notifications']);
 

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import { PROACTIVE_SCOPES, SCOPES } from '../contract/scopes';
 import { accountsRepository } from '../store/accounts';
-import type { Store } from '../store/db';
-import type { Database } from '../store/schema';
+import type { Store } from '../store/db/database';
+import type { Database } from '../store/db/schema';
 
 export interface InitResult {
   user_id: string;

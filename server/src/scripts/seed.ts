@@ -1,9 +1,9 @@
 import type { Insertable, Kysely } from 'kysely';
 import { newId } from '../ids';
 import { accountsRepository } from '../store/accounts';
-import { insertRows } from '../store/records';
-import { toFlag, toJson } from '../store/rows';
-import type { Database } from '../store/schema';
+import { insertRows } from '../store/db/records';
+import { toFlag, toJson } from '../store/db/rows';
+import type { Database } from '../store/db/schema';
 
 type NewRow<T extends keyof Database> = Insertable<Database[T]>;
 

@@ -12,12 +12,12 @@ import {
 } from '../auth/secrets';
 import { CAPABILITIES, DEFAULT_SCOPES, type ProactiveScope, type Scope } from '../contract/scopes';
 import { newId } from '../ids';
-import { writeBookkeeping } from './db';
-import { NotFound } from './errors';
+import { writeBookkeeping } from './db/database';
+import { NotFound } from './db/store-errors';
 import { KeyCache } from './key-cache';
-import type { Row } from './records';
-import { fromJson, iso, toJson } from './rows';
-import type { Database } from './schema';
+import type { Row } from './db/records';
+import { fromJson, iso, toJson } from './db/rows';
+import type { Database } from './db/schema';
 
 type Capability = (typeof CAPABILITIES)[number];
 

@@ -1,11 +1,11 @@
 // Action items: every query, and how a row reads back.
 import type { Kysely } from 'kysely';
-import { inFeedOrder, type FeedQuery } from './paging';
+import { inFeedOrder, type FeedQuery } from './db/paging';
 import { newId } from '../ids';
-import { userWrite } from './changes';
-import { createOwned, deleteOwned, findOwned, updateChanged, type Row } from './records';
-import { fromFlag, iso, toFlag } from './rows';
-import type { Database } from './schema';
+import { userWrite } from './db/write-clock';
+import { createOwned, deleteOwned, findOwned, updateChanged, type Row } from './db/records';
+import { fromFlag, iso, toFlag } from './db/rows';
+import type { Database } from './db/schema';
 
 export interface ActionItem {
   id: string;

@@ -4,14 +4,14 @@ import type { Kysely } from 'kysely';
 import type { z } from 'zod';
 import type { createFromSegmentsBody, geolocation } from '../contract/conversations';
 import { newId } from '../ids';
-import { userWrite } from './changes';
-import type { Dialect } from './db';
-import { Conflict, isUniqueViolation, NotFound } from './errors';
-import { asksForChanges, inFeedOrder, type FeedQuery } from './paging';
-import { createOwned, deleteOwned, findOwned, found, updateChanged, type Row } from './records';
-import { fromFlag, fromJson, iso, toFlag, toJson } from './rows';
+import { userWrite } from './db/write-clock';
+import type { Dialect } from './db/database';
+import { Conflict, isUniqueViolation, NotFound } from './db/store-errors';
+import { asksForChanges, inFeedOrder, type FeedQuery } from './db/paging';
+import { createOwned, deleteOwned, findOwned, found, updateChanged, type Row } from './db/records';
+import { fromFlag, fromJson, iso, toFlag, toJson } from './db/rows';
 import { actionItemsRepository, type EmbeddedActionItem } from './action-items';
-import type { Database } from './schema';
+import type { Database } from './db/schema';
 import { summarize, toSegment, type Segment, type SegmentInput, type StoredStructured } from './transcript';
 
 type Geolocation = z.infer<typeof geolocation>;
@@ -263,7 +263,7 @@ export function conversationsRepository(db: Kysely<Database>, dialect: Dialect) 
     ): Promise<{ conversationId: string; added: Segment[] }> {
       const now = Date.now();
       const added = input.map((s) => toSegment(s, now));
-      // The write stamp comes first: it also serializes this user's appends (see store/changes.ts).
+      // The write stamp comes first: it also serializes this user's appends (see store/db/write-clock.ts).
       const conversationId = await userWrite(db, userId, async (trx, at) => {
         const find = () =>
           trx

@@ -4,10 +4,10 @@ import type { Kysely } from 'kysely';
 import type { Position } from '../contract/cursor';
 import type { Outcome } from '../contract/proactive';
 import { newId } from '../ids';
-import { newestBefore } from './paging';
-import type { Row } from './records';
-import { iso } from './rows';
-import type { Database } from './schema';
+import { newestBefore } from './db/paging';
+import type { Row } from './db/records';
+import { iso } from './db/rows';
+import type { Database } from './db/schema';
 
 /** A delivery as read: the row, with its outcome named and its instant in ISO 8601. */
 export type Delivery = Omit<Row<'deliveries'>, 'outcome' | 'created_at'> & {

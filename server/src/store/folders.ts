@@ -2,10 +2,10 @@
 // conversations (their folder_name), so renaming or deleting one is a change of those conversations too.
 import type { Kysely } from 'kysely';
 import { newId } from '../ids';
-import { userWrite } from './changes';
-import { createOwned, deleteOwned, found, updateChanged, type Row } from './records';
-import { iso } from './rows';
-import type { Database } from './schema';
+import { userWrite } from './db/write-clock';
+import { createOwned, deleteOwned, found, updateChanged, type Row } from './db/records';
+import { iso } from './db/rows';
+import type { Database } from './db/schema';
 
 export interface Folder {
   id: string;

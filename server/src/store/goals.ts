@@ -3,11 +3,11 @@
 import type { Kysely } from 'kysely';
 import type { GoalSource, GoalStatus, GoalType, GoalValues } from '../contract/goals';
 import { newId } from '../ids';
-import { userWrite } from './changes';
-import { asksForChanges, inFeedOrder, type FeedQuery } from './paging';
-import { findOwned, insertRows, updateChanged, type Row } from './records';
-import { fromJson, iso, toJson } from './rows';
-import type { Database } from './schema';
+import { userWrite } from './db/write-clock';
+import { asksForChanges, inFeedOrder, type FeedQuery } from './db/paging';
+import { findOwned, insertRows, updateChanged, type Row } from './db/records';
+import { fromJson, iso, toJson } from './db/rows';
+import type { Database } from './db/schema';
 
 const DAY_MS = 86_400_000;
 

@@ -1,12 +1,12 @@
 // Memories: every query, and how a row reads back.
 import type { Kysely } from 'kysely';
-import { inFeedOrder, type FeedQuery } from './paging';
+import { inFeedOrder, type FeedQuery } from './db/paging';
 import type { MemoryCategory } from '../contract/memories';
 import { newId } from '../ids';
-import { userWrite } from './changes';
-import { createOwned, deleteOwned, findOwned, updateChanged, type Row } from './records';
-import { fromJson, iso, toJson } from './rows';
-import type { Database } from './schema';
+import { userWrite } from './db/write-clock';
+import { createOwned, deleteOwned, findOwned, updateChanged, type Row } from './db/records';
+import { fromJson, iso, toJson } from './db/rows';
+import type { Database } from './db/schema';
 
 export type MemoryVisibility = 'private' | 'public';
 

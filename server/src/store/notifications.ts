@@ -2,10 +2,10 @@
 import type { Kysely } from 'kysely';
 import type { Position } from '../contract/cursor';
 import { newId } from '../ids';
-import { newestBefore } from './paging';
-import type { Row } from './records';
-import { fromFlag, iso, toFlag } from './rows';
-import type { Database } from './schema';
+import { newestBefore } from './db/paging';
+import type { Row } from './db/records';
+import { fromFlag, iso, toFlag } from './db/rows';
+import type { Database } from './db/schema';
 
 export type NotificationKind = 'direct' | 'proactive';
 

@@ -2,11 +2,11 @@
 // surrounding spaces (the name_key column).
 import type { Kysely } from 'kysely';
 import { newId } from '../ids';
-import { userWrite } from './changes';
-import { Conflict, isUniqueViolation } from './errors';
-import { createOwned, deleteOwned, findOwned, updateChanged, type Row } from './records';
-import { fromJson, iso, toJson } from './rows';
-import type { Database } from './schema';
+import { userWrite } from './db/write-clock';
+import { Conflict, isUniqueViolation } from './db/store-errors';
+import { createOwned, deleteOwned, findOwned, updateChanged, type Row } from './db/records';
+import { fromJson, iso, toJson } from './db/rows';
+import type { Database } from './db/schema';
 
 export interface Person {
   id: string;

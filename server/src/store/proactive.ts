@@ -1,8 +1,8 @@
 // What the proactive pipeline and direct notifications ask of the database: the rate windows (atomic on both
 // databases, so several instances sharing one agree) and the user's data a prompt template may quote.
 import type { Kysely } from 'kysely';
-import { fromJson } from './rows';
-import type { Database } from './schema';
+import { fromJson } from './db/rows';
+import type { Database } from './db/schema';
 
 const HOUR_MS = 3_600_000;
 

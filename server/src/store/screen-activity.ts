@@ -3,9 +3,9 @@
 import type { Kysely } from 'kysely';
 import type { Position } from '../contract/cursor';
 import { newId } from '../ids';
-import { insertRows, type Row } from './records';
-import { iso } from './rows';
-import type { Database } from './schema';
+import { insertRows, type Row } from './db/records';
+import { iso } from './db/rows';
+import type { Database } from './db/schema';
 
 export interface ScreenActivity {
   id: string;

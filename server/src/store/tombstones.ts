@@ -1,8 +1,8 @@
-// Tombstones as the change feed reads them (GET /deleted); store/changes.ts writes them with each delete.
+// Tombstones as the change feed reads them (GET /deleted); store/db/write-clock.ts writes them with each delete.
 import { sql, type Kysely, type SqlBool } from 'kysely';
-import { TOMBSTONE_TYPES, type TombstoneType } from '../contract/changes';
-import { iso } from './rows';
-import type { Database } from './schema';
+import { TOMBSTONE_TYPES, type TombstoneType } from '../contract/change-feed';
+import { iso } from './db/rows';
+import type { Database } from './db/schema';
 
 export interface Tombstone {
   type: TombstoneType;

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { TombstoneType } from '../contract/changes';
+import type { TombstoneType } from '../../contract/change-feed';
 import type { Database } from './schema';
 
 /** Tombstones are kept at least this long; older ones are pruned when their user next deletes something. */

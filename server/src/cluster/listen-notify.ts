@@ -2,8 +2,8 @@ import type { BaseLogger } from 'pino';
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { randomUUID } from 'node:crypto';
-import { envelope, opened, type Bus, type BusState, type Channel } from '../cluster/bus';
-import type { Database } from './schema';
+import { envelope, opened, type Bus, type BusState, type Channel } from './bus';
+import type { Database } from '../store/db/schema';
 
 /** PostgreSQL channels are per database, so their names need no prefix. */
 const CHANNELS: Record<Channel, string> = {

@@ -1,4 +1,4 @@
-// The store's errors, which plugins/errors.ts turns into the interface's answers, and the database errors
+// The store's errors, which http/error-handler.ts turns into the interface's answers, and the database errors
 // recognised the same way on both dialects. Nothing here knows HTTP.
 
 /**

@@ -1,4 +1,4 @@
-import type { ValidationIssue } from './contract/common';
+import type { ValidationIssue } from '../contract/common';
 
 /** An error the client caused; the error handler sends it as `{detail}` with its status. */
 export class HttpError extends Error {

@@ -1,3 +1,5 @@
+// What an app does with its own secret (/v2/integrations/:app_id): send a user a notification, and set up and
+// watch the transcript webhook that feeds proactive notifications. Tagged "Notifications" in the API docs.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errors } from '../contract/common';
@@ -8,16 +10,16 @@ import {
   directNotificationResponse,
 } from '../contract/notifications';
 import { deliveriesPage, listDeliveriesQuery, putWebhookBody, webhookConfig } from '../contract/proactive';
-import { HttpError } from '../errors';
+import { HttpError } from '../http/http-errors';
 import { assertRegistrable } from '../outbound/registration';
 import { deliveriesRepository } from '../store/deliveries';
 import { proactiveRepository } from '../store/proactive';
-import { createdAtPosition } from '../store/paging';
+import { createdAtPosition } from '../store/db/paging';
 
 const tags = ['Notifications'];
 const params = z.object({ app_id: z.string() });
 
-const integrations: FastifyPluginAsyncZod = async (app) => {
+const appNotifications: FastifyPluginAsyncZod = async (app) => {
   const deliveries = deliveriesRepository(app.store.db);
   const proactive = proactiveRepository(app.store.db);
 
@@ -149,4 +151,4 @@ const integrations: FastifyPluginAsyncZod = async (app) => {
   );
 };
 
-export default integrations;
+export default appNotifications;

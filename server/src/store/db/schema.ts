@@ -176,7 +176,7 @@ export interface DeliveriesTable {
   created_at: number;
 }
 
-/** The last write stamp handed out to a user (see store/changes.ts). */
+/** The last write stamp handed out to a user (see store/db/write-clock.ts). */
 export interface ChangeClockTable {
   user_id: string;
   last_ms: number;

@@ -1,7 +1,7 @@
 import underPressure from '@fastify/under-pressure';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { HttpError } from '../errors';
+import { HttpError } from './http-errors';
 
 /** How long a client should wait before retrying a request shed under load. */
 const RETRY_AFTER_SECONDS = 2;

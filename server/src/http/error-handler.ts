@@ -1,9 +1,11 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { z } from 'zod';
 import { quickCheck, textIssue, type ValidationIssue } from '../contract/common';
-import { HttpError, UnprocessableError } from '../errors';
-import { Conflict, isUnavailable, NotFound } from '../store/errors';
+import { HttpError, UnprocessableError } from './http-errors';
+import { Conflict, isUnavailable, NotFound } from '../store/db/store-errors';
 
 /** How long a client should wait before retrying while the database is out of reach. */
 const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
@@ -15,7 +17,7 @@ const LOCATION: Record<string, string> = {
   headers: 'header',
 };
 
-/** A custom issue may name its FastAPI `type` in `params.type` (see contract/changes.ts); others use zod's code. */
+/** A custom issue may name its FastAPI `type` in `params.type` (see contract/change-feed.ts); others use zod's code. */
 function issueType(issue: z.core.$ZodIssue): string {
   const type = issue.code === 'custom' ? issue.params?.type : undefined;
   return typeof type === 'string' ? type : issue.code;
@@ -137,3 +139,43 @@ async function errorsPlugin(app: FastifyInstance) {
 }
 
 export default fp(errorsPlugin, { name: 'errors' });
+
+/**
+ * Fastify answers some requests before any route or hook runs: a path with malformed percent-encoding
+ * (FST_ERR_BAD_URL, 400), a path parameter over the router's length limit (FST_ERR_MAX_PARAM_LENGTH, 414).
+ * These answer in the interface's `{detail}` shape with Fastify's status, like every other client error.
+ */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+  const status =
+    error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400;
+  void reply.code(status).type('application/json; charset=utf-8').send({ detail: error.message });
+}
+
+/** The details of the protocol-level refusals, by status. */
+const CLIENT_ERROR_DETAIL: Record<number, string> = {
+  400: 'Malformed HTTP request',
+  408: 'The request did not arrive in time',
+  431: 'Request headers are larger than the server accepts',
+};
+
+/**
+ * Node's HTTP parser refuses a request that is not HTTP, whose headers are too large, or that does not arrive in
+ * time; no request object exists then, so the answer is written to the socket directly, as `{detail}` with the
+ * status Fastify would use, and the connection is closed (its stream cannot be trusted past the error).
+ */
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket) {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const status =
+    error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const body = JSON.stringify({ detail: CLIENT_ERROR_DETAIL[status] });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        'Connection: close\r\n\r\n' +
+        body,
+    );
+  }
+  socket.destroy(error);
+}

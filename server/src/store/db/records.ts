@@ -10,10 +10,10 @@ import {
   type Transaction,
   type UpdateObject,
 } from 'kysely';
-import type { TombstoneType } from '../contract/changes';
-import { recordDeletion, userWrite } from './changes';
-import { selectRows } from './db';
-import { NotFound } from './errors';
+import type { TombstoneType } from '../../contract/change-feed';
+import { recordDeletion, userWrite } from './write-clock';
+import { selectRows } from './database';
+import { NotFound } from './store-errors';
 import type { Database } from './schema';
 
 /** A table's row as read. */

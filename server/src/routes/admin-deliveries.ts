@@ -3,7 +3,7 @@ import { errors } from '../contract/common';
 import { cursorPage } from '../contract/cursor';
 import { adminDeliveriesQuery, deliveriesPage } from '../contract/proactive';
 import { deliveriesRepository } from '../store/deliveries';
-import { createdAtPosition } from '../store/paging';
+import { createdAtPosition } from '../store/db/paging';
 
 /** `GET /v1/admin/deliveries`: every app's webhook calls. */
 const adminDeliveries: FastifyPluginAsyncZod = async (app) => {

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import type { Position } from '../contract/cursor';
+import type { Position } from '../../contract/cursor';
 
-/** The change-feed parameters of a list query, as the contract validated them (see contract/changes.ts). */
+/** The change-feed parameters of a list query, as the contract validated them (see contract/change-feed.ts). */
 export interface FeedQuery {
   order: string;
   updated_since?: number;

@@ -6,10 +6,10 @@ import {
   TOMBSTONE_READ_SCOPE,
   TOMBSTONE_TYPES,
   type TombstoneType,
-} from '../contract/changes';
+} from '../contract/change-feed';
 import { errors } from '../contract/common';
 import type { Scope } from '../contract/scopes';
-import { HttpError } from '../errors';
+import { HttpError } from '../http/http-errors';
 import { tombstonesRepository } from '../store/tombstones';
 
 const tags = ['Change Feed'];
@@ -23,7 +23,7 @@ const readableTypes = (scopes: Scope[]) =>
 
 const READ_SCOPES = [...new Set(Object.values(TOMBSTONE_READ_SCOPE))];
 
-const deleted: FastifyPluginAsyncZod = async (app) => {
+const tombstones: FastifyPluginAsyncZod = async (app) => {
   const repository = tombstonesRepository(app.store.db);
 
   app.get(
@@ -72,4 +72,4 @@ const deleted: FastifyPluginAsyncZod = async (app) => {
   );
 };
 
-export default deleted;
+export default tombstones;
