@@ -1,9 +1,12 @@
 // `npm run demo`: devdata-server with demo data and n8n with this package, the credentials and the example
 // workflows, ready to click through. Runs until Ctrl+C, then stops everything it started.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import {
+  ensureN8n,
   n8nCredentials,
+  N8N_2,
   N8N_VERSION,
   prepareN8n,
   Processes,
@@ -16,32 +19,63 @@ const owner = {
   email: process.env.DEMO_N8N_EMAIL ?? 'demo@devdata.local',
   password: process.env.DEMO_N8N_PASSWORD ?? 'DevData-demo-1',
 };
+const ports = [
+  {
+    what: 'devdata-server',
+    variable: 'DEMO_DEVDATA_PORT',
+    port: Number(process.env.DEMO_DEVDATA_PORT ?? 8080),
+  },
+  { what: 'n8n', variable: 'DEMO_N8N_PORT', port: Number(process.env.DEMO_N8N_PORT ?? 5678) },
+];
 const processes = new Processes();
+/** Aborted by Ctrl+C: an n8n install under way stops and removes its folder. */
+const interrupt = new AbortController();
+let installing: Promise<unknown> = Promise.resolve();
+
+/** Whether something already listens on the port where the demo's servers listen (127.0.0.1). */
+function portTaken(port: number): Promise<boolean> {
+  return new Promise((resolvePromise, reject) => {
+    const probe = createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'EADDRINUSE' ? resolvePromise(true) : reject(error),
+    );
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolvePromise(false)));
+  });
+}
 
 async function main() {
+  // First of all: with a port taken, another server would answer in place of the demo's (with keys the demo's
+  // n8n does not hold), so nothing is started or installed.
+  for (const { what, variable, port } of ports)
+    if (await portTaken(port))
+      throw new Error(
+        `Port ${port} is already in use, so the demo cannot start ${what} there.\n` +
+          `Stop what listens on it (a devdata-server from \`npm start\` stops with Ctrl+C in its terminal; ` +
+          `\`lsof -i :${port}\` shows which process it is),\n` +
+          `or run the demo on another port: ${variable}=${port + 1} npm run demo`,
+      );
+
   rmSync(workDir, { recursive: true, force: true });
   mkdirSync(workDir, { recursive: true });
   console.log('Starting devdata-server with demo data…');
-  const devdata = await startDevdataServer(processes, workDir, {
-    seed: true,
-    port: Number(process.env.DEMO_DEVDATA_PORT ?? 8080),
-  });
+  const devdata = await startDevdataServer(processes, workDir, { seed: true, port: ports[0].port });
+  const { user_id, developer_key, app_id, app_secret, webhook_secret, admin_token } = devdata.credentials;
 
   const workflowsDir = join(workDir, 'workflows');
   mkdirSync(workflowsDir);
   for (const file of workflowFiles('examples')) {
-    const text = readFileSync(file, 'utf8').replaceAll('YOUR_USER_ID', devdata.credentials.user_id);
+    const text = readFileSync(file, 'utf8').replaceAll('YOUR_USER_ID', user_id);
     writeFileSync(join(workflowsDir, file.split('/').pop()!), text);
   }
-  console.log(
-    `Preparing n8n ${N8N_VERSION} with n8n-nodes-devdata (the first run installs n8n: a few minutes)…`,
-  );
+  console.log(`Preparing n8n ${N8N_VERSION} with n8n-nodes-devdata…`);
+  installing = ensureN8n(N8N_2, (line) => console.log(line), interrupt.signal);
+  await installing;
   const n8n = await prepareN8n(processes, {
     workDir,
     credentials: n8nCredentials(devdata.baseUrl, devdata.credentials),
     workflowFiles: workflowFiles(workflowsDir),
     publish: [],
-    port: Number(process.env.DEMO_N8N_PORT ?? 5678),
+    port: ports[1].port,
     owner,
   });
   await n8n.start();
@@ -52,21 +86,32 @@ DevData demo is running.
   n8n:            ${n8n.baseUrl}
     login:        ${owner.email} / ${owner.password}
   devdata-server: ${devdata.baseUrl}  (API docs: ${devdata.baseUrl}/docs)
-    user id:      ${devdata.credentials.user_id}
-    developer key ${devdata.credentials.developer_key}
+
+What the README's and docs' commands use; paste into another terminal:
+
+  export DEVDATA=${devdata.baseUrl} USER_ID=${user_id}
+  export DEV_KEY=${developer_key}
+  export APP_ID=${app_id} APP_SECRET=${app_secret}
+  export WEBHOOK_SECRET=${webhook_secret}
+  export ADMIN=${admin_token}
 
 What to try (credentials "DevData Developer API" and "DevData App API" are ready in n8n):
   1. Open "DevData: sync action items from another tool" and click "Execute workflow": 120 tasks become
-     action items in 3 requests. See them with: curl -H "Authorization: Bearer ${devdata.credentials.developer_key}" \\
-     ${devdata.baseUrl}/v1/dev/user/action-items
+     action items in 3 requests. See them with:
+     curl -H "Authorization: Bearer $DEV_KEY" $DEVDATA/v1/dev/user/action-items
   2. Open "DevData: daily goal progress digest" and run it from "Run": the digest lands in the inbox
-     (${devdata.baseUrl}/v1/dev/user/notifications).
+     (curl -H "Authorization: Bearer $DEV_KEY" $DEVDATA/v1/dev/user/notifications).
   3. Add a DevData node to a new workflow and browse its resources: conversations, memories, goals, people…
 
 Logs: ${join(workDir, 'n8n.log')} and ${devdata.logFile}. Ctrl+C stops both.`);
 }
 
+let stopping = false;
 async function stop(code: number) {
+  if (stopping) return;
+  stopping = true;
+  interrupt.abort();
+  await installing.catch(() => undefined); // the install removes its unfinished folder before it settles
   await processes.stopAll();
   process.exit(code);
 }
@@ -74,6 +119,7 @@ async function stop(code: number) {
 process.on('SIGINT', () => void stop(0));
 process.on('SIGTERM', () => void stop(0));
 main().catch(async (error: unknown) => {
+  if (stopping) return;
   console.error(error instanceof Error ? error.message : error);
   await stop(1);
 });

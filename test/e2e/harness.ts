@@ -78,7 +78,9 @@ export function run(
     child.stdout!.on('data', (chunk) => (stdout += chunk));
     child.stderr!.on('data', (chunk) => (stderr += chunk));
     child.stdin!.end(options.input ?? '');
-    child.on('error', reject);
+    // A child that started (and was then aborted) is waited for until it exits, so that its caller's clean-up
+    // never races its last writes.
+    child.on('error', (error) => child.pid === undefined && reject(error));
     child.on('close', (code) => {
       if (code === 0) resolvePromise({ stdout, stderr });
       else
@@ -104,10 +106,39 @@ function releaseEnv(release: N8nRelease): NodeJS.ProcessEnv {
   return env;
 }
 
-/** Installs a pinned n8n into its cache folder outside the repository, once; returns its CLI script. */
+/** Whether a process with this id is running. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Packages unpacked so far under a node_modules folder (scoped ones counted one by one). */
+function unpackedPackages(nodeModules: string): number {
+  try {
+    return readdirSync(nodeModules)
+      .filter((name) => !name.startsWith('.'))
+      .reduce(
+        (count, name) => count + (name.startsWith('@') ? readdirSync(join(nodeModules, name)).length : 1),
+        0,
+      );
+  } catch {
+    return 0; // not there yet, or npm moved a folder while it was counted
+  }
+}
+
+/**
+ * Installs a pinned n8n into its cache folder outside the repository, once; returns its CLI script. `log` hears
+ * what it does, and every 15 s how far the install is; aborting `signal` stops the install and removes its
+ * folder.
+ */
 export async function ensureN8n(
   release = N8N_2,
   log: (line: string) => void = () => undefined,
+  signal?: AbortSignal,
 ): Promise<string> {
   const script = join(release.home, 'node_modules', 'n8n', 'bin', 'n8n');
   if (existsSync(script)) return script;
@@ -116,6 +147,13 @@ export async function ensureN8n(
   // Installed beside its home and moved there whole once built: a half-done install (interrupted, or another
   // process installing at the same time) is never taken for a finished one, and two never build in one folder.
   const partial = `${release.home}.partial-${process.pid}`;
+  // What a killed install left behind (its process is gone) is removed.
+  const home = dirname(release.home);
+  const prefix = `${release.home.slice(home.length + 1)}.partial-`;
+  if (existsSync(home))
+    for (const name of readdirSync(home))
+      if (name.startsWith(prefix) && !alive(Number(name.slice(prefix.length))))
+        rmSync(join(home, name), { recursive: true, force: true });
   rmSync(partial, { recursive: true, force: true });
   mkdirSync(partial, { recursive: true });
   writeFileSync(
@@ -125,6 +163,18 @@ export async function ensureN8n(
   // Install scripts stay off: several try downloads from outside the npm registry. Only sqlite3 needs
   // building, and it builds from source against the Node headers npm is pointed at.
   const env = releaseEnv(release);
+  const started = Date.now();
+  let building = false;
+  const progress = setInterval(() => {
+    const seconds = Math.round((Date.now() - started) / 1000);
+    const unpacked = unpackedPackages(join(partial, 'node_modules'));
+    const step = building
+      ? 'building sqlite3'
+      : unpacked > 0
+        ? `unpacking packages (${unpacked} so far)`
+        : 'resolving its dependencies';
+    log(`  … ${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s: ${step}`);
+  }, 15_000);
   try {
     await run(
       'npm',
@@ -137,9 +187,10 @@ export async function ensureN8n(
         '--no-audit',
         '--no-fund',
       ],
-      { cwd: partial, env },
+      { cwd: partial, env, signal },
     );
-    await run('npm', ['rebuild', 'sqlite3'], { cwd: partial, env });
+    building = true;
+    await run('npm', ['rebuild', 'sqlite3'], { cwd: partial, env, signal });
     if (!existsSync(join(partial, 'node_modules', 'n8n', 'bin', 'n8n')))
       throw new Error(`n8n did not install into ${partial}`);
     // A leftover of the layout before this one (no finished install in it) makes way.
@@ -151,8 +202,10 @@ export async function ensureN8n(
       if (!existsSync(script)) throw error;
     }
   } finally {
-    rmSync(partial, { recursive: true, force: true });
+    clearInterval(progress);
+    rmSync(partial, { recursive: true, force: true, maxRetries: 3 });
   }
+  log(`n8n ${release.version} installed`);
   return script;
 }
 
