@@ -31,15 +31,15 @@ import transcripts from './routes/transcripts';
 import { FixedWindowLimiter, RedisWindowLimiter, type RequestLimiter } from './auth/rate-limit';
 import { LocalBus, RedisBus, type Bus } from './cluster/bus';
 import { RedisLink } from './cluster/redis';
-import { accountsRepository, type AccountsRepository } from './store/accounts';
+import { buildRepositories, type Repositories } from './store';
 import type { Store } from './store/db/database';
 import { ListenNotifyBus } from './cluster/listen-notify';
 
 declare module 'fastify' {
   interface FastifyInstance {
     store: Store;
-    /** Users, keys, admin tokens, apps and installs: what authentication reads on every request. */
-    accounts: AccountsRepository;
+    /** Every repository, built once: what the routes and the proactive pipeline read and write through. */
+    repositories: Repositories;
     config: ServerConfig;
     /** Stores, streams and forwards notifications. */
     pusher: Pusher;
@@ -80,8 +80,8 @@ export async function buildApp({ store, config, logger = false, resolve }: AppOp
   app.decorate('redis', app.config.redisUrl ? new RedisLink(app.config.redisUrl, app.log) : null);
   app.decorate('bus', busFor(store, app.redis, app.log));
   app.decorate(
-    'accounts',
-    accountsRepository(store.db, {
+    'repositories',
+    buildRepositories(store, {
       keyCacheTtlMs: app.config.keyCacheTtlMs,
       onKeyRevoked: (hash) => void app.bus.publish('key-revocations', { hash }),
     }),
@@ -89,18 +89,18 @@ export async function buildApp({ store, config, logger = false, resolve }: AppOp
   // Served once the link to the other instances is up (or its first attempt failed: it goes on trying).
   app.addHook('onReady', () => app.bus.start());
   app.bus.subscribe('key-revocations', (message) =>
-    app.accounts.invalidateKey((message as { hash: string }).hash),
+    app.repositories.users.invalidateKey((message as { hash: string }).hash),
   );
   app.decorate('responseCache', new ResponseCache(store.dataVersion, app.config.responseCacheMb * 1_000_000));
   app.decorate('outbound', new OutboundPolicy(app.config.allowLoopbackWebhooks, resolve));
   // The push URL is the operator's: a refused one stops the start rather than failing every push later.
   const pushUrlRefusal = app.config.pushUrl && app.outbound.preflight(app.config.pushUrl);
   if (pushUrlRefusal) throw new Error(`DEVDATA_PUSH_URL ${pushUrlRefusal}`);
-  app.decorate('pusher', new Pusher(store, app.config.pushUrl, app.outbound, app.log, app.bus));
   app.decorate(
-    'dispatcher',
-    new Dispatcher(store, app.accounts, app.config, app.pusher, app.outbound, app.log),
+    'pusher',
+    new Pusher(app.repositories.notifications, app.config.pushUrl, app.outbound, app.log, app.bus),
   );
+  app.decorate('dispatcher', new Dispatcher(app.repositories, app.config, app.pusher, app.outbound, app.log));
   app.decorateRequest('developerKey', null);
   app.decorateRequest('integrationApp', null);
   app.setSerializerCompiler(serializerCompiler);

@@ -1,4 +1,4 @@
-import { KEY_CACHE_TTL_MS } from './store/accounts';
+import { KEY_CACHE_TTL_MS } from './store/users';
 
 /** Settings the server reads from its environment (the CLI's flags override host, port and database). */
 export interface ServerConfig {

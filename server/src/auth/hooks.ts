@@ -48,10 +48,10 @@ export function developerAuth(limiter: RequestLimiter): onRequestAsyncHookHandle
   return async function authenticate(request: FastifyRequest, reply: FastifyReply) {
     const token = bearerToken(request.headers.authorization);
     if (!token) throw unauthorized(MALFORMED_HEADER);
-    const { accounts } = request.server;
+    const { users } = request.server.repositories;
     // Both answer at once in the common case (a cached key, a limit counted in this process): awaited only when
     // they had to ask the database or Redis.
-    const found = accounts.findActiveKey(token);
+    const found = users.findActiveKey(token);
     const key = found instanceof Promise ? await found : found;
     if (!key) throw unauthorized('Invalid API Key');
 
@@ -71,7 +71,7 @@ export function developerAuth(limiter: RequestLimiter): onRequestAsyncHookHandle
     if (key.last_used_at === null || now - key.last_used_at >= LAST_USED_RESOLUTION_MS) {
       // Bookkeeping: a read must not fail because this could not be written (e.g. SQLite locked by another
       // process); the next request tries again.
-      await accounts
+      await users
         .touchKey(key, now)
         .catch((error: unknown) => request.log.warn({ err: error }, 'could not record the key as used'));
     }
@@ -88,7 +88,8 @@ export function developerAuth(limiter: RequestLimiter): onRequestAsyncHookHandle
 export const adminAuth: onRequestAsyncHookHandler = async function authenticateAdmin(request) {
   const token = bearerToken(request.headers.authorization);
   if (!token) throw unauthorized("Missing or invalid Authorization header. Must be 'Bearer ADMIN_TOKEN'");
-  if (!(await request.server.accounts.isAdminToken(token))) throw unauthorized('Invalid admin token');
+  if (!(await request.server.repositories.adminTokens.isValid(token)))
+    throw unauthorized('Invalid admin token');
 };
 
 /** Authenticates `/v2/integrations/{app_id}/*` requests by the secret of that app. */
@@ -97,7 +98,7 @@ export const appAuth: onRequestAsyncHookHandler = async function authenticateApp
   if (!token) throw unauthorized("Missing or invalid Authorization header. Must be 'Bearer APP_SECRET'");
   const appId = (request.params as { app_id?: string }).app_id ?? '';
   // No app id holds a NUL, and PostgreSQL could not even compare one: such an id is simply unknown.
-  const app = nulPath(appId) ? undefined : await request.server.accounts.findAppCredentials(appId);
+  const app = nulPath(appId) ? undefined : await request.server.repositories.apps.findAppCredentials(appId);
   // An unknown app and a wrong secret answer alike, so app ids cannot be probed.
   if (!app || !sameHash(app.secret_hash, hashSecret(token))) throw unauthorized('Invalid app ID or secret');
   request.integrationApp = { id: app.id, name: app.name, capabilities: app.capabilities };

@@ -3,11 +3,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { ServerConfig } from '../config';
 import { webhookReply, type Outcome, type WebhookReply } from '../contract/proactive';
 import { PROACTIVE_SCOPES, type ProactiveScope } from '../contract/scopes';
-import type { AccountsRepository } from '../store/accounts';
-import type { Store } from '../store/db/database';
-import { deliveriesRepository, type DeliveriesRepository } from '../store/deliveries';
+import type { Repositories } from '../store';
 import { NotFound } from '../store/db/store-errors';
-import { proactiveRepository, type ProactiveRepository } from '../store/proactive';
 import { Breakers } from './breaker';
 import { generate } from './generator';
 import type { OutboundPolicy } from '../outbound/policy';
@@ -68,27 +65,20 @@ export class Dispatcher {
   private readonly breakers: Breakers;
   private lastPruneAt = 0;
 
-  private readonly deliveries: DeliveriesRepository;
-  private readonly proactive: ProactiveRepository;
-
   constructor(
-    store: Store,
-    // The app's one accounts repository, not a second one with a key cache of its own.
-    private readonly accounts: AccountsRepository,
+    private readonly repositories: Pick<Repositories, 'apps' | 'deliveries' | 'proactive'>,
     private readonly config: ServerConfig,
     private readonly pusher: Pusher,
     private readonly outbound: OutboundPolicy,
     private readonly log: FastifyBaseLogger,
   ) {
-    this.deliveries = deliveriesRepository(store.db);
-    this.proactive = proactiveRepository(store.db);
     this.queue = new WorkQueue(config.webhookConcurrency, config.webhookConcurrencyPerApp);
     this.breakers = new Breakers(config.breakerFailures, config.breakerCooldownMs);
   }
 
   /** The apps this user installed that take transcripts: `external_integration` with a webhook URL. */
   targets(userId: string): Promise<{ appId: string; url: string; secret: string }[]> {
-    return this.accounts.webhookTargets(userId);
+    return this.repositories.apps.webhookTargets(userId);
   }
 
   /**
@@ -116,7 +106,7 @@ export class Dispatcher {
     }
     const latency = result.outcome === 'circuit_open' ? 0 : Date.now() - started;
     try {
-      await this.deliveries.record({
+      await this.repositories.deliveries.record({
         app_id: job.appId,
         user_id: job.userId,
         session_id: job.sessionId,
@@ -144,7 +134,7 @@ export class Dispatcher {
     const now = Date.now();
     if (now - this.lastPruneAt < DELIVERY_PRUNE_INTERVAL_MS) return;
     this.lastPruneAt = now;
-    await this.deliveries.pruneBefore(now - DELIVERY_RETENTION_MS);
+    await this.repositories.deliveries.pruneBefore(now - DELIVERY_RETENTION_MS);
   }
 
   private async call(job: DispatchJob): Promise<Result> {
@@ -211,7 +201,7 @@ export class Dispatcher {
     const notification = reply.notification;
     if (!notification) return { outcome: 'no_notification', detail: null };
 
-    const app = await this.accounts.findApp(job.appId).catch((error: unknown) => {
+    const app = await this.repositories.apps.findApp(job.appId).catch((error: unknown) => {
       if (error instanceof NotFound) return undefined;
       throw error;
     });
@@ -219,7 +209,7 @@ export class Dispatcher {
     if (!app.capabilities.includes('proactive_notification')) {
       return drop('capability_missing', 'The app lacks the proactive_notification capability');
     }
-    const install = await this.accounts.findInstall(job.appId, job.userId);
+    const install = await this.repositories.apps.findInstall(job.appId, job.userId);
     if (!install) return drop('not_installed', 'The user has not installed the app');
 
     const declared: string[] = app.proactive_notification?.scopes ?? [];
@@ -249,7 +239,7 @@ export class Dispatcher {
       );
       const filled = fill(
         notification.prompt,
-        await contextValues(this.proactive, job.userId, job.appId, variables),
+        await contextValues(this.repositories.proactive, job.userId, job.appId, variables),
       );
       const generation = await generate(this.config, filled);
       if (!generation.ok) return drop('generation_failed', generation.reason);
@@ -280,6 +270,12 @@ export class Dispatcher {
   private claimWindow(appId: string, userId: string) {
     const now = Date.now();
     const pendingUntil = now + this.config.llmTimeoutMs + this.config.webhookTimeoutMs;
-    return this.proactive.claimWindow(appId, userId, now, pendingUntil, this.config.proactiveWindowMs);
+    return this.repositories.proactive.claimWindow(
+      appId,
+      userId,
+      now,
+      pendingUntil,
+      this.config.proactiveWindowMs,
+    );
   }
 }

@@ -3,13 +3,7 @@ import axios from 'axios';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Bus } from '../cluster/bus';
 import type { OutboundPolicy } from '../outbound/policy';
-import type { Store } from '../store/db/database';
-import {
-  notificationsRepository,
-  type NewNotification,
-  type Notification,
-  type NotificationsRepository,
-} from '../store/notifications';
+import type { NewNotification, Notification, NotificationsRepository } from '../store/notifications';
 
 /** A pushed notification as the other instances are told of it: whole, or by id when it is too big to send. */
 type Announcement = { userId: string; notification: Notification } | { userId: string; id: string };
@@ -28,18 +22,17 @@ const ANNOUNCEMENT_MAX_BYTES = 7_000;
 export class Pusher {
   private readonly events = new EventEmitter();
   private readonly forwards = new Set<Promise<void>>();
-  private readonly inbox: NotificationsRepository;
   /** Announcements from other instances, streamed one after the other so each stream keeps their order. */
   private announced: Promise<void> = Promise.resolve();
 
   constructor(
-    store: Store,
+    /** The users' inboxes. */
+    private readonly inbox: NotificationsRepository,
     private readonly pushUrl: string | null,
     private readonly outbound: OutboundPolicy,
     private readonly log: FastifyBaseLogger,
     private readonly bus: Bus,
   ) {
-    this.inbox = notificationsRepository(store.db);
     this.events.setMaxListeners(0);
     bus.subscribe('notifications', (message) => {
       this.announced = this.announced.then(() => this.streamAnnounced(message as Announcement));

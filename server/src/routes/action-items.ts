@@ -9,10 +9,9 @@ import {
 } from '../contract/action-items';
 import { changeFeedDescription } from '../contract/change-feed';
 import { partialUpdateNote, recordRoutes, tombstoneNote } from '../http/record-routes';
-import { actionItemsRepository } from '../store/action-items';
 
 const actionItems: FastifyPluginAsyncZod = async (app) => {
-  const repository = actionItemsRepository(app.store.db);
+  const repository = app.repositories.actionItems;
   const routes = recordRoutes(app, '/action-items/:action_item_id', {
     tags: ['Action Items'],
     scopes: 'action_items',

@@ -2,12 +2,11 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { errors } from '../contract/common';
 import { cursorPage } from '../contract/cursor';
 import { adminDeliveriesQuery, deliveriesPage } from '../contract/proactive';
-import { deliveriesRepository } from '../store/deliveries';
 import { createdAtPosition } from '../store/db/paging';
 
 /** `GET /v1/admin/deliveries`: every app's webhook calls. */
 const adminDeliveries: FastifyPluginAsyncZod = async (app) => {
-  const repository = deliveriesRepository(app.store.db);
+  const repository = app.repositories.deliveries;
 
   app.get(
     '/deliveries',

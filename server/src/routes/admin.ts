@@ -17,7 +17,7 @@ import { assertRegistrable } from '../outbound/registration';
 const tags = ['Administration'];
 
 const admin: FastifyPluginAsyncZod = async (app) => {
-  const { accounts } = app;
+  const { users, apps } = app.repositories;
 
   app.post(
     '/users',
@@ -29,13 +29,13 @@ const admin: FastifyPluginAsyncZod = async (app) => {
         response: { 201: user, ...errors(401, 422) },
       },
     },
-    async (request, reply) => reply.code(201).send(await accounts.createUser(request.body.name)),
+    async (request, reply) => reply.code(201).send(await users.createUser(request.body.name)),
   );
 
   app.get(
     '/users',
     { schema: { tags, summary: 'List users', response: { 200: user.array(), ...errors(401) } } },
-    async () => accounts.listUsers(),
+    async () => users.listUsers(),
   );
 
   app.post(
@@ -51,7 +51,7 @@ const admin: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const { name, scopes } = request.body;
-      const { key, secret } = await accounts.createKey(request.params.user_id, name, scopes);
+      const { key, secret } = await users.createKey(request.params.user_id, name, scopes);
       return reply.code(201).send({ ...key, key: secret });
     },
   );
@@ -66,7 +66,7 @@ const admin: FastifyPluginAsyncZod = async (app) => {
         response: { 200: apiKey.array(), ...errors(401, 404) },
       },
     },
-    async (request) => accounts.listKeys(request.params.user_id),
+    async (request) => users.listKeys(request.params.user_id),
   );
 
   app.delete(
@@ -80,7 +80,7 @@ const admin: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      await accounts.revokeKey(request.params.key_id);
+      await users.revokeKey(request.params.key_id);
       return reply.code(204).send(null);
     },
   );
@@ -100,7 +100,7 @@ const admin: FastifyPluginAsyncZod = async (app) => {
       if (webhookUrl) {
         await assertRegistrable(app.outbound, webhookUrl, ['body', 'external_integration', 'webhook_url']);
       }
-      const { app: created, appSecret, webhookSecret } = await accounts.createApp(request.body);
+      const { app: created, appSecret, webhookSecret } = await apps.createApp(request.body);
       return reply.code(201).send({ ...created, app_secret: appSecret, webhook_secret: webhookSecret });
     },
   );
@@ -110,7 +110,7 @@ const admin: FastifyPluginAsyncZod = async (app) => {
     {
       schema: { tags, summary: 'List apps', response: { 200: appSchema.array(), ...errors(401) } },
     },
-    async () => accounts.listApps(),
+    async () => apps.listApps(),
   );
 
   app.post(
@@ -126,7 +126,7 @@ const admin: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const { user_id, granted_scopes } = request.body;
-      return reply.code(201).send(await accounts.install(request.params.app_id, user_id, granted_scopes));
+      return reply.code(201).send(await apps.install(request.params.app_id, user_id, granted_scopes));
     },
   );
 
@@ -141,7 +141,7 @@ const admin: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      await accounts.uninstall(request.params.app_id, request.params.user_id);
+      await apps.uninstall(request.params.app_id, request.params.user_id);
       return reply.code(204).send(null);
     },
   );

@@ -12,16 +12,13 @@ import {
 import { deliveriesPage, listDeliveriesQuery, putWebhookBody, webhookConfig } from '../contract/proactive';
 import { HttpError } from '../http/http-errors';
 import { assertRegistrable } from '../outbound/registration';
-import { deliveriesRepository } from '../store/deliveries';
-import { proactiveRepository } from '../store/proactive';
 import { createdAtPosition } from '../store/db/paging';
 
 const tags = ['Notifications'];
 const params = z.object({ app_id: z.string() });
 
 const appNotifications: FastifyPluginAsyncZod = async (app) => {
-  const deliveries = deliveriesRepository(app.store.db);
-  const proactive = proactiveRepository(app.store.db);
+  const { apps, deliveries, proactive, users } = app.repositories;
 
   app.get(
     '/:app_id/app',
@@ -33,7 +30,7 @@ const appNotifications: FastifyPluginAsyncZod = async (app) => {
         response: { 200: appSchema, ...errors(401) },
       },
     },
-    async (request) => app.accounts.findApp(request.params.app_id),
+    async (request) => apps.findApp(request.params.app_id),
   );
 
   app.post(
@@ -50,9 +47,9 @@ const appNotifications: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const appId = request.params.app_id;
       const { uid, message } = request.query;
-      const installed = await app.accounts.findInstall(appId, uid);
+      const installed = await apps.findInstall(appId, uid);
       if (!installed) {
-        await app.accounts.requireUser(uid);
+        await users.requireUser(uid);
         throw new HttpError(404, 'App is not installed for this user');
       }
 
@@ -115,8 +112,7 @@ const appNotifications: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => ({
       triggers_on: 'transcript_processed' as const,
-      webhook_url:
-        (await app.accounts.findApp(request.params.app_id)).external_integration?.webhook_url ?? null,
+      webhook_url: (await apps.findApp(request.params.app_id)).external_integration?.webhook_url ?? null,
     }),
   );
 
@@ -133,7 +129,7 @@ const appNotifications: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       await assertRegistrable(app.outbound, request.body.webhook_url, ['body', 'webhook_url']);
-      return app.accounts.setWebhook(request.params.app_id, request.body.webhook_url);
+      return apps.setWebhook(request.params.app_id, request.body.webhook_url);
     },
   );
 
@@ -147,7 +143,7 @@ const appNotifications: FastifyPluginAsyncZod = async (app) => {
         response: { 200: webhookConfig, ...errors(401) },
       },
     },
-    async (request) => app.accounts.setWebhook(request.params.app_id, null),
+    async (request) => apps.setWebhook(request.params.app_id, null),
   );
 };
 

@@ -13,7 +13,7 @@ import {
 } from '../contract/conversations';
 import { UnprocessableError } from '../http/http-errors';
 import { recordRoutes, tombstoneNote } from '../http/record-routes';
-import { conversationsRepository, type NewConversation } from '../store/conversations';
+import { type NewConversation } from '../store/conversations';
 
 /**
  * Refuses a conversation that would finish before it starts, or whose start or finish, as given or as derived
@@ -29,7 +29,7 @@ function checkSpan(span: { started_at: number; finished_at: number }): void {
 }
 
 const conversations: FastifyPluginAsyncZod = async (app) => {
-  const repository = conversationsRepository(app.store.db, app.store.dialect);
+  const repository = app.repositories.conversations;
   const routes = recordRoutes(app, '/conversations/:conversation_id', {
     tags: ['Conversations'],
     scopes: 'conversations',

@@ -3,10 +3,9 @@ import { callerId } from '../auth/hooks';
 import { errors } from '../contract/common';
 import { createFolderBody, folder, updateFolderBody } from '../contract/folders';
 import { recordRoutes, tombstoneNote } from '../http/record-routes';
-import { foldersRepository } from '../store/folders';
 
 const folders: FastifyPluginAsyncZod = async (app) => {
-  const repository = foldersRepository(app.store.db);
+  const repository = app.repositories.folders;
   const routes = recordRoutes(app, '/folders/:folder_id', { tags: ['Folders'], scopes: 'conversations' });
 
   app.get(

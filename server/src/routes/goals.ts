@@ -16,10 +16,9 @@ import {
 } from '../contract/goals';
 import { UnprocessableError } from '../http/http-errors';
 import { partialUpdateNote, recordRoutes } from '../http/record-routes';
-import { goalsRepository } from '../store/goals';
 
 const goals: FastifyPluginAsyncZod = async (app) => {
-  const repository = goalsRepository(app.store.db);
+  const repository = app.repositories.goals;
   const routes = recordRoutes(app, '/goals/:goal_id', { tags: ['Goals'], scopes: 'goals' });
   const { params } = routes;
 

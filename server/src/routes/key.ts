@@ -12,7 +12,7 @@ const key: FastifyPluginAsyncZod = async (app) => {
         response: { 200: apiKey, ...errors(401, 429) },
       },
     },
-    async (request) => app.accounts.findKey(request.developerKey!.id),
+    async (request) => app.repositories.users.findKey(request.developerKey!.id),
   );
 };
 

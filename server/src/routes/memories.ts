@@ -9,10 +9,9 @@ import {
   updateMemoryBody,
 } from '../contract/memories';
 import { partialUpdateNote, recordRoutes, tombstoneNote } from '../http/record-routes';
-import { memoriesRepository } from '../store/memories';
 
 const memories: FastifyPluginAsyncZod = async (app) => {
-  const repository = memoriesRepository(app.store.db);
+  const repository = app.repositories.memories;
   const routes = recordRoutes(app, '/memories/:memory_id', { tags: ['Memories'], scopes: 'memories' });
 
   routes.list(

@@ -3,13 +3,12 @@ import { errors } from '../contract/common';
 import { listNotificationsQuery, notificationsPage } from '../contract/notifications';
 import { callerId, scoped } from '../auth/hooks';
 import { cursorPage } from '../contract/cursor';
-import { notificationsRepository } from '../store/notifications';
 import { createdAtPosition } from '../store/db/paging';
 
 const read = scoped('notifications:read', ['Notifications']);
 
 const notifications: FastifyPluginAsyncZod = async (app) => {
-  const repository = notificationsRepository(app.store.db);
+  const repository = app.repositories.notifications;
 
   app.get(
     '/notifications',

@@ -3,10 +3,9 @@ import { callerId } from '../auth/hooks';
 import { errors } from '../contract/common';
 import { createPersonBody, peopleList, person, updatePersonBody } from '../contract/people';
 import { recordRoutes, tombstoneNote } from '../http/record-routes';
-import { peopleRepository } from '../store/people';
 
 const people: FastifyPluginAsyncZod = async (app) => {
-  const repository = peopleRepository(app.store.db);
+  const repository = app.repositories.people;
   const routes = recordRoutes(app, '/people/:person_id', { tags: ['People'], scopes: 'people' });
 
   app.get(

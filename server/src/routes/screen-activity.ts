@@ -8,14 +8,14 @@ import {
   screenActivityPage,
 } from '../contract/screen-activity';
 import { cursorPage } from '../contract/cursor';
-import { screenActivityPosition, screenActivityRepository } from '../store/screen-activity';
+import { screenActivityPosition } from '../store/screen-activity';
 
 const tags = ['Screen Activity'];
 const read = scoped('screen_activity:read', tags);
 const write = scoped('screen_activity:write', tags);
 
 const screenActivity: FastifyPluginAsyncZod = async (app) => {
-  const repository = screenActivityRepository(app.store.db);
+  const repository = app.repositories.screenActivity;
 
   app.get(
     '/screen-activity',

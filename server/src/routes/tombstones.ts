@@ -10,7 +10,6 @@ import {
 import { errors } from '../contract/common';
 import type { Scope } from '../contract/scopes';
 import { HttpError } from '../http/http-errors';
-import { tombstonesRepository } from '../store/tombstones';
 
 const tags = ['Change Feed'];
 
@@ -24,7 +23,7 @@ const readableTypes = (scopes: Scope[]) =>
 const READ_SCOPES = [...new Set(Object.values(TOMBSTONE_READ_SCOPE))];
 
 const tombstones: FastifyPluginAsyncZod = async (app) => {
-  const repository = tombstonesRepository(app.store.db);
+  const repository = app.repositories.tombstones;
 
   app.get(
     '/deleted',

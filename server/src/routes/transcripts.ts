@@ -3,7 +3,6 @@ import { callerId, scoped } from '../auth/hooks';
 import { errors } from '../contract/common';
 import { appendSegmentsBody, segmentsAccepted, sessionFinished, sessionParams } from '../contract/proactive';
 import { checkSegmentTimes } from '../contract/conversations';
-import { conversationsRepository } from '../store/conversations';
 
 const write = scoped('conversations:write', ['Transcripts']);
 
@@ -14,7 +13,7 @@ const write = scoped('conversations:write', ['Transcripts']);
  * the request is answered.
  */
 const transcripts: FastifyPluginAsyncZod = async (app) => {
-  const repository = conversationsRepository(app.store.db, app.store.dialect);
+  const repository = app.repositories.conversations;
 
   app.post(
     '/transcripts/:session_id/segments',

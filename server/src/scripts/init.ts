@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { PROACTIVE_SCOPES, SCOPES } from '../contract/scopes';
-import { accountsRepository } from '../store/accounts';
+import { accountRepositories } from '../store';
 import type { Store } from '../store/db/database';
 import type { Database } from '../store/db/schema';
 
@@ -18,17 +18,17 @@ export interface InitResult {
  * capabilities installed for the user with every proactive scope granted.
  */
 export async function initInstance(db: Kysely<Database>, userName = 'Demo User'): Promise<InitResult> {
-  const accounts = accountsRepository(db);
-  const user = await accounts.createUser(userName);
-  const key = await accounts.createKey(user.id, 'Default key', [...SCOPES]);
-  const adminToken = await accounts.createAdminToken();
-  const { app, appSecret, webhookSecret } = await accounts.createApp({
+  const { users, adminTokens, apps } = accountRepositories(db);
+  const user = await users.createUser(userName);
+  const key = await users.createKey(user.id, 'Default key', [...SCOPES]);
+  const adminToken = await adminTokens.create();
+  const { app, appSecret, webhookSecret } = await apps.createApp({
     name: 'DevData App',
     capabilities: ['external_integration', 'proactive_notification'],
     external_integration: { triggers_on: 'transcript_processed', webhook_url: null },
     proactive_notification: { scopes: [...PROACTIVE_SCOPES] },
   });
-  await accounts.install(app.id, user.id, [...PROACTIVE_SCOPES]);
+  await apps.install(app.id, user.id, [...PROACTIVE_SCOPES]);
   return {
     user_id: user.id,
     developer_key: key.secret,
@@ -43,7 +43,7 @@ export async function initInstance(db: Kysely<Database>, userName = 'Demo User')
 export async function isInitialized(store: Store): Promise<boolean> {
   await store.ping(); // an unreachable database fails here, not as "no users"
   try {
-    return await accountsRepository(store.db).hasUsers();
+    return await accountRepositories(store.db).users.hasUsers();
   } catch {
     return false;
   }
@@ -51,9 +51,9 @@ export async function isInitialized(store: Store): Promise<boolean> {
 
 /** Whether saved init output was made by this database: its user and its app are here. */
 export async function madeBy(db: Kysely<Database>, result: Pick<InitResult, 'user_id' | 'app_id'>) {
-  const accounts = accountsRepository(db);
-  const users = await accounts.listUsers();
+  const { users, apps } = accountRepositories(db);
   return (
-    users.some((user) => user.id === result.user_id) && !!(await accounts.findAppCredentials(result.app_id))
+    (await users.listUsers()).some((user) => user.id === result.user_id) &&
+    !!(await apps.findAppCredentials(result.app_id))
   );
 }

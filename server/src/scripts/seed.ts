@@ -1,6 +1,6 @@
 import type { Insertable, Kysely } from 'kysely';
 import { newId } from '../ids';
-import { accountsRepository } from '../store/accounts';
+import { accountRepositories } from '../store';
 import { insertRows } from '../store/db/records';
 import { toFlag, toJson } from '../store/db/rows';
 import type { Database } from '../store/db/schema';
@@ -120,7 +120,7 @@ const APPS = [
  * rows (backdated, unlike a write through the repositories) through the store's batch path.
  */
 export async function seedDemo(db: Kysely<Database>) {
-  const [user] = await accountsRepository(db).listUsers();
+  const [user] = await accountRepositories(db).users.listUsers();
   if (!user) throw new Error('No user to seed: run `devdata-server init` first');
   const userId = user.id;
   const now = Date.now();

@@ -151,3 +151,5 @@ export function actionItemsRepository(db: Kysely<Database>) {
     },
   };
 }
+
+export type ActionItemsRepository = ReturnType<typeof actionItemsRepository>;

@@ -2,7 +2,12 @@
 // extracted from them: every query, and how a row reads back.
 import type { Kysely } from 'kysely';
 import type { z } from 'zod';
-import type { createFromSegmentsBody, geolocation } from '../contract/conversations';
+import type {
+  createFromSegmentsBody,
+  geolocation,
+  structured,
+  transcriptSegment,
+} from '../contract/conversations';
 import { newId } from '../ids';
 import { userWrite } from './db/write-clock';
 import type { Dialect } from './db/database';
@@ -10,11 +15,56 @@ import { Conflict, isUniqueViolation, NotFound } from './db/store-errors';
 import { asksForChanges, inFeedOrder, type FeedQuery } from './db/paging';
 import { createOwned, deleteOwned, findOwned, found, updateChanged, type Row } from './db/records';
 import { fromFlag, fromJson, iso, toFlag, toJson } from './db/rows';
-import { actionItemsRepository, type EmbeddedActionItem } from './action-items';
+import type { ActionItemsRepository, EmbeddedActionItem } from './action-items';
 import type { Database } from './db/schema';
-import { summarize, toSegment, type Segment, type SegmentInput, type StoredStructured } from './transcript';
 
 type Geolocation = z.infer<typeof geolocation>;
+
+// How a transcript is stored: the segments as given become stored segments with speaker labels, and the text
+// gives the summary fields the caller left out. Shared by conversations created whole and live sessions.
+export type Segment = z.infer<typeof transcriptSegment>;
+type SegmentInput = z.infer<typeof createFromSegmentsBody>['transcript_segments'][number];
+/** The summary as stored: the action items and events are not part of it. */
+export type StoredStructured = Omit<z.infer<typeof structured>, 'action_items' | 'events'>;
+type StructuredInput = z.infer<typeof createFromSegmentsBody>['structured'];
+
+const TITLE_WORDS = 8;
+const TITLE_MAX = 200;
+const OVERVIEW_MAX = 300;
+const ELLIPSIS = '…';
+const SPEAKER_LABEL = /^speaker[\s_-]*(\d+)$/i;
+
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : text.slice(0, max - 1).trimEnd() + ELLIPSIS;
+}
+
+/** The summary fields: what the caller supplied wins; the rest is derived from the text. */
+function summarize(text: string, given: StructuredInput): StoredStructured {
+  const words = text.split(/\s+/).filter(Boolean);
+  const derivedTitle = words.slice(0, TITLE_WORDS).join(' ') + (words.length > TITLE_WORDS ? ELLIPSIS : '');
+  return {
+    title: given?.title ?? cut(derivedTitle, TITLE_MAX),
+    overview: given?.overview ?? cut(words.join(' '), OVERVIEW_MAX),
+    category: given?.category ?? 'other',
+    ...(given?.emoji !== undefined ? { emoji: given.emoji } : {}),
+  };
+}
+
+/** A segment as stored: its id, and a speaker id and name from the label ("SPEAKER_01") when not given. */
+function toSegment(input: SegmentInput, now: number): Segment {
+  const label = input.speaker?.trim() || undefined;
+  const parsed = label ? SPEAKER_LABEL.exec(label) : null;
+  const speakerId = input.speaker_id ?? (parsed ? Number(parsed[1]) : 0);
+  return {
+    id: newId(now),
+    text: input.text,
+    speaker_id: speakerId,
+    speaker_name: label ?? `Speaker ${speakerId}`,
+    is_user: input.is_user,
+    start: input.start,
+    end: input.end,
+  };
+}
 
 /** What a new conversation is made of: its segments and what the caller says about it (instants in epoch ms). */
 export type NewConversation = Omit<z.infer<typeof createFromSegmentsBody>, 'client_session_id'>;
@@ -84,9 +134,12 @@ function decodeConversation(
   };
 }
 
-export function conversationsRepository(db: Kysely<Database>, dialect: Dialect) {
-  const actionItems = actionItemsRepository(db);
-
+/** `actionItems`: the action items extracted from the conversations, which this repository writes and reads too. */
+export function conversationsRepository(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  actionItems: ActionItemsRepository,
+) {
   function select(userId: string, withTranscript: boolean, trx: Kysely<Database> = db) {
     return trx
       .selectFrom('conversations as c')

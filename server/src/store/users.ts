@@ -1,0 +1,253 @@
+// Users and their developer keys: what authentication reads on every request, with the cache of keys recently
+// read. Every query, and how a row reads back. A key's secret is made here and only its hash stored; a new one
+// is returned once, beside its record.
+import type { Kysely } from 'kysely';
+import { DEV_KEY_PREFIX, displayKey, hashSecret, newSecret } from '../auth/secrets';
+import { DEFAULT_SCOPES, type Scope } from '../contract/scopes';
+import { newId } from '../ids';
+import { writeBookkeeping } from './db/database';
+import type { Row } from './db/records';
+import { fromJson, iso, toJson } from './db/rows';
+import type { Database } from './db/schema';
+import { NotFound } from './db/store-errors';
+
+/**
+ * How long a key read from the database is trusted by default: a revocation elsewhere shows here within
+ * this even when the broadcast of it is lost.
+ */
+export const KEY_CACHE_TTL_MS = 500;
+const KEY_CACHE_SIZE = 10_000;
+
+export interface User {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface ApiKey {
+  id: string;
+  name: string;
+  /** The display form, e.g. svc_dev_abcd...wxyz. */
+  key_prefix: string;
+  scopes: Scope[];
+  created_at: string;
+  last_used_at: string | null;
+}
+
+/** An unrevoked key as authentication needs it; `last_used_at` in epoch ms. */
+export interface ActiveKey {
+  id: string;
+  user_id: string;
+  scopes: Scope[];
+  last_used_at: number | null;
+}
+
+function decodeUser(row: Row<'users'>): User {
+  return { id: row.id, name: row.name, created_at: iso(row.created_at) };
+}
+
+function decodeApiKey(row: Row<'api_keys'>): ApiKey {
+  return {
+    id: row.id,
+    name: row.name,
+    key_prefix: row.key_prefix,
+    scopes: fromJson<Scope[]>(row.scopes),
+    created_at: iso(row.created_at),
+    last_used_at: iso(row.last_used_at),
+  };
+}
+
+export interface UsersOptions {
+  /** How long a cached key is trusted (KEY_CACHE_TTL_MS when omitted). */
+  keyCacheTtlMs?: number;
+  /** Told the hash of every key this instance revokes: to broadcast it to the other instances' caches. */
+  onKeyRevoked?: (hash: string) => void;
+}
+
+export function usersRepository(db: Kysely<Database>, options: UsersOptions = {}) {
+  const activeKeys = new KeyCache<ActiveKey>(options.keyCacheTtlMs ?? KEY_CACHE_TTL_MS, KEY_CACHE_SIZE);
+  /** NotFound "User not found" unless the user exists. */
+  async function requireUser(userId: string): Promise<void> {
+    const row = await db.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst();
+    if (!row) throw new NotFound('User');
+  }
+
+  /** Reads the unrevoked key with this hash and caches it (see key-cache.ts). */
+  async function readActiveKey(hash: string): Promise<ActiveKey | undefined> {
+    const lookup = activeKeys.begin();
+    const row = await db
+      .selectFrom('api_keys')
+      .select(['id', 'user_id', 'scopes', 'last_used_at'])
+      .where('key_hash', '=', hash)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const key = { ...row, scopes: fromJson<Scope[]>(row.scopes) };
+    activeKeys.set(hash, key, lookup);
+    return key;
+  }
+
+  return {
+    async createUser(name: string): Promise<User> {
+      const row = { id: newId(), name, created_at: Date.now() };
+      await db.insertInto('users').values(row).execute();
+      return decodeUser(row);
+    },
+
+    /** Oldest first. */
+    async listUsers(): Promise<User[]> {
+      const rows = await db.selectFrom('users').selectAll().orderBy('created_at').orderBy('id').execute();
+      return rows.map(decodeUser);
+    },
+
+    /** Whether the instance has any user yet (a fresh database has none). */
+    async hasUsers(): Promise<boolean> {
+      return (await db.selectFrom('users').select('id').limit(1).executeTakeFirst()) !== undefined;
+    },
+
+    /**
+     * A new developer key of an existing user (NotFound "User" otherwise), with `scopes` or else the default
+     * read scopes. The key itself (`secret`) is returned here and never stored.
+     */
+    async createKey(
+      userId: string,
+      name: string,
+      scopes?: Scope[],
+    ): Promise<{ key: ApiKey; secret: string }> {
+      await requireUser(userId);
+      const secret = newSecret(DEV_KEY_PREFIX);
+      const row: Row<'api_keys'> = {
+        id: newId(),
+        user_id: userId,
+        name,
+        key_hash: hashSecret(secret),
+        key_prefix: displayKey(secret),
+        scopes: toJson([...new Set(scopes ?? DEFAULT_SCOPES)]),
+        created_at: Date.now(),
+        last_used_at: null,
+        revoked_at: null,
+      };
+      await db.insertInto('api_keys').values(row).execute();
+      return { key: decodeApiKey(row), secret };
+    },
+
+    /** The user's unrevoked keys, oldest first; NotFound "User" for an unknown user. */
+    async listKeys(userId: string): Promise<ApiKey[]> {
+      await requireUser(userId);
+      const rows = await db
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('revoked_at', 'is', null)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
+      return rows.map(decodeApiKey);
+    },
+
+    /** The key (revoked or not); NotFound "Key" when there is none. */
+    async findKey(keyId: string): Promise<ApiKey> {
+      const row = await db.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirst();
+      if (!row) throw new NotFound('Key');
+      return decodeApiKey(row);
+    },
+
+    /**
+     * The unrevoked key whose secret is `secret`, if any: from the key cache when it was read less than
+     * `keyCacheTtlMs` ago (see key-cache.ts for how a revocation reaches every instance).
+     */
+    findActiveKey(secret: string): ActiveKey | undefined | Promise<ActiveKey | undefined> {
+      const hash = hashSecret(secret);
+      // A cached key is answered at once, without a promise: this is every authenticated request's path.
+      return activeKeys.get(hash) ?? readActiveKey(hash);
+    },
+
+    /**
+     * Records that the key was used at `at` (epoch ms), in the database and on the key as cached. Bookkeeping:
+     * it leaves the response cache as it is (no answer it keeps shows a key).
+     */
+    async touchKey(key: ActiveKey, at: number): Promise<void> {
+      await writeBookkeeping(
+        db,
+        db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', key.id).compile(),
+      );
+      key.last_used_at = at;
+    },
+
+    /** Revokes an unrevoked key; NotFound "Key" when there is no such key or it is revoked already. */
+    async revokeKey(keyId: string): Promise<void> {
+      const revoked = await db
+        .updateTable('api_keys')
+        .set({ revoked_at: Date.now() })
+        .where('id', '=', keyId)
+        .where('revoked_at', 'is', null)
+        .returning('key_hash')
+        .executeTakeFirst();
+      if (!revoked) throw new NotFound('Key');
+      activeKeys.invalidate(revoked.key_hash);
+      options.onKeyRevoked?.(revoked.key_hash);
+    },
+
+    /**
+     * Forgets a cached key by the hash of its secret: for an instance told that another one revoked it (the
+     * cache's expiry alone bounds that to `keyCacheTtlMs`).
+     */
+    invalidateKey(hash: string): void {
+      activeKeys.invalidate(hash);
+    },
+
+    requireUser,
+  };
+}
+
+export type UsersRepository = ReturnType<typeof usersRepository>;
+
+// Developer keys recently read, by the SHA-256 of their secret: an authenticated request then costs no key
+// lookup. How a revocation reaches a cached key:
+// - on the instance that revoked it, at once: the users repository invalidates the entry as it revokes;
+// - on every other instance sharing the database, as soon as the broadcast of the revocation (Redis pub/sub or
+//   PostgreSQL LISTEN/NOTIFY, see app.ts) calls `invalidate(hash)` there;
+// - and should that broadcast be lost, within `ttlMs` of its last read: an entry is only served for `ttlMs`
+//   after the lookup that filled it began, then the key is read again (and found revoked).
+
+class KeyCache<T> {
+  private readonly entries = new Map<string, { value: T; readAt: number }>();
+  /** Bumped by every invalidation, so a lookup that began before one cannot store what it read. */
+  private invalidations = 0;
+
+  constructor(
+    readonly ttlMs: number,
+    readonly max: number,
+  ) {}
+
+  /** The key read for `hash` less than `ttlMs` ago, if any. */
+  get(hash: string, now = Date.now()): T | undefined {
+    const entry = this.entries.get(hash);
+    if (!entry) return undefined;
+    if (now - entry.readAt < this.ttlMs) return entry.value;
+    this.entries.delete(hash);
+    return undefined;
+  }
+
+  /** What a lookup returns to note before it reads: its start time and the invalidations so far. */
+  begin(now = Date.now()): { readAt: number; invalidations: number } {
+    return { readAt: now, invalidations: this.invalidations };
+  }
+
+  /**
+   * Keeps what a lookup read, unless a key was invalidated since it began (what it read may be what was
+   * just revoked). Past `max` entries the oldest read goes.
+   */
+  set(hash: string, value: T, lookup: { readAt: number; invalidations: number }): void {
+    if (lookup.invalidations !== this.invalidations) return;
+    this.entries.delete(hash);
+    if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(hash, { value, readAt: lookup.readAt });
+  }
+
+  /** Forgets the key whose secret hashes to `hash`: its next request reads it from the database. */
+  invalidate(hash: string): void {
+    this.invalidations += 1;
+    this.entries.delete(hash);
+  }
+}
