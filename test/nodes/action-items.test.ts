@@ -57,6 +57,80 @@ describe('Action Item → Create', () => {
   });
 });
 
+describe('a date alone as Due At is due at the end of that UTC day, whatever the workflow timezone', () => {
+  const END_OF_DAY = '2026-12-01T23:59:59.999Z';
+
+  test('Create', async () => {
+    const result = await runDevData(
+      server,
+      {
+        resource: 'actionItem',
+        operation: 'create',
+        description: 'File the report',
+        additionalFields: { dueAt: '2026-12-01' },
+      },
+      { settings: { timezone: 'America/Los_Angeles' } },
+    );
+    const created = expectShape(actionItem, jsonOut(result)[0]);
+    expect(created.due_at).toBe(END_OF_DAY);
+    // Stored so: the server lists it back the same.
+    const stored = await devClient(server).get('/v1/dev/user/action-items', { limit: 1000 });
+    expect(stored.body.find((a: { id: string }) => a.id === created.id)?.due_at).toBe(END_OF_DAY);
+  });
+
+  test('Create Many', async () => {
+    const user = await newUser(server);
+    const result = await runDevData(
+      server,
+      {
+        resource: 'actionItem',
+        operation: 'createMany',
+        description: '={{ $json.task }}',
+        additionalFields: { dueAt: '={{ $json.due }}' },
+      },
+      {
+        items: [
+          { task: 'first', due: '2026-12-01' },
+          { task: 'second', due: '2026-12-02T08:00:00Z' },
+        ],
+        settings: { timezone: 'Asia/Tokyo' },
+        credentials: credentialsFor(server, user.key),
+      },
+    );
+    expect(jsonOut(result).map((json) => expectShape(actionItem, json).due_at)).toEqual([
+      END_OF_DAY,
+      '2026-12-02T08:00:00.000Z',
+    ]);
+  });
+
+  test('Update', async () => {
+    const { body } = await devClient(server).post('/v1/dev/user/action-items', { description: 'to move' });
+    const result = await runDevData(
+      server,
+      {
+        resource: 'actionItem',
+        operation: 'update',
+        actionItemId: body.id,
+        updateFields: { dueAt: ' 2026-12-01 ' },
+      },
+      { settings: { timezone: 'Europe/Berlin' } },
+    );
+    expect(expectShape(actionItem, jsonOut(result)[0])).toMatchObject({ id: body.id, due_at: END_OF_DAY });
+  });
+
+  test('a day that does not exist is refused before anything is sent, by the field’s display name', async () => {
+    const before = server.requestsTo('POST', '/v1/dev/user/action-items').length;
+    const result = await runDevData(server, {
+      resource: 'actionItem',
+      operation: 'create',
+      description: 'never',
+      additionalFields: { dueAt: '2026-02-30' },
+    });
+    expect(result.error?.message).toBe('Due At: "2026-02-30" is not a valid date and time');
+    expect(server.requestsTo('POST', '/v1/dev/user/action-items')).toHaveLength(before);
+  });
+});
+
 describe('Action Item → Create Many', () => {
   test('120 input items become 120 action items in exactly 3 requests, in input order, each paired with its item', async () => {
     const user = await newUser(server);
@@ -251,7 +325,7 @@ describe('Action Item → Update', () => {
       actionItemId: id,
       updateFields: { clearDueAt: true, dueAt: '2026-12-24T12:00:00Z' },
     });
-    expect(result.error?.message).toBe('Set either "dueAt" or "clearDueAt", not both');
+    expect(result.error?.message).toBe('Set either "Due At" or "Clear Due Date", not both');
   });
 
   test('an empty Due At is left out, so one node can set or clear the due date by expression', async () => {

@@ -67,6 +67,60 @@ describe('errors from the server', () => {
   });
 });
 
+describe('errors of the node name fields as the user sees them (display names), not parameter names', () => {
+  test.each([
+    [
+      'Action Item → Create: Due At',
+      {
+        resource: 'actionItem',
+        operation: 'create',
+        description: 'x',
+        additionalFields: { dueAt: '={{ $json.when }}' },
+      },
+      'Due At',
+    ],
+    [
+      'Goal → Create: Horizon At',
+      {
+        resource: 'goal',
+        operation: 'create',
+        title: 'Read more',
+        goalType: 'boolean',
+        additionalFields: { horizonAt: '={{ $json.when }}' },
+      },
+      'Horizon At',
+    ],
+    [
+      'Conversation → Create From Text: Started At',
+      {
+        resource: 'conversation',
+        operation: 'createFromText',
+        text: 'hello there',
+        options: { startedAt: '={{ $json.when }}' },
+      },
+      'Started At',
+    ],
+  ])('%s', async (_, parameters, label) => {
+    const result = await runDevData(server, parameters, {
+      items: [{ when: '2026-12-01T10:00:00Z' }, { when: 'next Friday' }],
+    });
+    expect(result.error?.message).toBe(`${label}: "next Friday" is not a valid date and time`);
+    expect(result.error?.description).toMatch(new RegExp(`^${label} needs an ISO 8601 date-time`));
+    // The failing item is still named, as before.
+    expect(result.error?.context.itemIndex).toBe(1);
+  });
+
+  test('Conversation → Update: a folder and Remove From Folder together', async () => {
+    const result = await runDevData(server, {
+      resource: 'conversation',
+      operation: 'update',
+      conversationId: 'any',
+      updateFields: { folderId: 'some-folder', removeFromFolder: true },
+    });
+    expect(result.error?.message).toBe('Set either "Folder Name or ID" or "Remove From Folder", not both');
+  });
+});
+
 describe('Continue On Fail', () => {
   test('"Continue" puts {error} on the failing item, paired with it, and goes on with the next', async () => {
     const items = await threeItemsOneMissing();

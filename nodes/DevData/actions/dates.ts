@@ -4,6 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 const DATE_TIME =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+const DAY_MS = 86_400_000;
 
 /** The UTC offset of `timeZone` at the instant `utcMs`, in ms (positive east of Greenwich). */
 function zoneOffsetMs(utcMs: number, timeZone: string): number {
@@ -59,13 +60,9 @@ function parseInstant(value: string, timeZone: string): number | undefined {
  * Converts a date-time parameter to ISO 8601 UTC (`…Z`), the only form the server writes. A value with an
  * offset keeps its instant; a value without one (as n8n's date picker produces) is read in the workflow's
  * timezone (Workflow Settings → Timezone, else the instance's). Accepts strings, Dates and Luxon DateTimes.
+ * `label` is the parameter's name as the user sees it (its display name), for the error message.
  */
-export function toUtcIso(
-  this: IExecuteFunctions,
-  value: unknown,
-  parameter: string,
-  itemIndex: number,
-): string {
+export function toUtcIso(this: IExecuteFunctions, value: unknown, label: string, itemIndex: number): string {
   let ms: number | undefined;
   if (value instanceof Date) ms = value.getTime();
   else if (
@@ -76,13 +73,20 @@ export function toUtcIso(
     ms = (value as { toMillis: () => number }).toMillis();
   else if (typeof value === 'string' || typeof value === 'number')
     ms = typeof value === 'number' ? value : parseInstant(value, this.getTimezone());
-  if (ms === undefined || !Number.isFinite(ms)) {
-    throw new NodeOperationError(this.getNode(), `"${String(value)}" is not a valid date and time`, {
-      itemIndex,
-      description: `The parameter "${parameter}" needs an ISO 8601 date-time such as 2026-11-21T09:30:00Z. Without an offset, the time is read in the workflow's timezone (${this.getTimezone()}).`,
-    });
-  }
+  if (ms === undefined || !Number.isFinite(ms)) throw invalidDate.call(this, value, label, itemIndex);
   return new Date(ms).toISOString();
+}
+
+function invalidDate(
+  this: IExecuteFunctions,
+  value: unknown,
+  label: string,
+  itemIndex: number,
+): NodeOperationError {
+  return new NodeOperationError(this.getNode(), `${label}: "${String(value)}" is not a valid date and time`, {
+    itemIndex,
+    description: `${label} needs an ISO 8601 date-time such as 2026-11-21T09:30:00Z. Without an offset, the time is read in the workflow's timezone (${this.getTimezone()}).`,
+  });
 }
 
 /**
@@ -92,9 +96,32 @@ export function toUtcIso(
 export function toRangeBound(
   this: IExecuteFunctions,
   value: unknown,
-  parameter: string,
+  label: string,
   itemIndex: number,
 ): string {
   if (typeof value === 'string' && DATE_ONLY.test(value.trim())) return value.trim();
-  return toUtcIso.call(this, value, parameter, itemIndex);
+  return toUtcIso.call(this, value, label, itemIndex);
+}
+
+/**
+ * A due date: a date alone (YYYY-MM-DD) means the end of that UTC day (23:59:59.999Z), as a date alone does as the
+ * end bound of a list filter on the server, so an item due on a day is not overdue before that day is over.
+ * Anything else is converted like toUtcIso.
+ */
+export function toDueInstant(
+  this: IExecuteFunctions,
+  value: unknown,
+  label: string,
+  itemIndex: number,
+): string {
+  if (typeof value !== 'string' || !DATE_ONLY.test(value.trim())) {
+    return toUtcIso.call(this, value, label, itemIndex);
+  }
+  const day = value.trim();
+  const dayStart = Date.parse(`${day}T00:00:00.000Z`);
+  // Date.parse rolls a day past the month's end over (2026-02-30 → March 2); such a day is no date.
+  if (Number.isNaN(dayStart) || new Date(dayStart).toISOString().slice(0, 10) !== day) {
+    throw invalidDate.call(this, value, label, itemIndex);
+  }
+  return new Date(dayStart + DAY_MS - 1).toISOString();
 }

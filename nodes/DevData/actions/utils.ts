@@ -1,28 +1,40 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { toUtcIso } from './dates';
+import { toDueInstant, toUtcIso } from './dates';
 
 /** `dueAt` → `due_at`: a parameter's name is its wire field in camelCase. */
 export function snakeCase(name: string): string {
   return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }
 
+/** A date-time field of a collection: its definition (errors name it by its display name) and what it holds. */
+export interface DateField {
+  property: INodeProperties;
+  /** A due date reads a date alone as the end of that UTC day; any other date-time as 00:00 in the workflow's timezone. */
+  due?: boolean;
+}
+
 /**
- * The wire body for the fields of a collection the user set: keys in snake_case, date-time fields (by
- * parameter name) converted to ISO 8601 UTC, and nothing for fields left out. An empty date-time (an expression
- * that maps a missing date to '' or null) counts as left out, as in n8n's own nodes.
+ * The wire body for the fields of a collection the user set: keys in snake_case, date-time fields converted to
+ * ISO 8601 UTC, and nothing for fields left out. An empty date-time (an expression that maps a missing date to ''
+ * or null) counts as left out, as in n8n's own nodes.
  */
 export function toWireFields(
   this: IExecuteFunctions,
   fields: IDataObject,
   itemIndex: number,
-  dateFields: string[] = [],
+  dateFields: DateField[] = [],
 ): IDataObject {
   const body: IDataObject = {};
   for (const [name, value] of Object.entries(fields)) {
-    if (value === undefined || (dateFields.includes(name) && isEmptyDate(value))) continue;
-    body[snakeCase(name)] = dateFields.includes(name) ? toUtcIso.call(this, value, name, itemIndex) : value;
+    const date = dateFields.find((field) => field.property.name === name);
+    if (value === undefined || (date && isEmptyDate(value))) continue;
+    if (!date) body[snakeCase(name)] = value;
+    else {
+      const convert = date.due ? toDueInstant : toUtcIso;
+      body[snakeCase(name)] = convert.call(this, value, date.property.displayName, itemIndex);
+    }
   }
   return body;
 }
@@ -41,18 +53,21 @@ export function splitList(value: unknown): string[] {
     .filter(Boolean);
 }
 
-/** Fails the item when both a value and its "clear" switch are set. */
+/** Fails the item when both a value and its "clear" switch are set, naming both as the user sees them. */
 export function assertNotBoth(
   this: IExecuteFunctions,
   fields: IDataObject,
-  value: string,
-  clear: string,
+  value: INodeProperties,
+  clear: INodeProperties,
   itemIndex: number,
 ): void {
-  if (fields[value] !== undefined && !isEmptyDate(fields[value]) && fields[clear] === true) {
-    throw new NodeOperationError(this.getNode(), `Set either "${value}" or "${clear}", not both`, {
-      itemIndex,
-    });
+  const set = fields[value.name];
+  if (set !== undefined && !isEmptyDate(set) && fields[clear.name] === true) {
+    throw new NodeOperationError(
+      this.getNode(),
+      `Set either "${value.displayName}" or "${clear.displayName}", not both`,
+      { itemIndex },
+    );
   }
 }
 

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { RecordSpec } from '../crud';
-import { toWireFields } from '../utils';
+import { toWireFields, type DateField } from '../utils';
 
 export const descriptionField: INodeProperties = {
   displayName: 'Description',
@@ -27,15 +27,18 @@ export const dueAtField: INodeProperties = {
   type: 'dateTime',
   default: '',
   description:
-    "When the action item is due. A value without a UTC offset is read in the workflow's timezone; it is sent as UTC.",
+    "When the action item is due. A date alone (e.g. 2026-12-01) means the end of that day in UTC (23:59:59.999Z); a date and time without a UTC offset is read in the workflow's timezone. Sent as UTC.",
 };
+
+/** Due At as a date-time field of a collection: a due date, so a date alone means the end of that UTC day. */
+export const dueAtDate: DateField = { property: dueAtField, due: true };
 
 /** The wire entry for a new action item from the item's parameters. */
 export function newActionItem(this: IExecuteFunctions, itemIndex: number): IDataObject {
   const additional = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
   return {
     description: this.getNodeParameter('description', itemIndex) as string,
-    ...toWireFields.call(this, additional, itemIndex, ['dueAt']),
+    ...toWireFields.call(this, additional, itemIndex, [dueAtDate]),
   };
 }
 

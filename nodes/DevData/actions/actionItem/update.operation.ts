@@ -4,7 +4,15 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { devDataRequest } from '../../../shared';
 import { addressedRecord, recordLocator } from '../crud';
 import { assertNotBoth, toWireFields } from '../utils';
-import { actionItemRecord, completedField, descriptionField, dueAtField } from './fields';
+import { actionItemRecord, completedField, descriptionField, dueAtDate, dueAtField } from './fields';
+
+const clearDueAtField: INodeProperties = {
+  displayName: 'Clear Due Date',
+  name: 'clearDueAt',
+  type: 'boolean',
+  default: true,
+  description: 'Whether to remove the due date (sends due_at: null)',
+};
 
 const properties: INodeProperties[] = [
   recordLocator(actionItemRecord),
@@ -15,18 +23,7 @@ const properties: INodeProperties[] = [
     placeholder: 'Add Field',
     default: {},
     description: 'Only the fields added here are changed',
-    options: [
-      {
-        displayName: 'Clear Due Date',
-        name: 'clearDueAt',
-        type: 'boolean',
-        default: true,
-        description: 'Whether to remove the due date (sends due_at: null)',
-      },
-      completedField,
-      { ...descriptionField, required: false },
-      dueAtField,
-    ],
+    options: [clearDueAtField, completedField, { ...descriptionField, required: false }, dueAtField],
   },
 ];
 
@@ -37,8 +34,8 @@ export const description = updateDisplayOptions(
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
   const { clearDueAt, ...fields } = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
-  assertNotBoth.call(this, { ...fields, clearDueAt }, 'dueAt', 'clearDueAt', itemIndex);
-  const body = toWireFields.call(this, fields, itemIndex, ['dueAt']);
+  assertNotBoth.call(this, { ...fields, clearDueAt }, dueAtField, clearDueAtField, itemIndex);
+  const body = toWireFields.call(this, fields, itemIndex, [dueAtDate]);
   if (clearDueAt === true) body.due_at = null;
   return (await devDataRequest.call(this, {
     method: 'PATCH',

@@ -40,6 +40,34 @@ export const CATEGORIES = [
 
 const capitalize = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
 
+/** The folder picker; `purpose` says what the chosen folder is for. */
+export function folderIdField(purpose: string): INodeProperties {
+  return {
+    displayName: 'Folder Name or ID',
+    name: 'folderId',
+    type: 'options',
+    typeOptions: { loadOptionsMethod: 'getFolders' },
+    default: '',
+    description: `${purpose}. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.`,
+  };
+}
+
+const startedAtField: INodeProperties = {
+  displayName: 'Started At',
+  name: 'startedAt',
+  type: 'dateTime',
+  default: '',
+  description: "When the conversation started (no UTC offset means the workflow's timezone)",
+};
+
+const finishedAtField: INodeProperties = {
+  displayName: 'Finished At',
+  name: 'finishedAt',
+  type: 'dateTime',
+  default: '',
+  description: "When the conversation ended (no UTC offset means the workflow's timezone)",
+};
+
 /** Fields shared by both ways of creating a conversation (the body's `conversationInput`). */
 export const conversationOptions: INodeProperties[] = [
   {
@@ -57,22 +85,8 @@ export const conversationOptions: INodeProperties[] = [
     default: '',
     description: 'An emoji for the summary',
   },
-  {
-    displayName: 'Finished At',
-    name: 'finishedAt',
-    type: 'dateTime',
-    default: '',
-    description: "When the conversation ended (no UTC offset means the workflow's timezone)",
-  },
-  {
-    displayName: 'Folder Name or ID',
-    name: 'folderId',
-    type: 'options',
-    typeOptions: { loadOptionsMethod: 'getFolders' },
-    default: '',
-    description:
-      'Put the conversation in this folder. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-  },
+  finishedAtField,
+  folderIdField('Put the conversation in this folder'),
   {
     displayName: 'Geolocation',
     name: 'geolocation',
@@ -133,13 +147,7 @@ export const conversationOptions: INodeProperties[] = [
     default: 'api',
     description: 'The device or app the conversation comes from (default api)',
   },
-  {
-    displayName: 'Started At',
-    name: 'startedAt',
-    type: 'dateTime',
-    default: '',
-    description: "When the conversation started (no UTC offset means the workflow's timezone)",
-  },
+  startedAtField,
   {
     displayName: 'Title',
     name: 'title',
@@ -164,7 +172,10 @@ export function conversationBody(
     if (value === '' || value === undefined) continue;
     (STRUCTURED.includes(name) ? structured : plain)[name] = value;
   }
-  const body = toWireFields.call(this, plain, itemIndex, ['startedAt', 'finishedAt']);
+  const body = toWireFields.call(this, plain, itemIndex, [
+    { property: startedAtField },
+    { property: finishedAtField },
+  ]);
   if (Object.keys(structured).length > 0) body.structured = structured;
   const location = (geolocation as IDataObject | undefined)?.location as IDataObject | undefined;
   if (location) {

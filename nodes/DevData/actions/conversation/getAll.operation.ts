@@ -5,7 +5,7 @@ import { offsetPaginate } from '../../../shared';
 import { returnAllOrLimit } from '../common.description';
 import { toRangeBound } from '../dates';
 import { limitOf } from '../utils';
-import { conversationRecord } from './fields';
+import { conversationRecord, folderIdField } from './fields';
 
 /** The server's largest page of conversations. */
 export const PAGE_SIZE = 100;
@@ -20,15 +20,7 @@ const properties: INodeProperties[] = [
     placeholder: 'Add Filter',
     default: {},
     options: [
-      {
-        displayName: 'Folder Name or ID',
-        name: 'folderId',
-        type: 'options',
-        typeOptions: { loadOptionsMethod: 'getFolders' },
-        default: '',
-        description:
-          'Return only the conversations in this folder. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-      },
+      folderIdField('Return only the conversations in this folder'),
       {
         displayName: 'Started After',
         name: 'startDate',

@@ -4,7 +4,17 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { devDataRequest } from '../../../shared';
 import { addressedRecord, recordLocator } from '../crud';
 import { assertNotBoth, toWireFields } from '../utils';
-import { conversationRecord } from './fields';
+import { conversationRecord, folderIdField } from './fields';
+
+const folderField = folderIdField('Move the conversation to this folder');
+
+const removeFromFolderField: INodeProperties = {
+  displayName: 'Remove From Folder',
+  name: 'removeFromFolder',
+  type: 'boolean',
+  default: true,
+  description: 'Whether to take the conversation out of its folder (sends folder_id: null)',
+};
 
 const properties: INodeProperties[] = [
   recordLocator(conversationRecord),
@@ -23,22 +33,8 @@ const properties: INodeProperties[] = [
         default: true,
         description: 'Whether the conversation is discarded (hidden from lists unless asked for)',
       },
-      {
-        displayName: 'Folder Name or ID',
-        name: 'folderId',
-        type: 'options',
-        typeOptions: { loadOptionsMethod: 'getFolders' },
-        default: '',
-        description:
-          'Move the conversation to this folder. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-      },
-      {
-        displayName: 'Remove From Folder',
-        name: 'removeFromFolder',
-        type: 'boolean',
-        default: true,
-        description: 'Whether to take the conversation out of its folder (sends folder_id: null)',
-      },
+      folderField,
+      removeFromFolderField,
       {
         displayName: 'Title',
         name: 'title',
@@ -57,7 +53,7 @@ export const description = updateDisplayOptions(
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
   const { removeFromFolder, ...fields } = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
-  assertNotBoth.call(this, { ...fields, removeFromFolder }, 'folderId', 'removeFromFolder', itemIndex);
+  assertNotBoth.call(this, { ...fields, removeFromFolder }, folderField, removeFromFolderField, itemIndex);
   const body = toWireFields.call(this, fields, itemIndex);
   if (removeFromFolder === true) body.folder_id = null;
   return (await devDataRequest.call(this, {

@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { devDataRequest } from '../../../shared';
 import { byDisplayName } from '../common.description';
 import { toWireFields } from '../utils';
-import { goalFields, goalRecord, titleField } from './fields';
+import { goalFields, goalRecord, horizonAtDate, titleField } from './fields';
 
 const properties: INodeProperties[] = [
   titleField,
@@ -70,7 +70,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
   const body: IDataObject = {
     title: this.getNodeParameter('title', itemIndex) as string,
     goal_type: goalType,
-    ...toWireFields.call(this, additional, itemIndex, ['horizonAt']),
+    ...toWireFields.call(this, additional, itemIndex, [horizonAtDate]),
   };
   if (goalType === 'numeric') body.target_value = this.getNodeParameter('targetValue', itemIndex) as number;
   return (await devDataRequest.call(this, {

@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import type { RecordSpec } from '../crud';
+import type { DateField } from '../utils';
 
 export const GOAL_STATUS_OPTIONS = [
   { name: 'Abandoned', value: 'abandoned' },
@@ -29,6 +30,17 @@ const number = (displayName: string, name: string, description: string): INodePr
   description,
 });
 
+const horizonAtField: INodeProperties = {
+  displayName: 'Horizon At',
+  name: 'horizonAt',
+  type: 'dateTime',
+  default: '',
+  description: "When the goal should be reached (no UTC offset means the workflow's timezone)",
+};
+
+/** Horizon At as a date-time field of a collection. */
+export const horizonAtDate: DateField = { property: horizonAtField };
+
 /** The fields both Create and Update take, sorted by display name. */
 export const goalFields: INodeProperties[] = [
   number(
@@ -51,13 +63,7 @@ export const goalFields: INodeProperties[] = [
     default: 0,
     description: 'Order among focused goals (0–1000, lower first)',
   },
-  {
-    displayName: 'Horizon At',
-    name: 'horizonAt',
-    type: 'dateTime',
-    default: '',
-    description: "When the goal should be reached (no UTC offset means the workflow's timezone)",
-  },
+  horizonAtField,
   number('Max Value', 'maxValue', 'Highest value the goal can take'),
   number('Min Value', 'minValue', 'Lowest value the goal can take'),
   {

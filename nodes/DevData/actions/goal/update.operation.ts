@@ -5,7 +5,7 @@ import { devDataRequest } from '../../../shared';
 import { byDisplayName } from '../common.description';
 import { addressedRecord, recordLocator } from '../crud';
 import { toWireFields } from '../utils';
-import { goalFields, goalRecord, titleField } from './fields';
+import { goalFields, goalRecord, horizonAtDate, titleField } from './fields';
 
 const properties: INodeProperties[] = [
   recordLocator(goalRecord),
@@ -30,6 +30,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
   return (await devDataRequest.call(this, {
     method: 'PATCH',
     ...addressedRecord.call(this, goalRecord, itemIndex),
-    body: toWireFields.call(this, fields, itemIndex, ['horizonAt']),
+    body: toWireFields.call(this, fields, itemIndex, [horizonAtDate]),
   })) as IDataObject;
 }
