@@ -4,6 +4,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hot } from './hot';
+import { instances } from './instances';
 import { machine } from './lib';
 import { nodeInN8n } from './node';
 import { pagination } from './pagination';
@@ -16,6 +17,7 @@ const GROUPS: Record<string, { title: string; run: () => Promise<string> }> = {
   writes: { title: '3. Writes: 20 batches against 1000 single POSTs', run: writes },
   node: { title: '4. The node in n8n-core', run: nodeInN8n },
   proactive: { title: '5. The proactive pipeline: ingest to push', run: proactive },
+  instances: { title: '7. Several instances: a push and a revocation from one to the other', run: instances },
 };
 
 const RESULTS = join(__dirname, 'RESULTS.md');

@@ -27,7 +27,7 @@ const REDIS_URL = process.env.TEST_REDIS_URL ?? DEFAULT_REDIS_URL;
 /** What every instance in these suites runs with (beside --database, and DEVDATA_REDIS_URL where used). */
 const INSTANCE_ENV = {
   DEVDATA_RATE_LIMIT: '100/60',
-  // A minute: a revocation refused elsewhere within a second can only be the broadcast's doing.
+  // A minute: a revocation refused elsewhere before it runs out can only be the broadcast's doing.
   DEVDATA_KEY_CACHE_TTL_MS: '60000',
   DEVDATA_ALLOW_LOOPBACK_WEBHOOKS: '1',
 };
@@ -69,13 +69,15 @@ test('10 instances starting at once on an empty database all serve; the schema i
   }
 });
 
-/** Pushes through B, direct and proactive, reach a stream open on A: once each, in order, each within 1 s. */
+/**
+ * Pushes through B, direct and proactive, reach a stream open on A: once each, in order. How soon is measured in
+ * bench/ (group `instances`), not here: a busy machine must not fail this.
+ */
 async function expectFanOut(pair: Pair, tenant: Tenant) {
   const stream = await openStream(pair.a, tenant.key);
   try {
-    const sent: { kind: string; text: string; at: number }[] = [];
+    const sent: { kind: string; text: string }[] = [];
     for (let i = 1; i <= 3; i += 1) {
-      const at = performance.now();
       const reply = await tenant
         .app(pair.b)
         .post(`/v2/integrations/${tenant.appId}/notification`, undefined, {
@@ -83,27 +85,24 @@ async function expectFanOut(pair: Pair, tenant: Tenant) {
           message: `Direct ${i}`,
         });
       expect(reply.status).toBe(200);
-      sent.push({ kind: 'direct', text: `Direct ${i}`, at });
-      await stream.waitFor(sent.length, 1_000);
+      sent.push({ kind: 'direct', text: `Direct ${i}` });
+      await stream.waitFor(sent.length);
     }
-    const at = performance.now();
     expect(await liveSegments(tenant.user(pair.b), 'fan-out')).toBe(202);
-    sent.push({ kind: 'proactive', text: 'Proactive fan-out', at });
-    await stream.waitFor(sent.length, 2_000);
+    sent.push({ kind: 'proactive', text: 'Proactive fan-out' });
+    await stream.waitFor(sent.length);
     // A moment more, for any duplicate to show.
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(stream.received.map(({ kind, text }) => ({ kind, text }))).toEqual(
-      sent.map(({ kind, text }) => ({ kind, text })),
-    );
-    for (const [i, notification] of stream.received.entries()) {
-      expect(notification.at - sent[i].at).toBeLessThan(1_000);
-    }
+    expect(stream.received.map(({ kind, text }) => ({ kind, text }))).toEqual(sent);
   } finally {
     await stream.close();
   }
 }
 
-/** A key revoked through A is refused by B within 1 s (B had it cached for a minute). */
+/**
+ * A key revoked through A is refused by B before B's cached copy of it expires (a minute), which only the
+ * broadcast can do. How soon is measured in bench/ (group `instances`).
+ */
 async function expectRevocationReachesB(pair: Pair, tenant: Tenant) {
   const created = await pair.admin(pair.a).post(`/v1/admin/users/${tenant.userId}/keys`, { name: 'revoked' });
   expect(created.status).toBe(201);
@@ -111,16 +110,16 @@ async function expectRevocationReachesB(pair: Pair, tenant: Tenant) {
     get: () =>
       fetch(`${pair.b.baseUrl}/v1/dev/key`, { headers: { authorization: `Bearer ${created.body.key}` } }),
   };
+  const cachedUntil = performance.now() + Number(INSTANCE_ENV.DEVDATA_KEY_CACHE_TTL_MS);
   expect((await onB.get()).status).toBe(200);
   expect((await pair.admin(pair.a).delete(`/v1/admin/keys/${created.body.id}`)).status).toBe(204);
-  const revokedAt = performance.now();
   let status = 200;
-  while (status === 200 && performance.now() - revokedAt < 1_000) {
+  // Stop short of the expiry: an answer after it could be the cache's doing.
+  while (status === 200 && performance.now() < cachedUntil - 5_000) {
     status = (await onB.get()).status;
     if (status === 200) await new Promise((resolve) => setTimeout(resolve, 20));
   }
   expect(status).toBe(401);
-  expect(performance.now() - revokedAt).toBeLessThan(1_000);
 }
 
 describe('two instances with Redis', () => {
@@ -160,13 +159,13 @@ describe('two instances with Redis', () => {
     }
   });
 
-  it('stream on A the pushes made through B, once each, in order, within 1 s', async () => {
+  it('stream on A the pushes made through B, once each, in order', async () => {
     await expectFanOut(pair, await newTenant(pair, webhook.url));
   });
 
-  it('refuse on B within 1 s a key revoked through A', async () => {
+  it('refuse on B a key revoked through A before its cached copy expires', async () => {
     await expectRevocationReachesB(pair, await newTenant(pair, webhook.url));
-  });
+  }, 90_000);
 
   it('push once for 100 proactive replies for one user and app arriving at both at once', async () => {
     const tenant = await newTenant(pair, webhook.url);
@@ -240,13 +239,13 @@ describe('two instances on PostgreSQL without Redis (LISTEN/NOTIFY)', () => {
     expect(await health.json()).toEqual({ status: 'ok', listen: 'ok' });
   });
 
-  it('stream on A the pushes made through B, once each, in order, within 1 s', async () => {
+  it('stream on A the pushes made through B, once each, in order', async () => {
     await expectFanOut(pair, await newTenant(pair, webhook.url));
   });
 
-  it('refuse on B within 1 s a key revoked through A', async () => {
+  it('refuse on B a key revoked through A before its cached copy expires', async () => {
     await expectRevocationReachesB(pair, await newTenant(pair, webhook.url));
-  });
+  }, 90_000);
 
   it('log no error', () => {
     expect([...errorsLogged(pair.a), ...errorsLogged(pair.b)]).toEqual([]);
@@ -286,20 +285,23 @@ describe('two instances while their Redis stops and comes back', () => {
     }
   }
 
-  it('answer at once while Redis is slow, counting the limit in each instance meanwhile', async () => {
+  it('answer without waiting for a slow Redis, counting the limit in each instance meanwhile', async () => {
     const tenant = await newTenant(pair, webhook.url);
-    const sleeping = redis.sleep(2);
-    await until(() => redis.unresponsive(), 1_500);
-    const started = performance.now();
+    // Asleep longer than any wait for it could hide: answers that came only after it woke would have waited.
+    let awake = false;
+    const sleeping = redis.sleep(10).then(() => (awake = true));
+    await until(() => redis.unresponsive(), 5_000);
     const replies = await Promise.all(
       [pair.a, pair.b].map((server) => tenant.user(server).get('/v1/dev/key')),
     );
-    expect(replies.map((reply) => reply.status)).toEqual([200, 200]);
+    expect({ awake, statuses: replies.map((reply) => reply.status) }).toEqual({
+      awake: false,
+      statuses: [200, 200],
+    });
     expect(replies.map((reply) => reply.headers.get('x-ratelimit-remaining'))).toEqual(['99', '99']);
-    expect(performance.now() - started).toBeLessThan(1_000);
     await sleeping;
-    await until(async () => (await health()).every((state) => state === 'ok'), 5_000);
-  });
+    await until(async () => (await health()).every((state) => state === 'ok'), 20_000);
+  }, 60_000);
 
   it('keep serving without it, report it, log it once, and recover the streams once it is back', async () => {
     const loggedBefore = [pair.a, pair.b].map((server) => logged(server, 'Redis unavailable').length);
@@ -312,10 +314,10 @@ describe('two instances while their Redis stops and comes back', () => {
       });
     try {
       expect((await direct('Before')).status).toBe(200);
-      await stream.waitFor(1, 1_000);
+      await stream.waitFor(1);
 
       await redis.stop();
-      await until(async () => (await health()).every((state) => state === 'unavailable'), 5_000);
+      await until(async () => (await health()).every((state) => state === 'unavailable'), 20_000);
       // Requests go on: reads on both instances (the limit counted in each), and pushes through B.
       const statuses: number[] = [];
       const acknowledged: string[] = [];
@@ -333,11 +335,9 @@ describe('two instances while their Redis stops and comes back', () => {
       );
 
       await redis.start();
-      await until(async () => (await health()).every((state) => state === 'ok'), 10_000);
-      const sentAt = performance.now();
+      await until(async () => (await health()).every((state) => state === 'ok'), 20_000);
       expect((await direct('After')).status).toBe(200);
-      await until(async () => stream.received.some((n) => n.text === 'After'), 1_000);
-      expect(stream.received.find((n) => n.text === 'After')!.at - sentAt).toBeLessThan(1_000);
+      await until(async () => stream.received.some((n) => n.text === 'After'), 30_000);
 
       // Nothing acknowledged is lost: every push answered 200 is in the inbox.
       const inbox = await tenant.user(pair.a).get('/v1/dev/user/notifications', { limit: 100 });
@@ -350,5 +350,5 @@ describe('two instances while their Redis stops and comes back', () => {
     } finally {
       await stream.close();
     }
-  });
+  }, 120_000);
 });

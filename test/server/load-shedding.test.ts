@@ -5,12 +5,12 @@ import { forSuite, startServer } from '../helpers/server';
 
 /** Waits until the server answers 200 again (it shed load for at most a few samples). */
 async function settled(api: Client) {
-  const deadline = Date.now() + 5_000;
+  const deadline = Date.now() + 30_000;
   for (;;) {
     const reply = await api.get('/v1/dev/user/goals');
     if (reply.status === 200) return;
     expect(reply.status).toBe(503);
-    if (Date.now() > deadline) throw new Error('still shedding load after 5 s');
+    if (Date.now() > deadline) throw new Error('still shedding load after 30 s');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -35,7 +35,7 @@ describe('load shedding', () => {
     }, 10);
     let shed;
     try {
-      const deadline = Date.now() + 5_000;
+      const deadline = Date.now() + 30_000;
       while (!server.app.isUnderPressure()) {
         if (Date.now() > deadline) throw new Error('the lag was never sampled');
         await new Promise((resolve) => setTimeout(resolve, 5));
