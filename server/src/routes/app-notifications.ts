@@ -13,12 +13,25 @@ import { deliveriesPage, listDeliveriesQuery, putWebhookBody, webhookConfig } fr
 import { HttpError } from '../http/http-errors';
 import { assertRegistrable } from '../outbound/registration';
 import { createdAtPosition } from '../store/db/paging';
+import { directNotifications, type HourlyWindow } from '../usecases/direct-notification';
 
 const tags = ['Notifications'];
+
+/** The X-RateLimit-* headers of the hourly window of direct notifications (reset in epoch seconds). */
+const rateLimitHeaders = ({ limit, remaining, resetAt }: HourlyWindow) => ({
+  'x-ratelimit-limit': String(limit),
+  'x-ratelimit-remaining': String(remaining),
+  'x-ratelimit-reset': String(Math.ceil(resetAt / 1000)),
+});
 const params = z.object({ app_id: z.string() });
 
 const appNotifications: FastifyPluginAsyncZod = async (app) => {
-  const { apps, deliveries, proactive, users } = app.repositories;
+  const { apps, deliveries } = app.repositories;
+  const notifications = directNotifications(
+    app.repositories,
+    app.pusher,
+    app.config.directNotificationsPerHour,
+  );
 
   app.get(
     '/:app_id/app',
@@ -45,37 +58,21 @@ const appNotifications: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const appId = request.params.app_id;
-      const { uid, message } = request.query;
-      const installed = await apps.findInstall(appId, uid);
-      if (!installed) {
-        await users.requireUser(uid);
-        throw new HttpError(404, 'App is not installed for this user');
-      }
-
-      const now = Date.now();
-      const limit = app.config.directNotificationsPerHour;
-      const { count, expiresAt } = await proactive.countDirectNotification(appId, uid, now);
-      const headers = {
-        'x-ratelimit-limit': String(limit),
-        'x-ratelimit-remaining': String(Math.max(0, limit - count)),
-        'x-ratelimit-reset': String(Math.ceil(expiresAt / 1000)),
-      };
-      if (count > limit) {
-        const retryAfter = Math.max(1, Math.ceil((expiresAt - now) / 1000));
-        throw new HttpError(429, `Rate limit exceeded: at most ${limit} notifications per user per hour`, {
-          ...headers,
-          'retry-after': String(retryAfter),
-        });
-      }
-      await app.pusher.push({
-        userId: uid,
-        appId,
-        kind: 'direct',
-        title: request.integrationApp!.name,
-        text: message,
-        generated: false,
+      const sent = await notifications.send({
+        appId: request.params.app_id,
+        appName: request.integrationApp!.name,
+        userId: request.query.uid,
+        message: request.query.message,
       });
+      if (sent.outcome === 'not_installed') throw new HttpError(404, 'App is not installed for this user');
+      const headers = rateLimitHeaders(sent.window);
+      if (sent.outcome === 'over_limit') {
+        throw new HttpError(
+          429,
+          `Rate limit exceeded: at most ${sent.window.limit} notifications per user per hour`,
+          { ...headers, 'retry-after': String(sent.retryAfterSeconds) },
+        );
+      }
       return reply.headers(headers).send({ status: 'Ok' as const });
     },
   );

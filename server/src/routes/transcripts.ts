@@ -3,17 +3,13 @@ import { callerId, scoped } from '../auth/hooks';
 import { errors } from '../contract/common';
 import { appendSegmentsBody, segmentsAccepted, sessionFinished, sessionParams } from '../contract/proactive';
 import { checkSegmentTimes } from '../contract/conversations';
+import { liveTranscripts } from '../usecases/live-transcript';
 
 const write = scoped('conversations:write', ['Transcripts']);
 
-/**
- * Live transcript sessions: segments arrive in batches while a conversation goes on. The session's
- * conversation is the user's conversation with `client_session_id` = the session id, created by the first
- * batch and flagged `live` until the session is finished. Each batch goes on to the apps' webhooks after
- * the request is answered.
- */
+/** Live transcript sessions (see usecases/live-transcript.ts): HTTP only. */
 const transcripts: FastifyPluginAsyncZod = async (app) => {
-  const repository = app.repositories.conversations;
+  const sessions = liveTranscripts(app.repositories, app.dispatcher);
 
   app.post(
     '/transcripts/:session_id/segments',
@@ -27,21 +23,14 @@ const transcripts: FastifyPluginAsyncZod = async (app) => {
       response: { 202: segmentsAccepted, ...errors(401, 403, 409, 422, 429) },
     }),
     async (request, reply) => {
-      const userId = callerId(request);
       const sessionId = request.params.session_id;
-      const input = request.body.segments;
-      checkSegmentTimes(input, 'segments');
-      const { conversationId, added } = await repository.appendToSession(userId, sessionId, input);
-
-      const targets = await app.dispatcher.targets(userId);
-      const payload = added.map((s) => ({ text: s.text, speaker: s.speaker_name, is_user: s.is_user }));
-      // Queued calls start on a later tick: the 202 goes out first and never waits for a webhook.
-      for (const target of targets) {
-        app.dispatcher.dispatch({ ...target, userId, sessionId, segments: payload });
-      }
-      return reply
-        .code(202)
-        .send({ session_id: sessionId, conversation_id: conversationId, dispatched: targets.length });
+      checkSegmentTimes(request.body.segments, 'segments');
+      const { conversationId, dispatched } = await sessions.append(
+        callerId(request),
+        sessionId,
+        request.body.segments,
+      );
+      return reply.code(202).send({ session_id: sessionId, conversation_id: conversationId, dispatched });
     },
   );
 
@@ -55,7 +44,7 @@ const transcripts: FastifyPluginAsyncZod = async (app) => {
     }),
     async (request) => {
       const sessionId = request.params.session_id;
-      const { conversationId, finishedAt } = await repository.finishSession(callerId(request), sessionId);
+      const { conversationId, finishedAt } = await sessions.finish(callerId(request), sessionId);
       return { session_id: sessionId, conversation_id: conversationId, finished_at: finishedAt };
     },
   );

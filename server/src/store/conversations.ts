@@ -23,7 +23,7 @@ type Geolocation = z.infer<typeof geolocation>;
 // How a transcript is stored: the segments as given become stored segments with speaker labels, and the text
 // gives the summary fields the caller left out. Shared by conversations created whole and live sessions.
 export type Segment = z.infer<typeof transcriptSegment>;
-type SegmentInput = z.infer<typeof createFromSegmentsBody>['transcript_segments'][number];
+export type SegmentInput = z.infer<typeof createFromSegmentsBody>['transcript_segments'][number];
 /** The summary as stored: the action items and events are not part of it. */
 export type StoredStructured = Omit<z.infer<typeof structured>, 'action_items' | 'events'>;
 type StructuredInput = z.infer<typeof createFromSegmentsBody>['structured'];
