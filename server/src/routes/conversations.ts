@@ -56,22 +56,20 @@ const conversations: FastifyPluginAsyncZod = async (app) => {
     (userId, id, query) => repository.findOwned(userId, id, query.include_transcript),
   );
 
-  app.post(
-    '/conversations',
-    routes.write({
+  routes.create(
+    {
       summary: 'Create a conversation from text',
       body: createConversationBody,
-      response: { 201: conversation, ...errors(401, 403, 404, 422, 429) },
-    }),
-    async (request, reply) => {
-      const { text, ...rest } = request.body;
+      response: conversation,
+      notFound: true,
+    },
+    async (userId, { text, ...rest }) => {
       const input: NewConversation = {
         ...rest,
         transcript_segments: [{ text, is_user: false, start: 0, end: 0 }],
       };
       checkSegmentTimes(input.transcript_segments, 'transcript_segments');
-      const { conversation: created } = await repository.create(callerId(request), input, null, checkSpan);
-      return reply.code(201).send(created);
+      return (await repository.create(userId, input, null, checkSpan)).conversation;
     },
   );
 
