@@ -3,6 +3,7 @@ import { errors } from '../contract/common';
 import { listNotificationsQuery, notificationsPage } from '../contract/notifications';
 import { callerId, scoped } from '../auth/hooks';
 import { cursorPage } from '../contract/cursor';
+import { openEventStream, type EventStream } from '../http/event-stream';
 import { createdAtPosition } from '../store/db/paging';
 
 const read = scoped('notifications:read', ['Notifications']);
@@ -38,43 +39,23 @@ const notifications: FastifyPluginAsyncZod = async (app) => {
       response: { ...errors(401, 403, 429) },
     }),
     async (request, reply) => {
-      const userId = callerId(request);
-      reply.hijack();
-      const raw = reply.raw;
-      raw.writeHead(200, {
-        ...(reply.getHeaders() as Record<string, string>),
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache, no-transform',
-        connection: 'keep-alive',
-        'x-accel-buffering': 'no',
-      });
-      // HEAD (which Fastify adds to every GET) gets the stream's head and nothing more.
-      if (request.method === 'HEAD') {
-        raw.end();
-        return;
-      }
-      raw.write(': connected\n\n');
-      const unsubscribe = app.pusher.subscribe(userId, (notification) => {
-        raw.write(`event: notification\nid: ${notification.id}\ndata: ${JSON.stringify(notification)}\n\n`);
-      });
-      const heartbeat = setInterval(() => raw.write(': heartbeat\n\n'), app.config.sseHeartbeatMs);
-      const end = () => {
-        clearInterval(heartbeat);
+      const stream = openEventStream(request, reply, app.config.sseHeartbeatMs);
+      if (!stream) return;
+      const unsubscribe = app.pusher.subscribe(callerId(request), (notification) =>
+        stream.send('notification', notification.id, JSON.stringify(notification)),
+      );
+      streams.add(stream);
+      stream.onEnd(() => {
         unsubscribe();
-        streams.delete(end);
-        if (!raw.writableEnded) raw.end();
-      };
-      streams.add(end);
-      request.raw.on('close', end);
-      raw.on('close', end);
-      raw.on('error', end);
+        streams.delete(stream);
+      });
     },
   );
 
   // Open streams never go idle, so they are ended when the server starts closing.
-  const streams = new Set<() => void>();
+  const streams = new Set<EventStream>();
   app.addHook('preClose', async () => {
-    for (const end of [...streams]) end();
+    for (const stream of [...streams]) stream.end();
   });
 };
 
