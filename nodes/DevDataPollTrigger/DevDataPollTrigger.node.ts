@@ -25,6 +25,20 @@ const onlyWithDueDate: INodeProperties = {
   description: 'Whether to only report action items that have a due date',
 };
 
+/** The Options of one event: which of its changes to report. */
+function eventOptions(event: TriggerEvent, options: INodeProperties[]): INodeProperties {
+  return {
+    displayName: 'Options',
+    name: 'options',
+    type: 'collection',
+    placeholder: 'Add Option',
+    default: {},
+    description: 'Which of the changes to report',
+    displayOptions: { show: { event: [event] } },
+    options,
+  };
+}
+
 const properties: INodeProperties[] = [
   {
     displayName:
@@ -76,92 +90,56 @@ const properties: INodeProperties[] = [
     ],
     description: 'The change that starts the workflow',
   },
-  {
-    displayName: 'Options',
-    name: 'options',
-    type: 'collection',
-    placeholder: 'Add Option',
-    default: {},
-    description: 'Which of the changes to report',
-    displayOptions: { show: { event: ['newActionItem'] } },
-    options: [
-      {
-        displayName: 'Only Completed',
-        name: 'onlyCompleted',
-        type: 'boolean',
-        default: false,
-        description: 'Whether to only report new action items that are already completed',
-      },
-      onlyWithDueDate,
-    ],
-  },
-  {
-    displayName: 'Options',
-    name: 'options',
-    type: 'collection',
-    placeholder: 'Add Option',
-    default: {},
-    description: 'Which of the changes to report',
-    displayOptions: { show: { event: ['updatedActionItem'] } },
-    options: [
-      {
-        displayName: 'Only Completed',
-        name: 'onlyCompleted',
-        type: 'boolean',
-        default: false,
-        description: 'Whether to only report action items that were completed since the last poll',
-      },
-      onlyWithDueDate,
-    ],
-  },
-  {
-    displayName: 'Options',
-    name: 'options',
-    type: 'collection',
-    placeholder: 'Add Option',
-    default: {},
-    description: 'Which of the changes to report',
-    displayOptions: { show: { event: ['newConversation'] } },
-    options: [
-      {
-        displayName: 'Include Discarded',
-        name: 'includeDiscarded',
-        type: 'boolean',
-        default: false,
-        description: 'Whether to also report conversations that are discarded when the trigger sees them',
-      },
-      {
-        displayName: 'Include Transcript',
-        name: 'includeTranscript',
-        type: 'boolean',
-        default: false,
-        description: 'Whether to include the transcript segments (transcript_segments) in each conversation',
-      },
-    ],
-  },
-  {
-    displayName: 'Options',
-    name: 'options',
-    type: 'collection',
-    placeholder: 'Add Option',
-    default: {},
-    description: 'Which of the changes to report',
-    displayOptions: { show: { event: ['newMemory'] } },
-    options: [
-      {
-        displayName: 'Categories',
-        name: 'categories',
-        type: 'multiOptions',
-        options: [
-          { name: 'Interesting', value: 'interesting' },
-          { name: 'Manual', value: 'manual' },
-          { name: 'System', value: 'system' },
-        ],
-        default: [],
-        description: 'Only report memories of these categories; all categories when none is chosen',
-      },
-    ],
-  },
+  eventOptions('newActionItem', [
+    {
+      displayName: 'Only Completed',
+      name: 'onlyCompleted',
+      type: 'boolean',
+      default: false,
+      description: 'Whether to only report new action items that are already completed',
+    },
+    onlyWithDueDate,
+  ]),
+  eventOptions('updatedActionItem', [
+    {
+      displayName: 'Only Completed',
+      name: 'onlyCompleted',
+      type: 'boolean',
+      default: false,
+      description: 'Whether to only report action items that were completed since the last poll',
+    },
+    onlyWithDueDate,
+  ]),
+  eventOptions('newConversation', [
+    {
+      displayName: 'Include Discarded',
+      name: 'includeDiscarded',
+      type: 'boolean',
+      default: false,
+      description: 'Whether to also report conversations that are discarded when the trigger sees them',
+    },
+    {
+      displayName: 'Include Transcript',
+      name: 'includeTranscript',
+      type: 'boolean',
+      default: false,
+      description: 'Whether to include the transcript segments (transcript_segments) in each conversation',
+    },
+  ]),
+  eventOptions('newMemory', [
+    {
+      displayName: 'Categories',
+      name: 'categories',
+      type: 'multiOptions',
+      options: [
+        { name: 'Interesting', value: 'interesting' },
+        { name: 'Manual', value: 'manual' },
+        { name: 'System', value: 'system' },
+      ],
+      default: [],
+      description: 'Only report memories of these categories; all categories when none is chosen',
+    },
+  ]),
 ];
 
 /**

@@ -12,6 +12,11 @@ export interface ListRequest {
   limit?: number;
 }
 
+/** How many records the next page asks for: a whole page, or what is left of the limit (0 once it is reached). */
+function nextPageSize(list: ListRequest, read: number): number {
+  return list.limit === undefined ? list.pageSize : Math.min(list.pageSize, list.limit - read);
+}
+
 /**
  * Reads an offset-paginated list (`limit` + `offset`, the body a JSON array) until a page comes back short
  * or `limit` records were read.
@@ -19,8 +24,7 @@ export interface ListRequest {
 export async function offsetPaginate(this: IExecuteFunctions, list: ListRequest): Promise<IDataObject[]> {
   const records: IDataObject[] = [];
   for (;;) {
-    const want =
-      list.limit === undefined ? list.pageSize : Math.min(list.pageSize, list.limit - records.length);
+    const want = nextPageSize(list, records.length);
     if (want <= 0) break;
     const page = (await devDataRequest.call(this, {
       method: 'GET',
@@ -50,8 +54,7 @@ export async function cursorPaginate(
   const records: IDataObject[] = [];
   let cursor: string | undefined;
   for (;;) {
-    const want =
-      list.limit === undefined ? list.pageSize : Math.min(list.pageSize, list.limit - records.length);
+    const want = nextPageSize(list, records.length);
     if (want <= 0) break;
     const page = (await devDataRequest.call(this, {
       method: 'GET',

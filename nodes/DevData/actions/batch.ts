@@ -1,6 +1,8 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../shared';
+import type { BatchOperation } from './types';
 import { errorItem } from './utils';
 
 export interface BatchSpec {
@@ -80,4 +82,30 @@ export async function createInBatches(
   }
 
   return results.flat();
+}
+
+/**
+ * The Create Many operation of `resource`: a notice saying how the input items are batched, the fields each
+ * record takes, and createInBatches. `record` names one record as the user reads it, e.g. `action item`.
+ */
+export function createManyOperation(
+  resource: string,
+  record: string,
+  fields: INodeProperties[],
+  batch: BatchSpec,
+): BatchOperation {
+  return {
+    description: updateDisplayOptions({ show: { resource: [resource], operation: ['createMany'] } }, [
+      {
+        displayName: `Every input item becomes one ${record}. They are sent in batches of up to ${batch.maxPerRequest}, in input order; each output item is the created ${record}, linked to its input item.`,
+        name: 'createManyNotice',
+        type: 'notice',
+        default: '',
+      },
+      ...fields,
+    ]),
+    async executeBatch(this: IExecuteFunctions, items: INodeExecutionData[]) {
+      return await createInBatches.call(this, items, batch);
+    },
+  };
 }

@@ -58,3 +58,36 @@ export function recordId(name: string, record: string, searchListMethod: string)
 export function byDisplayName(fields: INodeProperties[]): INodeProperties[] {
   return [...fields].sort((a, b) => a.displayName.localeCompare(b.displayName));
 }
+
+/** A collection of optional parameters, the way every operation of the node words and shows it. */
+function collection(
+  displayName: string,
+  name: string,
+  placeholder: string,
+  description: string,
+  options: INodeProperties[],
+): INodeProperties {
+  return { displayName, name, type: 'collection', description, placeholder, default: {}, options };
+}
+
+/** Additional Fields: the optional fields of a new record. */
+export const additionalFields = (options: INodeProperties[]) =>
+  collection(
+    'Additional Fields',
+    'additionalFields',
+    'Add Field',
+    "Optional fields to set; the server's defaults apply to the others",
+    options,
+  );
+
+/** Update Fields: the fields a partial update changes. */
+export const updateFields = (options: INodeProperties[]) =>
+  collection('Update Fields', 'updateFields', 'Add Field', 'Only the fields added here are changed', options);
+
+/** Filters of a Get Many operation. */
+export const filters = (options: INodeProperties[]) =>
+  collection('Filters', 'filters', 'Add Filter', 'Conditions the returned records must meet', options);
+
+/** Options: further settings of an operation. */
+export const operationOptions = (options: INodeProperties[]) =>
+  collection('Options', 'options', 'Add Option', 'Further settings for this operation', options);

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest, type DevDataRequest } from '../../shared';
-import { recordId } from './common.description';
+import { recordId, updateFields } from './common.description';
 import type { ItemOperation } from './types';
 
 export interface RecordSpec {
@@ -69,15 +69,7 @@ export function updateById(
   return {
     description: updateDisplayOptions({ show: { resource: [spec.resource], operation: ['update'] } }, [
       recordLocator(spec),
-      {
-        displayName: 'Update Fields',
-        name: 'updateFields',
-        type: 'collection',
-        placeholder: 'Add Field',
-        default: {},
-        description: 'Only the fields added here are changed',
-        options: fields,
-      },
+      updateFields(fields),
     ]),
     async execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
       return (await devDataRequest.call(this, {

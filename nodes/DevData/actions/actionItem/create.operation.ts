@@ -2,29 +2,22 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../../shared';
+import { additionalFields } from '../common.description';
 import { actionItemRecord, completedField, descriptionField, dueAtField, newActionItem } from './fields';
 
 const properties: INodeProperties[] = [
   descriptionField,
-  {
-    displayName: 'Additional Fields',
-    name: 'additionalFields',
-    type: 'collection',
-    description: "Optional fields to set; the server's defaults apply to the others",
-    placeholder: 'Add Field',
-    default: {},
-    options: [
-      completedField,
-      {
-        displayName: 'Conversation ID',
-        name: 'conversationId',
-        type: 'string',
-        default: '',
-        description: 'The conversation the action item comes from; it must be one of your conversations',
-      },
-      dueAtField,
-    ],
-  },
+  additionalFields([
+    completedField,
+    {
+      displayName: 'Conversation ID',
+      name: 'conversationId',
+      type: 'string',
+      default: '',
+      description: 'The conversation the action item comes from; it must be one of your conversations',
+    },
+    dueAtField,
+  ]),
 ];
 
 export const description = updateDisplayOptions(

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { offsetPaginate } from '../../../shared';
-import { returnAllOrLimit } from '../common.description';
+import { filters, returnAllOrLimit } from '../common.description';
 import { toRangeBound } from '../dates';
 import { limitOf } from '../utils';
 import { actionItemRecord } from './fields';
@@ -12,46 +12,38 @@ export const PAGE_SIZE = 1000;
 
 const properties: INodeProperties[] = [
   ...returnAllOrLimit(),
-  {
-    displayName: 'Filters',
-    name: 'filters',
-    type: 'collection',
-    description: 'Conditions the returned records must meet',
-    placeholder: 'Add Filter',
-    default: {},
-    options: [
-      {
-        displayName: 'Completed',
-        name: 'completed',
-        type: 'boolean',
-        default: false,
-        description: 'Whether to return only completed (on) or only open (off) action items',
-      },
-      {
-        displayName: 'Conversation ID',
-        name: 'conversationId',
-        type: 'string',
-        default: '',
-        description: 'Return only the action items of this conversation',
-      },
-      {
-        displayName: 'Created After',
-        name: 'startDate',
-        type: 'dateTime',
-        default: '',
-        description:
-          'Return action items created at or after this time (a date alone means the start of that UTC day)',
-      },
-      {
-        displayName: 'Created Before',
-        name: 'endDate',
-        type: 'dateTime',
-        default: '',
-        description:
-          'Return action items created at or before this time (a date alone means the whole UTC day)',
-      },
-    ],
-  },
+  filters([
+    {
+      displayName: 'Completed',
+      name: 'completed',
+      type: 'boolean',
+      default: false,
+      description: 'Whether to return only completed (on) or only open (off) action items',
+    },
+    {
+      displayName: 'Conversation ID',
+      name: 'conversationId',
+      type: 'string',
+      default: '',
+      description: 'Return only the action items of this conversation',
+    },
+    {
+      displayName: 'Created After',
+      name: 'startDate',
+      type: 'dateTime',
+      default: '',
+      description:
+        'Return action items created at or after this time (a date alone means the start of that UTC day)',
+    },
+    {
+      displayName: 'Created Before',
+      name: 'endDate',
+      type: 'dateTime',
+      default: '',
+      description:
+        'Return action items created at or before this time (a date alone means the whole UTC day)',
+    },
+  ]),
 ];
 
 export const description = updateDisplayOptions(

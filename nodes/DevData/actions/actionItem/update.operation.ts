@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../../shared';
+import { updateFields } from '../common.description';
 import { addressedRecord, recordLocator } from '../crud';
 import { assertNotBoth, toWireFields } from '../utils';
 import { actionItemRecord, completedField, descriptionField, dueAtDate, dueAtField } from './fields';
@@ -16,15 +17,7 @@ const clearDueAtField: INodeProperties = {
 
 const properties: INodeProperties[] = [
   recordLocator(actionItemRecord),
-  {
-    displayName: 'Update Fields',
-    name: 'updateFields',
-    type: 'collection',
-    placeholder: 'Add Field',
-    default: {},
-    description: 'Only the fields added here are changed',
-    options: [clearDueAtField, completedField, { ...descriptionField, required: false }, dueAtField],
-  },
+  updateFields([clearDueAtField, completedField, { ...descriptionField, required: false }, dueAtField]),
 ];
 
 export const description = updateDisplayOptions(

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError, jsonParse, updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../../shared';
-import { byDisplayName } from '../common.description';
+import { byDisplayName, operationOptions } from '../common.description';
 import { conversationBody, conversationOptions, conversationRecord } from './fields';
 
 const properties: INodeProperties[] = [
@@ -88,14 +88,8 @@ const properties: INodeProperties[] = [
       'An array of segments with text, start and end (seconds), and optionally speaker, speaker_id and is_user. An expression giving such an array (e.g. the segments field of the input item) works too.',
     displayOptions: { show: { segmentsInput: ['json'] } },
   },
-  {
-    displayName: 'Options',
-    name: 'options',
-    type: 'collection',
-    description: 'Further settings for this operation',
-    placeholder: 'Add Option',
-    default: {},
-    options: byDisplayName([
+  operationOptions(
+    byDisplayName([
       {
         displayName: 'Client Session ID',
         name: 'clientSessionId',
@@ -106,7 +100,7 @@ const properties: INodeProperties[] = [
       },
       ...conversationOptions,
     ]),
-  },
+  ),
 ];
 
 export const description = updateDisplayOptions(

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../../shared';
-import { byDisplayName } from '../common.description';
+import { byDisplayName, operationOptions } from '../common.description';
 import { conversationBody, conversationOptions, conversationRecord } from './fields';
 
 const properties: INodeProperties[] = [
@@ -15,15 +15,7 @@ const properties: INodeProperties[] = [
     default: '',
     description: 'The conversation as plain text (up to 200,000 characters)',
   },
-  {
-    displayName: 'Options',
-    name: 'options',
-    type: 'collection',
-    description: 'Further settings for this operation',
-    placeholder: 'Add Option',
-    default: {},
-    options: byDisplayName(conversationOptions),
-  },
+  operationOptions(byDisplayName(conversationOptions)),
 ];
 
 export const description = updateDisplayOptions(

@@ -2,28 +2,21 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../../shared';
+import { operationOptions } from '../common.description';
 import { addressedRecord, recordLocator } from '../crud';
 import { conversationRecord } from './fields';
 
 const properties: INodeProperties[] = [
   recordLocator(conversationRecord),
-  {
-    displayName: 'Options',
-    name: 'options',
-    type: 'collection',
-    description: 'Further settings for this operation',
-    placeholder: 'Add Option',
-    default: {},
-    options: [
-      {
-        displayName: 'Include Transcript',
-        name: 'includeTranscript',
-        type: 'boolean',
-        default: true,
-        description: 'Whether to include the transcript segments (transcript_segments)',
-      },
-    ],
-  },
+  operationOptions([
+    {
+      displayName: 'Include Transcript',
+      name: 'includeTranscript',
+      type: 'boolean',
+      default: true,
+      description: 'Whether to include the transcript segments (transcript_segments)',
+    },
+  ]),
 ];
 
 export const description = updateDisplayOptions(

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { offsetPaginate } from '../../../shared';
-import { returnAllOrLimit } from '../common.description';
+import { filters, operationOptions, returnAllOrLimit } from '../common.description';
 import { toRangeBound } from '../dates';
 import { limitOf } from '../utils';
 import { conversationRecord, folderIdField } from './fields';
@@ -12,56 +12,40 @@ export const PAGE_SIZE = 100;
 
 const properties: INodeProperties[] = [
   ...returnAllOrLimit(),
-  {
-    displayName: 'Filters',
-    name: 'filters',
-    type: 'collection',
-    description: 'Conditions the returned records must meet',
-    placeholder: 'Add Filter',
-    default: {},
-    options: [
-      folderIdField('Return only the conversations in this folder'),
-      {
-        displayName: 'Started After',
-        name: 'startDate',
-        type: 'dateTime',
-        default: '',
-        description: 'Return conversations started at or after this time (a date alone means that UTC day)',
-      },
-      {
-        displayName: 'Started Before',
-        name: 'endDate',
-        type: 'dateTime',
-        default: '',
-        description:
-          'Return conversations started at or before this time (a date alone includes the whole UTC day)',
-      },
-    ],
-  },
-  {
-    displayName: 'Options',
-    name: 'options',
-    type: 'collection',
-    description: 'Further settings for this operation',
-    placeholder: 'Add Option',
-    default: {},
-    options: [
-      {
-        displayName: 'Include Discarded',
-        name: 'includeDiscarded',
-        type: 'boolean',
-        default: true,
-        description: 'Whether to include discarded conversations',
-      },
-      {
-        displayName: 'Include Transcript',
-        name: 'includeTranscript',
-        type: 'boolean',
-        default: true,
-        description: 'Whether to include the transcript segments of each conversation',
-      },
-    ],
-  },
+  filters([
+    folderIdField('Return only the conversations in this folder'),
+    {
+      displayName: 'Started After',
+      name: 'startDate',
+      type: 'dateTime',
+      default: '',
+      description: 'Return conversations started at or after this time (a date alone means that UTC day)',
+    },
+    {
+      displayName: 'Started Before',
+      name: 'endDate',
+      type: 'dateTime',
+      default: '',
+      description:
+        'Return conversations started at or before this time (a date alone includes the whole UTC day)',
+    },
+  ]),
+  operationOptions([
+    {
+      displayName: 'Include Discarded',
+      name: 'includeDiscarded',
+      type: 'boolean',
+      default: true,
+      description: 'Whether to include discarded conversations',
+    },
+    {
+      displayName: 'Include Transcript',
+      name: 'includeTranscript',
+      type: 'boolean',
+      default: true,
+      description: 'Whether to include the transcript segments of each conversation',
+    },
+  ]),
 ];
 
 export const description = updateDisplayOptions(

@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../../shared';
+import { updateFields } from '../common.description';
 import { addressedRecord, recordLocator } from '../crud';
 import { assertNotBoth, toWireFields } from '../utils';
 import { conversationRecord, folderIdField } from './fields';
@@ -18,32 +19,24 @@ const removeFromFolderField: INodeProperties = {
 
 const properties: INodeProperties[] = [
   recordLocator(conversationRecord),
-  {
-    displayName: 'Update Fields',
-    name: 'updateFields',
-    type: 'collection',
-    placeholder: 'Add Field',
-    default: {},
-    description: 'Only the fields added here are changed',
-    options: [
-      {
-        displayName: 'Discarded',
-        name: 'discarded',
-        type: 'boolean',
-        default: true,
-        description: 'Whether the conversation is discarded (hidden from lists unless asked for)',
-      },
-      folderField,
-      removeFromFolderField,
-      {
-        displayName: 'Title',
-        name: 'title',
-        type: 'string',
-        default: '',
-        description: 'New title of the conversation',
-      },
-    ],
-  },
+  updateFields([
+    {
+      displayName: 'Discarded',
+      name: 'discarded',
+      type: 'boolean',
+      default: true,
+      description: 'Whether the conversation is discarded (hidden from lists unless asked for)',
+    },
+    folderField,
+    removeFromFolderField,
+    {
+      displayName: 'Title',
+      name: 'title',
+      type: 'string',
+      default: '',
+      description: 'New title of the conversation',
+    },
+  ]),
 ];
 
 export const description = updateDisplayOptions(

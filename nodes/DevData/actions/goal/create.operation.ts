@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../../shared';
-import { byDisplayName } from '../common.description';
+import { additionalFields, byDisplayName } from '../common.description';
 import { toWireFields } from '../utils';
 import { goalFields, goalRecord, horizonAtDate, titleField } from './fields';
 
@@ -30,14 +30,8 @@ const properties: INodeProperties[] = [
     description: 'The value that means the goal is reached',
     displayOptions: { show: { goalType: ['numeric'] } },
   },
-  {
-    displayName: 'Additional Fields',
-    name: 'additionalFields',
-    type: 'collection',
-    description: "Optional fields to set; the server's defaults apply to the others",
-    placeholder: 'Add Field',
-    default: {},
-    options: byDisplayName([
+  additionalFields(
+    byDisplayName([
       ...goalFields.map((field) =>
         field.name === 'targetValue'
           ? { ...field, displayOptions: { hide: { '/goalType': ['numeric'] } } }
@@ -56,7 +50,7 @@ const properties: INodeProperties[] = [
         description: 'Where the goal comes from',
       },
     ]),
-  },
+  ),
 ];
 
 export const description = updateDisplayOptions(

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../../shared';
-import { returnAllOrLimit } from '../common.description';
+import { operationOptions, returnAllOrLimit } from '../common.description';
 import { limitOf } from '../utils';
 import { goalRecord } from './fields';
 
@@ -11,23 +11,15 @@ export const MAX_GOALS = 1000;
 
 const properties: INodeProperties[] = [
   ...returnAllOrLimit('The server returns at most 1000 goals'),
-  {
-    displayName: 'Options',
-    name: 'options',
-    type: 'collection',
-    description: 'Further settings for this operation',
-    placeholder: 'Add Option',
-    default: {},
-    options: [
-      {
-        displayName: 'Include Inactive',
-        name: 'includeInactive',
-        type: 'boolean',
-        default: true,
-        description: 'Whether to include achieved and abandoned goals',
-      },
-    ],
-  },
+  operationOptions([
+    {
+      displayName: 'Include Inactive',
+      name: 'includeInactive',
+      type: 'boolean',
+      default: true,
+      description: 'Whether to include achieved and abandoned goals',
+    },
+  ]),
 ];
 
 export const description = updateDisplayOptions(

@@ -2,22 +2,14 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../../shared';
-import { byDisplayName } from '../common.description';
+import { byDisplayName, updateFields } from '../common.description';
 import { addressedRecord, recordLocator } from '../crud';
 import { toWireFields } from '../utils';
 import { goalFields, goalRecord, horizonAtDate, titleField } from './fields';
 
 const properties: INodeProperties[] = [
   recordLocator(goalRecord),
-  {
-    displayName: 'Update Fields',
-    name: 'updateFields',
-    type: 'collection',
-    placeholder: 'Add Field',
-    default: {},
-    description: 'Only the fields added here are changed',
-    options: byDisplayName([...goalFields, { ...titleField, required: false }]),
-  },
+  updateFields(byDisplayName([...goalFields, { ...titleField, required: false }])),
 ];
 
 export const description = updateDisplayOptions(

@@ -2,20 +2,10 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../../shared';
+import { additionalFields } from '../common.description';
 import { contentField, memoryFields, memoryRecord, newMemory } from './fields';
 
-const properties: INodeProperties[] = [
-  contentField,
-  {
-    displayName: 'Additional Fields',
-    name: 'additionalFields',
-    type: 'collection',
-    description: "Optional fields to set; the server's defaults apply to the others",
-    placeholder: 'Add Field',
-    default: {},
-    options: memoryFields,
-  },
-];
+const properties: INodeProperties[] = [contentField, additionalFields(memoryFields)];
 
 export const description = updateDisplayOptions(
   { show: { resource: ['memory'], operation: ['create'] } },

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { offsetPaginate } from '../../../shared';
-import { returnAllOrLimit } from '../common.description';
+import { filters, returnAllOrLimit } from '../common.description';
 import { limitOf } from '../utils';
 import { CATEGORY_OPTIONS, memoryRecord } from './fields';
 
@@ -11,24 +11,16 @@ export const PAGE_SIZE = 1000;
 
 const properties: INodeProperties[] = [
   ...returnAllOrLimit(),
-  {
-    displayName: 'Filters',
-    name: 'filters',
-    type: 'collection',
-    description: 'Conditions the returned records must meet',
-    placeholder: 'Add Filter',
-    default: {},
-    options: [
-      {
-        displayName: 'Categories',
-        name: 'categories',
-        type: 'multiOptions',
-        default: [],
-        options: CATEGORY_OPTIONS,
-        description: 'Return only memories in these categories',
-      },
-    ],
-  },
+  filters([
+    {
+      displayName: 'Categories',
+      name: 'categories',
+      type: 'multiOptions',
+      default: [],
+      options: CATEGORY_OPTIONS,
+      description: 'Return only memories in these categories',
+    },
+  ]),
 ];
 
 export const description = updateDisplayOptions(

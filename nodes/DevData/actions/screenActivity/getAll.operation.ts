@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { cursorPaginate } from '../../../shared';
-import { returnAllOrLimit } from '../common.description';
+import { filters, returnAllOrLimit } from '../common.description';
 import { toRangeBound } from '../dates';
 import { limitOf } from '../utils';
 
@@ -11,38 +11,30 @@ export const PAGE_SIZE = 1000;
 
 const properties: INodeProperties[] = [
   ...returnAllOrLimit(),
-  {
-    displayName: 'Filters',
-    name: 'filters',
-    type: 'collection',
-    description: 'Conditions the returned records must meet',
-    placeholder: 'Add Filter',
-    default: {},
-    options: [
-      {
-        displayName: 'App',
-        name: 'app',
-        type: 'string',
-        default: '',
-        placeholder: 'e.g. Visual Studio Code',
-        description: 'Return only records of this app (exact, case-sensitive name)',
-      },
-      {
-        displayName: 'End Date',
-        name: 'endDate',
-        type: 'dateTime',
-        default: '',
-        description: 'Return records up to and including this time (a date alone includes the whole UTC day)',
-      },
-      {
-        displayName: 'Start Date',
-        name: 'startDate',
-        type: 'dateTime',
-        default: '',
-        description: 'Return records from this time on (a date alone means the start of that UTC day)',
-      },
-    ],
-  },
+  filters([
+    {
+      displayName: 'App',
+      name: 'app',
+      type: 'string',
+      default: '',
+      placeholder: 'e.g. Visual Studio Code',
+      description: 'Return only records of this app (exact, case-sensitive name)',
+    },
+    {
+      displayName: 'End Date',
+      name: 'endDate',
+      type: 'dateTime',
+      default: '',
+      description: 'Return records up to and including this time (a date alone includes the whole UTC day)',
+    },
+    {
+      displayName: 'Start Date',
+      name: 'startDate',
+      type: 'dateTime',
+      default: '',
+      description: 'Return records from this time on (a date alone means the start of that UTC day)',
+    },
+  ]),
 ];
 
 export const description = updateDisplayOptions(
