@@ -8,7 +8,7 @@ syncSuite({
   credentials: async () => [],
   async setUp(rest) {
     const project = await rest('GET', '/projects/personal');
-    // The table with the columns the example's sticky note and the README name.
+    // The table with the columns the example's sticky note and docs/syncing-action-items.md name.
     const table = await rest('POST', `/projects/${project.id}/data-tables`, {
       name: 'DevData action items',
       columns: [

@@ -1,11 +1,11 @@
 // examples/action-item-sync-postgres.json in a real n8n: the action items synced both ways with a PostgreSQL
 // table through n8n's Postgres node, under random changes on both sides (see sync-driver.ts). The table is made
-// with the README's CREATE TABLE in a database of its own.
+// with the CREATE TABLE of docs/syncing-action-items.md in a database of its own.
 import pg from 'pg';
 import { createDatabase } from '../helpers/server';
 import { syncSuite, type Fields } from './sync-driver.ts';
 
-/** The README's CREATE TABLE (section "Syncing action items"). */
+/** docs/syncing-action-items.md's CREATE TABLE (test/server/docs-links.test.ts holds the page to it). */
 const CREATE_TABLE = `
 CREATE TABLE devdata_action_items (
   id          serial PRIMARY KEY,
