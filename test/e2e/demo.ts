@@ -87,7 +87,7 @@ DevData demo is running.
     login:        ${owner.email} / ${owner.password}
   devdata-server: ${devdata.baseUrl}  (API docs: ${devdata.baseUrl}/docs)
 
-What the README's and docs' commands use; paste into another terminal:
+For the commands in docs/ (and to try the API with curl), paste into another terminal:
 
   export DEVDATA=${devdata.baseUrl} USER_ID=${user_id}
   export DEV_KEY=${developer_key}
