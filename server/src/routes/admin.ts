@@ -15,6 +15,7 @@ import { app as appSchema } from '../contract/notifications';
 import { assertRegistrable } from '../outbound/registration';
 
 const tags = ['Administration'];
+const userParams = z.object({ user_id: z.string() });
 
 const admin: FastifyPluginAsyncZod = async (app) => {
   const { users, apps } = app.repositories;
@@ -44,7 +45,7 @@ const admin: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: 'Create a developer key for a user; the key is shown only in this response',
-        params: z.object({ user_id: z.string() }),
+        params: userParams,
         body: createKeyBody,
         response: { 201: createdApiKey, ...errors(401, 404, 422) },
       },
@@ -62,7 +63,7 @@ const admin: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: "List a user's active developer keys",
-        params: z.object({ user_id: z.string() }),
+        params: userParams,
         response: { 200: apiKey.array(), ...errors(401, 404) },
       },
     },

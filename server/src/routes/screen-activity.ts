@@ -10,11 +10,11 @@ import { recordRoutes } from '../http/record-routes';
 import { screenActivityPosition } from '../store/screen-activity';
 
 const screenActivity: FastifyPluginAsyncZod = async (app) => {
-  const repository = app.repositories.screenActivity;
   const routes = recordRoutes(app, '/screen-activity/:screen_activity_id', {
     tags: ['Screen Activity'],
     scopes: 'screen_activity',
   });
+  const repository = app.repositories.screenActivity;
 
   routes.list(
     {
