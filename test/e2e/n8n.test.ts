@@ -401,6 +401,55 @@ describe('n8n with n8n-nodes-devdata', () => {
           for (const notice of notices) expect(notice.length).toBeLessThan(200);
         },
       );
+
+      inEditor(
+        '7e. a field error names the field as the user sees it: an invalid Due At says "Due At"',
+        'field-error',
+        async (page) => {
+          const session = await signIn();
+          const workflow = await session.rest('POST', '/workflows', {
+            name: 'E2E field error',
+            nodes: [
+              {
+                id: 'f1e1d000-0000-4000-8000-000000000001',
+                name: 'Manual',
+                type: 'n8n-nodes-base.manualTrigger',
+                typeVersion: 1,
+                position: [0, 0],
+                parameters: {},
+              },
+              {
+                id: 'f1e1d000-0000-4000-8000-000000000002',
+                name: 'DevData',
+                type: 'n8n-nodes-devdata.devData',
+                typeVersion: 1,
+                position: [220, 0],
+                parameters: {
+                  resource: 'actionItem',
+                  operation: 'create',
+                  description: 'Send the contract',
+                  additionalFields: { dueAt: 'next Friday' },
+                },
+                credentials: { devDataApi: { id: 'devDataApiDemo01', name: 'DevData Developer API' } },
+              },
+            ],
+            connections: { Manual: { main: [[{ node: 'DevData', type: 'main', index: 0 }]] } },
+            settings: { executionOrder: 'v1' },
+          });
+          await page.goto(`${n8n.baseUrl}/workflow/${workflow.id}`);
+          await page.getByTestId('canvas-node').filter({ hasText: 'DevData' }).last().dblclick();
+          const ndv = page.getByTestId('ndv');
+          await ndv.getByTestId('node-execute-button').click();
+          const message = ndv.getByTestId('node-error-message');
+          await message.waitFor({ timeout: 60_000 });
+          expect((await message.innerText()).trim()).toBe(
+            'Due At: "next Friday" is not a valid date and time',
+          );
+          expect(await ndv.getByTestId('node-error-description').innerText()).toMatch(
+            /^Due At needs an ISO 8601 date-time/,
+          );
+        },
+      );
     });
 
     scenario('4b. unpublishing clears the app’s webhook; publishing again sets it', async () => {
