@@ -1,4 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { callerId } from '../auth/hooks';
+import { errors } from '../contract/common';
 import { cursorPage } from '../contract/cursor';
 import {
   createScreenActivityBody,
@@ -16,19 +18,27 @@ const screenActivity: FastifyPluginAsyncZod = async (app) => {
   });
   const repository = app.repositories.screenActivity;
 
-  routes.list(
-    {
+  // By hand, not routes.list: a page of this cursor-paged log is serialized by the route as it goes out, not
+  // kept in the response cache.
+  app.get(
+    '/screen-activity',
+    routes.read({
       summary: 'List screen activity, oldest first, a page at a time',
       description:
         'Ordered by timestamp, then id. Pass next_cursor as cursor, with the same filters, while has_more is true.',
       querystring: listScreenActivityQuery,
-      response: screenActivityPage,
-    },
-    async (userId, query) => {
+      response: { 200: screenActivityPage, ...errors(401, 403, 422, 429) },
+    }),
+    async (request) => {
+      const userId = callerId(request);
+      const { start_date, end_date, app: appName } = request.query;
       // The cursor is bound to the filters (as parsed instants), not to the page size.
-      const filters = { start_date: query.start_date, end_date: query.end_date, app: query.app };
-      const { page, ...more } = await cursorPage(query, filters, screenActivityPosition, (after, take) =>
-        repository.list(userId, filters, after, take),
+      const filters = { start_date, end_date, app: appName };
+      const { page, ...more } = await cursorPage(
+        request.query,
+        filters,
+        screenActivityPosition,
+        (after, take) => repository.list(userId, filters, after, take),
       );
       return { ...more, screen_activity: page };
     },
