@@ -1,3 +1,5 @@
+// The write clock: every write of a user's data takes its stamp here, inside the write's transaction, and a delete
+// records its tombstone with that stamp. The change feed (contract/change-feed.ts) reads what these stamps order.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { TombstoneType } from '../../contract/change-feed';
 import type { Database } from './schema';
