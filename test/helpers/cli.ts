@@ -5,8 +5,9 @@ import { freePort } from './ports';
 
 const CLI = join(__dirname, '../../server/dist/cli.js');
 
-export function runCli(args: string[]) {
-  const result = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
+/** Runs a command of the CLI at `cli` (by default this clone's build) to its end. */
+export function runCli(args: string[], cli = CLI) {
+  const result = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8' });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -29,11 +30,16 @@ export const SERVE_CLI_ENV = { DEVDATA_MAX_EVENT_LOOP_DELAY_MS: '0' };
 /**
  * Starts `devdata-server serve` on a free port and waits until `/healthz` answers. Load shedding is off unless
  * `env` sets DEVDATA_MAX_EVENT_LOOP_DELAY_MS: on a busy machine the server's own startup lags its event loop past
- * the default threshold, and would refuse the first requests of tests that are not about shedding.
+ * the default threshold, and would refuse the first requests of tests that are not about shedding. `cli` is the
+ * CLI to run (by default this clone's build; the upgrade test passes the previous version's).
  */
-export async function serveCli(databaseUrl: string, env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
+export async function serveCli(
+  databaseUrl: string,
+  env: NodeJS.ProcessEnv = {},
+  cli = CLI,
+): Promise<ServeProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', String(port), '--database', databaseUrl], {
+  const child = spawn(process.execPath, [cli, 'serve', '--port', String(port), '--database', databaseUrl], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...SERVE_CLI_ENV, ...env },
   });
