@@ -1,8 +1,9 @@
 import type {
-  IAuthenticateGeneric,
+  ICredentialDataDecryptedObject,
   Icon,
   ICredentialTestRequest,
   ICredentialType,
+  IHttpRequestOptions,
   INodeProperties,
 } from 'n8n-workflow';
 
@@ -39,14 +40,19 @@ export class DevDataApi implements ICredentialType {
     },
   ];
 
-  authenticate: IAuthenticateGeneric = {
-    type: 'generic',
-    properties: {
-      headers: {
-        Authorization: '=Bearer {{$credentials.apiKey}}',
-      },
-    },
-  };
+  // A function, not an expression: n8n evaluates a generic header in its expression isolate for every request,
+  // and n8n 2.41 hands a workflow's isolate back while a sibling poll trigger is still paging ("No bridge
+  // acquired for this context").
+  async authenticate(
+    credentials: ICredentialDataDecryptedObject,
+    requestOptions: IHttpRequestOptions,
+  ): Promise<IHttpRequestOptions> {
+    requestOptions.headers = {
+      ...requestOptions.headers,
+      Authorization: `Bearer ${String(credentials.apiKey ?? '')}`,
+    };
+    return requestOptions;
+  }
 
   // GET /v1/dev/key answers with the key's own record (name, scopes) when the key is valid.
   test: ICredentialTestRequest = {

@@ -1,8 +1,9 @@
 import type {
-  IAuthenticateGeneric,
+  ICredentialDataDecryptedObject,
   Icon,
   ICredentialTestRequest,
   ICredentialType,
+  IHttpRequestOptions,
   INodeProperties,
 } from 'n8n-workflow';
 
@@ -57,14 +58,19 @@ export class DevDataAppApi implements ICredentialType {
     },
   ];
 
-  authenticate: IAuthenticateGeneric = {
-    type: 'generic',
-    properties: {
-      headers: {
-        Authorization: '=Bearer {{$credentials.appSecret}}',
-      },
-    },
-  };
+  // A function, not an expression: n8n evaluates a generic header in its expression isolate for every request,
+  // and n8n 2.41 hands a workflow's isolate back while a sibling poll trigger is still paging ("No bridge
+  // acquired for this context").
+  async authenticate(
+    credentials: ICredentialDataDecryptedObject,
+    requestOptions: IHttpRequestOptions,
+  ): Promise<IHttpRequestOptions> {
+    requestOptions.headers = {
+      ...requestOptions.headers,
+      Authorization: `Bearer ${String(credentials.appSecret ?? '')}`,
+    };
+    return requestOptions;
+  }
 
   // GET /v2/integrations/{app_id}/app answers with the app's record only when the secret belongs to that app.
   test: ICredentialTestRequest = {
