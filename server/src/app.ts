@@ -83,6 +83,7 @@ export async function buildApp({ store, config, logger = false, resolve }: AppOp
     'repositories',
     buildRepositories(store, {
       keyCacheTtlMs: app.config.keyCacheTtlMs,
+      keyPrefix: app.config.keyPrefix,
       onKeyRevoked: (hash) => void app.bus.publish('key-revocations', { hash }),
     }),
   );

@@ -5,7 +5,7 @@ import { basename, dirname, extname, join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import pino from 'pino';
 import { buildApp } from './app';
-import { configFromEnv } from './config';
+import { configFromEnv, keyPrefixSetting } from './config';
 import { initInstance, isInitialized, madeBy, type InitResult } from './scripts/init';
 import { seedDemo } from './scripts/seed';
 import { migrateToLatest, openStore, type Store } from './store/db/database';
@@ -40,7 +40,8 @@ finishes the ones in flight, then exits.
 Env DEVDATA_RATE_LIMIT=<requests>/<seconds> sets the per-key developer API limit (default 600/60);
 DEVDATA_REDIS_URL=redis://… shares it, live notifications and key revocations between several instances
 (see "Running several instances" in server/README.md); DEVDATA_KEY_CACHE_TTL_MS how long a key is cached
-(default 500);
+(default 500); DEVDATA_KEY_PREFIX what new developer keys start with (default svc_dev_, e.g. omi_dev_; keys made
+under an earlier prefix keep working);
 DEVDATA_MAX_EVENT_LOOP_DELAY_MS the event-loop lag past which requests are shed with 503 (default 1000, 0: off);
 DEVDATA_RESPONSE_CACHE_MB the memory for list and record answers kept while the data is unchanged (SQLite;
 default 32, 0: off).
@@ -48,7 +49,8 @@ Webhook and push URLs must be https to public addresses; DEVDATA_ALLOW_LOOPBACK_
 refused with NODE_ENV=production) also allows loopback (127.0.0.0/8, ::1) over http or https.`,
   init: `Usage: devdata-server init [--database <url>] [--json]
 
-Creates a user, a developer key holding every scope, an admin token, and an app with both
+Creates a user, a developer key holding every scope (its prefix DEVDATA_KEY_PREFIX, default svc_dev_), an admin
+token, and an app with both
 capabilities installed for that user with every proactive scope granted. The secrets are
 printed once; the key, the token and the app secret are stored only as hashes, the webhook
 secret as is (the server signs with it).
@@ -209,7 +211,7 @@ async function savedCredentials(
 
 /** First start: init, save the credentials (never over an existing file), then the demo data. */
 async function firstRun(store: Store, database: string, file: string | null): Promise<InitResult> {
-  const credentials = await initInstance(store.db);
+  const credentials = await initInstance(store.db, { keyPrefix: configFromEnv().keyPrefix });
   if (file !== null) {
     const saved: SavedCredentials = { database: databaseName(database), ...credentials };
     writeFileSync(file, JSON.stringify(saved, null, 2) + '\n', { mode: 0o600, flag: 'wx' });
@@ -287,8 +289,9 @@ async function main(argv: string[]) {
       return;
     }
     case 'init': {
+      const keyPrefix = keyPrefixSetting(process.env.DEVDATA_KEY_PREFIX);
       const store = await openMigrated(opts.database);
-      const result = await initInstance(store.db);
+      const result = await initInstance(store.db, { keyPrefix });
       await store.close();
       if (opts.json) console.log(JSON.stringify(result));
       else for (const [name, value] of Object.entries(result)) console.log(`${name}: ${value}`);

@@ -1,3 +1,9 @@
+import {
+  ADMIN_TOKEN_PREFIX,
+  APP_SECRET_PREFIX,
+  DEFAULT_DEV_KEY_PREFIX,
+  WEBHOOK_SECRET_PREFIX,
+} from './auth/secrets';
 import { KEY_CACHE_TTL_MS } from './store/users';
 
 /** Settings the server reads from its environment (the CLI's flags override host, port and database). */
@@ -15,6 +21,11 @@ export interface ServerConfig {
   redisUrl: string | null;
   /** How long a developer key read from the database is trusted before it is read again. */
   keyCacheTtlMs: number;
+  /**
+   * `DEVDATA_KEY_PREFIX`: what the developer keys made from now on start with (default svc_dev_). Keys are found
+   * by the hash of the whole key, so those made under an earlier prefix keep working.
+   */
+  keyPrefix: string;
   /**
    * `DEVDATA_RESPONSE_CACHE_MB`: room for list and record answers kept while the data is unchanged (SQLite
    * only; 0 keeps none), in MB of JSON.
@@ -63,6 +74,30 @@ export function parseRateLimit(value: string | undefined): ServerConfig['rateLim
     throw new Error(`DEVDATA_RATE_LIMIT must look like 600/60 (requests/seconds), got "${value}"`);
   }
   return { max: Number(match[1]), windowMs: Number(match[2]) * 1000 };
+}
+
+const KEY_PREFIX_SHAPE = /^[a-z][a-z0-9]*(_[a-z0-9]+)*_$/;
+const KEY_PREFIX_MAX_LENGTH = 16;
+
+/**
+ * `DEVDATA_KEY_PREFIX`, e.g. `omi_dev_`: lowercase words joined and ended by `_`, at most 16 characters, and not
+ * the prefix of another kind of secret (a developer key looking like an app secret would mislead its reader).
+ */
+export function keyPrefixSetting(value: string | undefined): string {
+  if (value === undefined || value === '') return DEFAULT_DEV_KEY_PREFIX;
+  if (value.length > KEY_PREFIX_MAX_LENGTH || !KEY_PREFIX_SHAPE.test(value)) {
+    throw new Error(
+      `DEVDATA_KEY_PREFIX must be lowercase letters and digits in words joined and ended by "_", starting with ` +
+        `a letter, at most ${KEY_PREFIX_MAX_LENGTH} characters (e.g. svc_dev_ or omi_dev_), got "${value}"`,
+    );
+  }
+  const taken = [APP_SECRET_PREFIX, WEBHOOK_SECRET_PREFIX, ADMIN_TOKEN_PREFIX].find(
+    (other) => other === value,
+  );
+  if (taken) {
+    throw new Error(`DEVDATA_KEY_PREFIX must differ from ${taken}, the prefix of another kind of secret`);
+  }
+  return value;
 }
 
 /** An integer setting from the environment, at least `min` (0 allows "off"). */
@@ -118,6 +153,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
       KEY_CACHE_TTL_MS,
       0,
     ),
+    keyPrefix: keyPrefixSetting(env.DEVDATA_KEY_PREFIX),
     responseCacheMb: integerSetting('DEVDATA_RESPONSE_CACHE_MB', env.DEVDATA_RESPONSE_CACHE_MB, 32, 0),
     directNotificationsPerHour: DIRECT_NOTIFICATIONS_PER_HOUR,
     webhookTimeoutMs: integerSetting('DEVDATA_WEBHOOK_TIMEOUT_MS', env.DEVDATA_WEBHOOK_TIMEOUT_MS, 15_000, 1),

@@ -98,7 +98,7 @@ export async function startServer(
   let baseUrl: string;
   try {
     await migrateToLatest(store);
-    init = await initInstance(store.db);
+    init = await initInstance(store.db, { keyPrefix: config.keyPrefix });
     // A generous rate limit and no load shedding, so suites never trip them unless they mean to (a test that
     // holds the event loop on purpose, e.g. SQLite waiting on a lock, would otherwise shed the next request).
     // Webhook receivers in tests listen on 127.0.0.1: the development allowance is on unless a test turns it off.

@@ -1,6 +1,7 @@
 import { hash, randomBytes } from 'node:crypto';
 
-export const DEV_KEY_PREFIX = 'svc_dev_';
+/** What developer keys start with unless DEVDATA_KEY_PREFIX says otherwise. */
+export const DEFAULT_DEV_KEY_PREFIX = 'svc_dev_';
 export const APP_SECRET_PREFIX = 'sk_';
 export const WEBHOOK_SECRET_PREFIX = 'whsec_';
 export const ADMIN_TOKEN_PREFIX = 'svc_admin_';
@@ -15,10 +16,10 @@ export function hashSecret(secret: string): string {
   return hash('sha256', secret);
 }
 
-/** The display form of a key, e.g. `svc_dev_abcd...wxyz`. */
-export function displayKey(key: string): string {
-  const body = key.startsWith(DEV_KEY_PREFIX) ? key.slice(DEV_KEY_PREFIX.length) : key;
-  return `${DEV_KEY_PREFIX}${body.slice(0, 4)}...${body.slice(-4)}`;
+/** The display form of a key made with `prefix`, e.g. `svc_dev_abcd...wxyz`. */
+export function displayKey(key: string, prefix: string): string {
+  const body = key.startsWith(prefix) ? key.slice(prefix.length) : key;
+  return `${prefix}${body.slice(0, 4)}...${body.slice(-4)}`;
 }
 
 // The scheme name is case-insensitive (RFC 7235 §2.1), so `bearer` and `BEARER` are the same scheme.

@@ -9,7 +9,7 @@ export const createUserBody = z.object({ name: z.string().trim().min(1).max(100)
 
 export const createKeyBody = z.object({
   name: z.string().trim().min(1).max(100),
-  scopes: z.array(scope).optional().meta({ description: 'Defaults to every :read scope' }),
+  scopes: z.array(scope).optional().meta({ description: 'Defaults to every :read scope but keys:read' }),
 });
 
 export const createAppBody = z.object({

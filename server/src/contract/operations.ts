@@ -12,6 +12,9 @@ export const OPERATION_IDS: Record<string, string> = {
   'GET /healthz': 'getHealth',
 
   'GET /v1/dev/key': 'getDeveloperKey',
+  'GET /v1/dev/keys': 'listDeveloperKeys',
+  'POST /v1/dev/keys': 'createDeveloperKey',
+  'DELETE /v1/dev/keys/:key_id': 'revokeDeveloperKey',
   'GET /v1/dev/user/screen-activity': 'listScreenActivity',
   'POST /v1/dev/user/screen-activity': 'recordScreenActivity',
   'GET /v1/dev/user/action-items': 'listActionItems',

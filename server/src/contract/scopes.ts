@@ -14,12 +14,22 @@ export const SCOPES = [
   'people:read',
   'people:write',
   'notifications:read',
+  'keys:read',
+  'keys:write',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 export const scope = z.enum(SCOPES);
 
-/** What a key created without scopes holds. */
-export const DEFAULT_SCOPES: Scope[] = SCOPES.filter((s) => s.endsWith(':read'));
+/** Whether a scope is about developer keys themselves (list, create, revoke them). */
+export function isKeyScope(s: Scope): boolean {
+  return s.startsWith('keys:');
+}
+
+/**
+ * What a key created without scopes holds: every `:read` scope but `keys:read`. A default key reads data; seeing
+ * (or managing) the user's other keys is asked for by name.
+ */
+export const DEFAULT_SCOPES: Scope[] = SCOPES.filter((s) => s.endsWith(':read') && !isKeyScope(s));
 
 /** Proactive-notification scopes an app may declare and a user may grant; each names a template variable. */
 export const PROACTIVE_SCOPES = ['user_name', 'user_facts', 'user_context', 'user_chat'] as const;

@@ -11,7 +11,11 @@ import { OPERATION_IDS } from '../contract/operations';
 const TITLE = 'DevData developer API';
 
 const SECURITY_SCHEMES: Record<SecurityScheme, { type: 'http'; scheme: 'bearer'; description: string }> = {
-  developerApiKey: { type: 'http', scheme: 'bearer', description: 'Developer key, svc_dev_…' },
+  developerApiKey: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'Developer key, svc_dev_… (or the DEVDATA_KEY_PREFIX set)',
+  },
   appSecret: { type: 'http', scheme: 'bearer', description: 'App secret, sk_…' },
   adminToken: { type: 'http', scheme: 'bearer', description: 'Admin token, svc_admin_…' },
 };

@@ -1,18 +1,71 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { callerId, scoped } from '../auth/hooks';
 import { errors } from '../contract/common';
-import { apiKey } from '../contract/keys';
+import { apiKey, createdApiKey, createOwnKeyBody, keyIdParams } from '../contract/keys';
+import { DEFAULT_SCOPES } from '../contract/scopes';
+import { HttpError } from '../http/http-errors';
+
+const TAGS = ['API Keys'];
+const reads = scoped('keys:read', TAGS);
+const writes = scoped('keys:write', TAGS);
 
 const key: FastifyPluginAsyncZod = async (app) => {
+  const { users } = app.repositories;
+
   app.get(
     '/key',
     {
       schema: {
-        tags: ['API Keys'],
+        tags: TAGS,
         summary: 'The developer key making this request',
         response: { 200: apiKey, ...errors(401, 429) },
       },
     },
-    async (request) => app.repositories.users.findKey(request.developerKey!.id),
+    async (request) => users.findKey(request.developerKey!.id),
+  );
+
+  app.get(
+    '/keys',
+    reads({
+      summary: "The user's active developer keys, newest first",
+      response: { 200: apiKey.array(), ...errors(401, 403, 429) },
+    }),
+    async (request) => users.listKeys(callerId(request), 'newest first'),
+  );
+
+  app.post(
+    '/keys',
+    writes({
+      summary: 'Create a developer key for the same user; the key is shown only in this response',
+      description:
+        'A key can only pass on scopes it holds: asking for another one is a 403 naming it. Without scopes the ' +
+        'new key gets the :read scopes of the key making the request, keys:read excepted.',
+      body: createOwnKeyBody,
+      response: { 200: createdApiKey, ...errors(401, 403, 422, 429) },
+    }),
+    async (request) => {
+      const held = request.developerKey!.scopes;
+      const { name, scopes } = request.body;
+      const missing = scopes?.find((wanted) => !held.includes(wanted));
+      if (missing) throw new HttpError(403, `Insufficient permissions. Required scope: ${missing}`);
+      const granted = scopes ?? DEFAULT_SCOPES.filter((s) => held.includes(s));
+      const { key: created, secret } = await users.createKey(callerId(request), name, granted);
+      return { ...created, key: secret };
+    },
+  );
+
+  app.delete(
+    '/keys/:key_id',
+    writes({
+      summary: 'Revoke a developer key of the same user (this one too); it is refused from then on',
+      params: keyIdParams,
+      response: { 204: z.null().meta({ description: 'Revoked' }), ...errors(401, 403, 404, 429) },
+    }),
+    async (request, reply) => {
+      await users.revokeKey(request.params.key_id, { userId: callerId(request), thing: 'API key' });
+      return reply.code(204).send(null);
+    },
   );
 };
 

@@ -14,11 +14,15 @@ export interface InitResult {
 }
 
 /**
- * A ready instance: a user, a developer key holding every scope, an admin token, and an app with both
- * capabilities installed for the user with every proactive scope granted.
+ * A ready instance: a user, a developer key holding every scope (keys:read and keys:write too) and starting with
+ * `keyPrefix` (DEVDATA_KEY_PREFIX's default when omitted), an admin token, and an app with both capabilities
+ * installed for the user with every proactive scope granted.
  */
-export async function initInstance(db: Kysely<Database>, userName = 'Demo User'): Promise<InitResult> {
-  const { users, adminTokens, apps } = accountRepositories(db);
+export async function initInstance(
+  db: Kysely<Database>,
+  { userName = 'Demo User', keyPrefix }: { userName?: string; keyPrefix?: string } = {},
+): Promise<InitResult> {
+  const { users, adminTokens, apps } = accountRepositories(db, { keyPrefix });
   const user = await users.createUser(userName);
   const key = await users.createKey(user.id, 'Default key', [...SCOPES]);
   const adminToken = await adminTokens.create();

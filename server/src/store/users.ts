@@ -2,7 +2,7 @@
 // read. Every query, and how a row reads back. A key's secret is made here and only its hash stored; a new one
 // is returned once, beside its record.
 import type { Kysely } from 'kysely';
-import { DEV_KEY_PREFIX, displayKey, hashSecret, newSecret } from '../auth/secrets';
+import { DEFAULT_DEV_KEY_PREFIX, displayKey, hashSecret, newSecret } from '../auth/secrets';
 import { DEFAULT_SCOPES, type Scope } from '../contract/scopes';
 import { newId } from '../ids';
 import { writeBookkeeping } from './db/database';
@@ -62,9 +62,12 @@ export interface UsersOptions {
   keyCacheTtlMs?: number;
   /** Told the hash of every key this instance revokes: to broadcast it to the other instances' caches. */
   onKeyRevoked?: (hash: string) => void;
+  /** What new keys start with (DEFAULT_DEV_KEY_PREFIX when omitted); lookups do not depend on it. */
+  keyPrefix?: string;
 }
 
 export function usersRepository(db: Kysely<Database>, options: UsersOptions = {}) {
+  const keyPrefix = options.keyPrefix ?? DEFAULT_DEV_KEY_PREFIX;
   const activeKeys = new KeyCache<ActiveKey>(options.keyCacheTtlMs ?? KEY_CACHE_TTL_MS, KEY_CACHE_SIZE);
   /** NotFound "User not found" unless the user exists. */
   async function requireUser(userId: string): Promise<void> {
@@ -115,13 +118,13 @@ export function usersRepository(db: Kysely<Database>, options: UsersOptions = {}
       scopes?: Scope[],
     ): Promise<{ key: ApiKey; secret: string }> {
       await requireUser(userId);
-      const secret = newSecret(DEV_KEY_PREFIX);
+      const secret = newSecret(keyPrefix);
       const row: Row<'api_keys'> = {
         id: newId(),
         user_id: userId,
         name,
         key_hash: hashSecret(secret),
-        key_prefix: displayKey(secret),
+        key_prefix: displayKey(secret, keyPrefix),
         scopes: toJson([...new Set(scopes ?? DEFAULT_SCOPES)]),
         created_at: Date.now(),
         last_used_at: null,
@@ -131,16 +134,23 @@ export function usersRepository(db: Kysely<Database>, options: UsersOptions = {}
       return { key: decodeApiKey(row), secret };
     },
 
-    /** The user's unrevoked keys, oldest first; NotFound "User" for an unknown user. */
-    async listKeys(userId: string): Promise<ApiKey[]> {
+    /**
+     * The user's unrevoked keys, oldest first (the admin API's order) or newest first (the developer API's, as
+     * the real service lists them); NotFound "User" for an unknown user.
+     */
+    async listKeys(
+      userId: string,
+      order: 'oldest first' | 'newest first' = 'oldest first',
+    ): Promise<ApiKey[]> {
       await requireUser(userId);
+      const direction = order === 'oldest first' ? 'asc' : 'desc';
       const rows = await db
         .selectFrom('api_keys')
         .selectAll()
         .where('user_id', '=', userId)
         .where('revoked_at', 'is', null)
-        .orderBy('created_at')
-        .orderBy('id')
+        .orderBy('created_at', direction)
+        .orderBy('id', direction)
         .execute();
       return rows.map(decodeApiKey);
     },
@@ -174,16 +184,19 @@ export function usersRepository(db: Kysely<Database>, options: UsersOptions = {}
       key.last_used_at = at;
     },
 
-    /** Revokes an unrevoked key; NotFound "Key" when there is no such key or it is revoked already. */
-    async revokeKey(keyId: string): Promise<void> {
-      const revoked = await db
+    /**
+     * Revokes an unrevoked key — of `owner.userId` only, when given — and tells every instance (onKeyRevoked).
+     * NotFound "Key" (or `owner.thing`) when there is no such key, it is revoked already or it is another user's.
+     */
+    async revokeKey(keyId: string, owner?: { userId: string; thing: string }): Promise<void> {
+      let update = db
         .updateTable('api_keys')
         .set({ revoked_at: Date.now() })
         .where('id', '=', keyId)
-        .where('revoked_at', 'is', null)
-        .returning('key_hash')
-        .executeTakeFirst();
-      if (!revoked) throw new NotFound('Key');
+        .where('revoked_at', 'is', null);
+      if (owner) update = update.where('user_id', '=', owner.userId);
+      const revoked = await update.returning('key_hash').executeTakeFirst();
+      if (!revoked) throw new NotFound(owner?.thing ?? 'Key');
       activeKeys.invalidate(revoked.key_hash);
       options.onKeyRevoked?.(revoked.key_hash);
     },
