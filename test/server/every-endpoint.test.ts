@@ -42,6 +42,9 @@ const ENDPOINTS: [Method, string, Scope][] = [
   ['patch', `/v1/dev/user/people/${ID}`, 'people:write'],
   ['delete', `/v1/dev/user/people/${ID}`, 'people:write'],
   ['get', '/v1/dev/user/notifications', 'notifications:read'],
+  ['get', '/v1/dev/keys', 'keys:read'],
+  ['post', '/v1/dev/keys', 'keys:write'],
+  ['delete', `/v1/dev/keys/${ID}`, 'keys:write'],
 ];
 
 const GARBAGE_BODIES: unknown[] = [
@@ -80,6 +83,7 @@ const TABLES = [
   'people',
   'screen_activity',
   'notifications',
+  'api_keys',
 ] as const;
 
 describe.each(DIALECTS)('every developer endpoint on %s', (dialect) => {

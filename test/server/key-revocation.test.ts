@@ -60,3 +60,67 @@ test('a revoked key is refused at once where it was revoked, and from then on by
   expect(statuses.slice(statuses.indexOf(401))).toEqual(Array(20).fill(401));
   expect(statuses.every((status) => status === 200 || status === 401)).toBe(true);
 });
+
+// The developer API's revoke takes the same path. Here the key cache trusts a key for an hour, so the other
+// instance can only learn of the revocation from the broadcast: no expiry would do it within the test.
+describe('revoked through DELETE /v1/dev/keys/{key_id}', () => {
+  let pairDatabase: { url: string; drop(): Promise<void> };
+  let a: ServeProcess;
+  let b: ServeProcess;
+  let initKey: string;
+
+  beforeAll(async () => {
+    pairDatabase = await createDatabase('postgres');
+    const init = runCli(['init', '--database', pairDatabase.url, '--json']);
+    expect(init.status).toBe(0);
+    initKey = JSON.parse(init.stdout).developer_key;
+    const env = { DEVDATA_KEY_CACHE_TTL_MS: String(60 * 60 * 1000) };
+    a = await serveCli(pairDatabase.url, env);
+    b = await serveCli(pairDatabase.url, env);
+  });
+  afterAll(async () => {
+    await a?.stop();
+    await b?.stop();
+    await pairDatabase?.drop();
+  });
+
+  /** Asks `server` with `key` until it answers 401, then checks that the next answers are 401 too. */
+  async function refusedFromThenOn(server: ServeProcess, key: string) {
+    const statuses: number[] = [];
+    while (!statuses.includes(401)) {
+      statuses.push((await client(server.baseUrl, key).get('/v1/dev/key')).status);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    for (let n = 0; n < 5; n += 1)
+      statuses.push((await client(server.baseUrl, key).get('/v1/dev/key')).status);
+    expect(statuses.slice(statuses.indexOf(401))).toEqual(Array(6).fill(401));
+    expect(statuses.every((status) => status === 200 || status === 401)).toBe(true);
+  }
+
+  test('by another key of the user: refused at once where revoked, and by the other instance', async () => {
+    const created = await client(a.baseUrl, initKey).post('/v1/dev/keys', { name: 'soon revoked' });
+    expect(created.status).toBe(200);
+    // Both instances have read, and cached, the key.
+    expect((await client(a.baseUrl, created.body.key).get('/v1/dev/key')).status).toBe(200);
+    expect((await client(b.baseUrl, created.body.key).get('/v1/dev/key')).status).toBe(200);
+
+    expect((await client(a.baseUrl, initKey).delete(`/v1/dev/keys/${created.body.id}`)).status).toBe(204);
+    expect(await client(a.baseUrl, created.body.key).get('/v1/dev/key')).toMatchObject({
+      status: 401,
+      body: { detail: 'Invalid API Key' },
+    });
+    await refusedFromThenOn(b, created.body.key);
+  });
+
+  test('by itself: its next request is refused on both instances', async () => {
+    const created = await client(b.baseUrl, initKey).post('/v1/dev/keys', {
+      name: 'revokes itself',
+      scopes: ['keys:write'],
+    });
+    const self = created.body as { id: string; key: string };
+    expect((await client(a.baseUrl, self.key).get('/v1/dev/key')).status).toBe(200);
+    expect((await client(b.baseUrl, self.key).delete(`/v1/dev/keys/${self.id}`)).status).toBe(204);
+    expect((await client(b.baseUrl, self.key).get('/v1/dev/key')).status).toBe(401);
+    await refusedFromThenOn(a, self.key);
+  });
+});
