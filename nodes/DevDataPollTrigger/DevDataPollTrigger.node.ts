@@ -6,12 +6,15 @@ import type {
   INodeTypeDescription,
   IPollFunctions,
 } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import {
   changesSince,
+  mergeEvents,
+  pollBudgetMs,
   sample,
   startState,
+  TRIGGER_EVENTS,
   type TriggerEvent,
   type TriggerOptions,
   type TriggerState,
@@ -25,7 +28,7 @@ const onlyWithDueDate: INodeProperties = {
   description: 'Whether to only report action items that have a due date',
 };
 
-/** The Options of one event: which of its changes to report. */
+/** Version 1's Options of one event: which of its changes to report. */
 function eventOptions(event: TriggerEvent, options: INodeProperties[]): INodeProperties {
   return {
     displayName: 'Options',
@@ -34,10 +37,106 @@ function eventOptions(event: TriggerEvent, options: INodeProperties[]): INodePro
     placeholder: 'Add Option',
     default: {},
     description: 'Which of the changes to report',
-    displayOptions: { show: { event: [event] } },
+    displayOptions: { show: { '@version': [1], event: [event] } },
     options,
   };
 }
+
+const eventChoices = [
+  {
+    name: 'Deleted Action Item',
+    value: 'deletedActionItem',
+    description: 'An action item was deleted; the output is its deletion record: which action item, and when',
+  },
+  {
+    name: 'Goal Progress Changed',
+    value: 'goalProgressChanged',
+    description: 'The current value of a goal changed since the last poll',
+  },
+  {
+    name: 'New Action Item',
+    value: 'newActionItem',
+    description: 'An action item was created (in the state it has when the trigger sees it)',
+  },
+  {
+    name: 'New Conversation',
+    value: 'newConversation',
+    description: 'A conversation was created',
+  },
+  {
+    name: 'New Memory',
+    value: 'newMemory',
+    description: 'A memory was created',
+  },
+  {
+    name: 'Updated Action Item',
+    value: 'updatedActionItem',
+    description:
+      'An action item changed after it was created: completed, reopened, edited, given or cleared a due date',
+  },
+];
+
+/** Version 2's Options: one collection for every event chosen, each option shown for the events it applies to. */
+const eventsOptions: INodeProperties = {
+  displayName: 'Options',
+  name: 'options',
+  type: 'collection',
+  placeholder: 'Add Option',
+  default: {},
+  description: 'Which of the changes to report',
+  displayOptions: {
+    show: {
+      '@version': [2],
+      events: ['newActionItem', 'updatedActionItem', 'newConversation', 'newMemory'],
+    },
+  },
+  options: [
+    {
+      displayName: 'Categories',
+      name: 'categories',
+      type: 'multiOptions',
+      options: [
+        { name: 'Interesting', value: 'interesting' },
+        { name: 'Manual', value: 'manual' },
+        { name: 'System', value: 'system' },
+      ],
+      default: [],
+      description: 'New Memory: only report memories of these categories; all categories when none is chosen',
+      displayOptions: { show: { '/events': ['newMemory'] } },
+    },
+    {
+      displayName: 'Include Discarded',
+      name: 'includeDiscarded',
+      type: 'boolean',
+      default: false,
+      description:
+        'Whether New Conversation also reports conversations that are discarded when the trigger sees them',
+      displayOptions: { show: { '/events': ['newConversation'] } },
+    },
+    {
+      displayName: 'Include Transcript',
+      name: 'includeTranscript',
+      type: 'boolean',
+      default: false,
+      description:
+        'Whether New Conversation includes the transcript segments (transcript_segments) in each conversation',
+      displayOptions: { show: { '/events': ['newConversation'] } },
+    },
+    {
+      displayName: 'Only Completed',
+      name: 'onlyCompleted',
+      type: 'boolean',
+      default: false,
+      description:
+        'Whether to only report completed action items: New Action Item those already completed, Updated Action Item those completed since the last poll',
+      displayOptions: { show: { '/events': ['newActionItem', 'updatedActionItem'] } },
+    },
+    {
+      ...onlyWithDueDate,
+      displayOptions: { show: { '/events': ['newActionItem', 'updatedActionItem'] } },
+    },
+  ],
+};
 
 const properties: INodeProperties[] = [
   {
@@ -54,42 +153,23 @@ const properties: INodeProperties[] = [
     noDataExpression: true,
     required: true,
     default: 'newActionItem',
-    options: [
-      {
-        name: 'Deleted Action Item',
-        value: 'deletedActionItem',
-        description:
-          'An action item was deleted; the output is its deletion record: which action item, and when',
-      },
-      {
-        name: 'Goal Progress Changed',
-        value: 'goalProgressChanged',
-        description: 'The current value of a goal changed since the last poll',
-      },
-      {
-        name: 'New Action Item',
-        value: 'newActionItem',
-        description: 'An action item was created (in the state it has when the trigger sees it)',
-      },
-      {
-        name: 'New Conversation',
-        value: 'newConversation',
-        description: 'A conversation was created',
-      },
-      {
-        name: 'New Memory',
-        value: 'newMemory',
-        description: 'A memory was created',
-      },
-      {
-        name: 'Updated Action Item',
-        value: 'updatedActionItem',
-        description:
-          'An action item changed after it was created: completed, reopened, edited, given or cleared a due date',
-      },
-    ],
+    options: eventChoices,
     description: 'The change that starts the workflow',
+    displayOptions: { show: { '@version': [1] } },
   },
+  {
+    displayName: 'Trigger On',
+    name: 'events',
+    type: 'multiOptions',
+    noDataExpression: true,
+    required: true,
+    default: ['newActionItem'],
+    options: eventChoices,
+    description:
+      'The changes that start the workflow. Each item says which one it is in its <code>event</code> field (e.g. newActionItem), so a Switch node can route them.',
+    displayOptions: { show: { '@version': [2] } },
+  },
+  eventsOptions,
   eventOptions('newActionItem', [
     {
       displayName: 'Only Completed',
@@ -176,15 +256,83 @@ function storeState(staticData: IDataObject, state: TriggerState): void {
   Object.assign(staticData, next);
 }
 
+/** Version 2's stored states, by event (a watched event without one starts from now). */
+function storedStates(staticData: IDataObject): Partial<Record<TriggerEvent, TriggerState>> {
+  const states = (staticData.states ?? {}) as Partial<Record<TriggerEvent, Omit<TriggerState, 'event'>>>;
+  return Object.fromEntries(
+    Object.entries(states).map(([event, state]) => [event, { ...state, event }]),
+  ) as Partial<Record<TriggerEvent, TriggerState>>;
+}
+
+/** Version 2: replaces the stored states with those of the events watched now, in one step, only when changed. */
+function storeStates(staticData: IDataObject, states: TriggerState[]): void {
+  const next: IDataObject = {
+    states: Object.fromEntries(
+      states.map(({ event, position, goalValues }) => [
+        event,
+        { position, ...(goalValues ? { goalValues } : {}) },
+      ]),
+    ),
+  };
+  if (JSON.stringify(staticData) === JSON.stringify(next)) return;
+  for (const key of Object.keys(staticData)) delete staticData[key];
+  Object.assign(staticData, next);
+}
+
+/** The events a version 2 node watches, each once, in TRIGGER_EVENTS order. */
+function watchedEvents(this: IPollFunctions): TriggerEvent[] {
+  const chosen = this.getNodeParameter('events', []) as TriggerEvent[];
+  const events = TRIGGER_EVENTS.filter((event) => chosen.includes(event));
+  if (!events.length) {
+    throw new NodeOperationError(this.getNode(), 'Choose at least one event in Trigger On', {
+      description: 'The trigger has nothing to watch: pick the changes that should start the workflow.',
+    });
+  }
+  return events;
+}
+
+/**
+ * One poll of a version 2 node: every watched event's changes since its stored position, as one list in change
+ * order, each item tagged with its event. An event watched for the first time starts from now. The states of
+ * all events are stored together, only when every event's walk succeeded.
+ */
+async function pollEvents(
+  this: IPollFunctions,
+  events: TriggerEvent[],
+  options: TriggerOptions,
+): Promise<IDataObject[]> {
+  const staticData = this.getWorkflowStaticData('node');
+  const stored = storedStates(staticData);
+  const budgetMs = pollBudgetMs.call(this);
+  const started = Date.now();
+  const states: TriggerState[] = [];
+  const found: Array<{ event: TriggerEvent; records: IDataObject[] }> = [];
+  for (const event of events) {
+    const state = stored[event];
+    if (!state) {
+      states.push(await startState.call(this, event));
+      continue;
+    }
+    // The events share the poll's budget; each still reads at least one page.
+    const left = budgetMs === undefined ? undefined : Math.max(0, budgetMs - (Date.now() - started));
+    const changes = await changesSince.call(this, state, options, left);
+    states.push(changes.state);
+    found.push({ event, records: changes.records });
+  }
+  storeStates(staticData, states);
+  return mergeEvents(found);
+}
+
 export class DevDataPollTrigger implements INodeType {
   description: INodeTypeDescription = {
     displayName: 'DevData Poll Trigger',
     name: 'devDataPollTrigger',
     icon: { light: 'file:devDataPollTrigger.svg', dark: 'file:devDataPollTrigger.dark.svg' },
     group: ['trigger'],
-    version: 1,
+    version: [1, 2],
+    defaultVersion: 2,
     subtitle:
-      '={{ ({ newActionItem: "New Action Item", updatedActionItem: "Updated Action Item", deletedActionItem: "Deleted Action Item", newConversation: "New Conversation", newMemory: "New Memory", goalProgressChanged: "Goal Progress Changed" })[$parameter["event"]] }}',
+      '={{ ($parameter["events"] || [$parameter["event"]]).map((event) => ({ newActionItem: "New Action Item", updatedActionItem: "Updated Action Item", deletedActionItem: "Deleted Action Item", newConversation: "New Conversation", newMemory: "New Memory", goalProgressChanged: "Goal Progress Changed" })[event]).join(", ") }}',
     description:
       'Starts the workflow when DevData action items, conversations, memories or goals change, by polling the change feed',
     defaults: { name: 'DevData Poll Trigger' },
@@ -196,11 +344,20 @@ export class DevDataPollTrigger implements INodeType {
   };
 
   async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-    const event = this.getNodeParameter('event') as TriggerEvent;
+    // Version 1 watches one event and emits the records as they are; version 2 watches several and tags each.
+    const tagged = this.getNode().typeVersion >= 2;
+    const events = tagged ? watchedEvents.call(this) : [this.getNodeParameter('event') as TriggerEvent];
+    const event = events[0];
     const options = this.getNodeParameter('options', {}) as TriggerOptions;
 
     if (this.getMode() === 'manual') {
-      const records = await sample.call(this, event, options);
+      const records = tagged
+        ? mergeEvents(
+            await Promise.all(
+              events.map(async (each) => ({ event: each, records: await sample.call(this, each, options) })),
+            ),
+          )
+        : await sample.call(this, event, options);
       return records.length ? [this.helpers.returnJsonArray(records)] : null;
     }
 
@@ -210,6 +367,10 @@ export class DevDataPollTrigger implements INodeType {
     const lock = { since: Date.now() };
     runningPolls.set(pollKey, lock);
     try {
+      if (tagged) {
+        const records = await pollEvents.call(this, events, options);
+        return records.length ? [this.helpers.returnJsonArray(records)] : null;
+      }
       const staticData = this.getWorkflowStaticData('node');
       const state = storedState(staticData, event);
       if (!state) {

@@ -3,13 +3,17 @@ import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { devDataRequest } from '../shared';
 import { isAfter, latestStates, walk, type Feed, type Position } from './feed';
 
-export type TriggerEvent =
-  | 'newActionItem'
-  | 'updatedActionItem'
-  | 'deletedActionItem'
-  | 'newConversation'
-  | 'newMemory'
-  | 'goalProgressChanged';
+/** Every event, in the order a poll that watches several reports changes stamped in the same millisecond. */
+export const TRIGGER_EVENTS = [
+  'newActionItem',
+  'updatedActionItem',
+  'deletedActionItem',
+  'newConversation',
+  'newMemory',
+  'goalProgressChanged',
+] as const;
+
+export type TriggerEvent = (typeof TRIGGER_EVENTS)[number];
 
 export interface TriggerOptions {
   onlyCompleted?: boolean;
@@ -150,7 +154,7 @@ function forgetOldest(values: Map<string, number>): void {
   }
 }
 
-function pollBudgetMs(this: IPollFunctions): number | undefined {
+export function pollBudgetMs(this: IPollFunctions): number | undefined {
   // getPollBudgetMs came with n8n 2.x's durable poll cursors; older n8n versions run without a budget.
   return typeof this.getPollBudgetMs === 'function' ? this.getPollBudgetMs() : undefined;
 }
@@ -174,20 +178,17 @@ export async function startState(this: IPollFunctions, event: TriggerEvent): Pro
 
 /**
  * Reads every change after the stored position and returns the records the event reports, in change order,
- * with the state to store once they are handed over. Throws (storing nothing) when any page fails.
+ * with the state to store once they are handed over. Throws (storing nothing) when any page fails. `budgetMs`:
+ * the time this walk may take (n8n's poll budget unless said otherwise).
  */
 export async function changesSince(
   this: IPollFunctions,
   state: TriggerState,
   options: TriggerOptions,
+  budgetMs = pollBudgetMs.call(this),
 ): Promise<{ records: IDataObject[]; state: TriggerState }> {
   const { event } = state;
-  const { records, position } = await walk.call(
-    this,
-    feedOf(event, options),
-    state.position,
-    pollBudgetMs.call(this),
-  );
+  const { records, position } = await walk.call(this, feedOf(event, options), state.position, budgetMs);
   const latest = latestStates(records);
   if (event === 'goalProgressChanged') {
     const values = new Map(state.goalValues ?? []);
@@ -260,4 +261,20 @@ export async function sample(
       return (changed.length ? changed : goals).slice(-SAMPLE_SIZE);
     }
   }
+}
+
+/** The instant of the change a record reports: its deletion for a deletion record, else its latest change. */
+const changedAt = (record: IDataObject) =>
+  Date.parse(String(record.deleted_at ?? record.updated_at ?? record.created_at));
+
+/**
+ * The records of several events as one list, each saying which event it is (`event`), in the order the changes
+ * happened; changes of the same millisecond in the order of TRIGGER_EVENTS (a record's creation before its edit
+ * before its deletion). Each event's records are already in change order.
+ */
+export function mergeEvents(found: Array<{ event: TriggerEvent; records: IDataObject[] }>): IDataObject[] {
+  return [...found]
+    .sort((a, b) => TRIGGER_EVENTS.indexOf(a.event) - TRIGGER_EVENTS.indexOf(b.event))
+    .flatMap(({ event, records }) => records.map((record) => ({ ...record, event })))
+    .sort((a, b) => changedAt(a) - changedAt(b));
 }

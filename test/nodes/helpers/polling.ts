@@ -68,8 +68,11 @@ function nodeTypes(): NodeTypes {
   });
 }
 
-/** DevData Poll Trigger → No Operation, as n8n exports it; `parameters` are the trigger's. */
-export function pollWorkflow(parameters: INodeParameters): {
+/** DevData Poll Trigger (version 1 unless said otherwise) → No Operation, as n8n exports it; `parameters` are the trigger's. */
+export function pollWorkflow(
+  parameters: INodeParameters,
+  typeVersion = 1,
+): {
   nodes: INode[];
   connections: IWorkflowBase['connections'];
 } {
@@ -79,7 +82,7 @@ export function pollWorkflow(parameters: INodeParameters): {
         id: 'e5b0c1d2-0001-4a7e-8b43-7f0a7b1c0001',
         name: POLL_TRIGGER,
         type: POLL_TRIGGER_NODE_TYPE,
-        typeVersion: 1,
+        typeVersion,
         position: [0, 0],
         // What n8n stores for a polling node: its Poll Times besides its own parameters.
         parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, ...parameters },
@@ -132,6 +135,8 @@ export interface PollingOptions {
   pollBudgetMs?: number;
   /** n8n's durable poll cursors: a poll that emitted nothing saves what it stored too. Off, as in n8n. */
   durableCursors?: boolean;
+  /** The trigger's node version (1 unless said otherwise). */
+  typeVersion?: number;
 }
 
 const plain = (data: IDataObject): IDataObject => JSON.parse(JSON.stringify(data)) as IDataObject;
@@ -142,7 +147,7 @@ export function activePollingWorkflow(
   credentials: TestCredentials,
   options: PollingOptions = {},
 ): ActivePollingWorkflow {
-  const json = pollWorkflow(parameters);
+  const json = pollWorkflow(parameters, options.typeVersion);
   const workflowData: IWorkflowBase = {
     id: `wf-${randomUUID().slice(0, 8)}`,
     name: 'DevData poll',
@@ -241,7 +246,7 @@ export function activePollingWorkflow(
     activate: async () => activateWith('activate'),
     restart: async () => activateWith('init'),
     update: async (parameters) => {
-      workflowData.nodes = pollWorkflow(parameters).nodes;
+      workflowData.nodes = pollWorkflow(parameters, options.typeVersion).nodes;
       return await activateWith('update');
     },
     tick: async () => {
@@ -265,8 +270,9 @@ export async function runPollManually(
   parameters: INodeParameters,
   credentials: TestCredentials,
   staticData: IDataObject = {},
+  typeVersion = 1,
 ): Promise<{ result: RunResult; staticData: IDataObject }> {
-  const json = pollWorkflow(parameters);
+  const json = pollWorkflow(parameters, typeVersion);
   const workflowData: IWorkflowBase = {
     id: 'manual-poll',
     name: 'DevData poll (manual)',
