@@ -244,7 +244,7 @@ describe('n8n with n8n-nodes-devdata', () => {
     scenario('5. a manual run of the poll trigger shows the newest action items, oldest first', async () => {
       const session = await signIn();
       const run = await session.post('/workflows/exActionItemTwoWaySync/run', {
-        triggerToStartFrom: { name: 'New action items' },
+        triggerToStartFrom: { name: 'Action item changes' },
       });
       expect(run.status).toBe(200);
       const { executionId } = ((await run.json()) as any).data;
@@ -258,7 +258,10 @@ describe('n8n with n8n-nodes-devdata', () => {
       );
       // n8n stores execution data in its flatted format.
       const { resultData } = n8nRequire('flatted').parse(execution.data);
-      const polled = resultData.runData['New action items'][0].data.main[0].map((item: any) => item.json.id);
+      // The trigger watches new, updated and deleted action items; the Switch sends the new ones to Create task.
+      const polled = resultData.runData['Action item changes'][0].data.main[0]
+        .filter((item: any) => item.json.event === 'newActionItem')
+        .map((item: any) => item.json.id);
       const newest = ((await api('/v1/dev/user/action-items?limit=5')).body as any[])
         .map((i) => i.id)
         .reverse();
