@@ -21,7 +21,8 @@ const MAX_RETRIES = 3;
 /** The longest Retry-After the node waits for; a longer wait fails at once (e.g. the hourly notification cap). */
 export const MAX_RETRY_AFTER_SECONDS = 60;
 
-const DEVELOPER_KEY_PREFIX = 'svc_dev_';
+// devdata-server's default prefix, and the real service's (which a devdata-server may issue, DEVDATA_KEY_PREFIX).
+const DEVELOPER_KEY_PREFIXES = ['svc_dev_', 'omi_dev_'];
 
 // A 503 (the server's database out of reach) may follow a write the database applied but could not confirm, so
 // only requests that leave the same state when repeated are retried on it: a repeated create could duplicate a
@@ -62,8 +63,12 @@ function retryAfterSeconds(headers: IDataObject, attempt: number): number {
 async function baseUrlOf(this: DevDataRequestContext, request: DevDataRequest): Promise<string> {
   const credentialType = request.credentialType ?? 'devDataApi';
   const credentials = await this.getCredentials(credentialType, request.itemIndex);
-  if (credentialType === 'devDataApi' && !String(credentials.apiKey ?? '').startsWith(DEVELOPER_KEY_PREFIX)) {
-    throw new NodeOperationError(this.getNode(), 'The Developer Key must start with svc_dev_', {
+  const apiKey = String(credentials.apiKey ?? '');
+  if (
+    credentialType === 'devDataApi' &&
+    !DEVELOPER_KEY_PREFIXES.some((prefix) => apiKey.startsWith(prefix))
+  ) {
+    throw new NodeOperationError(this.getNode(), 'The Developer Key must start with svc_dev_ or omi_dev_', {
       itemIndex: request.itemIndex,
       description:
         'The DevData Developer API credential holds something that is not a developer key. Create a developer key in the DevData app (Settings → Developer) and paste all of it. For notifications, use the DevData App API credential.',
