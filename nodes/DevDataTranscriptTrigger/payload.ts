@@ -1,10 +1,20 @@
 import type { IDataObject } from 'n8n-workflow';
 
-/** One transcript segment as DevData sends it. */
+/**
+ * One transcript segment as DevData sends it: whole, as the real service does. Only text, speaker and is_user
+ * are read here; the other fields (and any a server adds) go out with the segment as they came.
+ */
 export interface WebhookSegment extends IDataObject {
+  id?: string;
   text: string;
+  /** The speaker's label, e.g. SPEAKER_01. */
   speaker: string;
+  speaker_id?: number;
   is_user: boolean;
+  person_id?: string | null;
+  /** Seconds from the start of the conversation. */
+  start?: number;
+  end?: number;
 }
 
 /** The item the trigger starts the workflow with. */
@@ -49,6 +59,7 @@ export function parsePayload(body: unknown, query: unknown): PayloadResult {
       return { ok: false, reason: `${EXPECTED}: segments[${index}] has no text` };
     }
     segments.push({
+      ...segment,
       text: segment.text,
       speaker: typeof segment.speaker === 'string' ? segment.speaker : '',
       is_user: segment.is_user === true,

@@ -23,7 +23,7 @@ let workflow: ServedWorkflow | undefined;
 beforeAll(async () => {
   user = client(server.baseUrl, server.init.developer_key);
   app = client(server.baseUrl, server.init.app_secret);
-  expect((await user.post('/v1/dev/user/memories', { content: 'Prefers short messages' })).status).toBe(201);
+  expect((await user.post('/v1/dev/user/memories', { content: 'Prefers short messages' })).status).toBe(200);
 });
 afterEach(async () => {
   await workflow?.deactivate();
@@ -83,7 +83,17 @@ test('segments → signed webhook → DevData Transcript Trigger → Proactive R
   expect(execution.output(TRIGGER_NODE)[0].json).toEqual({
     session_id: 'e2e-pushed',
     uid: server.init.user_id,
-    segments: segments.map(({ text, speaker, is_user }) => ({ text, speaker, is_user })),
+    // Each segment whole, as the server sends it.
+    segments: segments.map(({ text, speaker, is_user, start, end }) => ({
+      id: expect.any(String),
+      text,
+      speaker,
+      speaker_id: Number(speaker.split('_')[1]),
+      is_user,
+      person_id: null,
+      start,
+      end,
+    })),
     transcript: 'You: I finally finished the marathon\nSPEAKER_01: Congratulations!',
   });
 

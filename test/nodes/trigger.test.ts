@@ -22,8 +22,26 @@ const credentials = (webhookSecret = SECRET): TestCredentials => ({
 const payload = {
   session_id: 'sess-1',
   segments: [
-    { text: 'Hello there', speaker: 'SPEAKER_00', is_user: false },
-    { text: 'Hi, I will send the report tomorrow', speaker: 'SPEAKER_01', is_user: true },
+    {
+      id: 'seg-1',
+      text: 'Hello there',
+      speaker: 'SPEAKER_00',
+      speaker_id: 0,
+      is_user: false,
+      person_id: null,
+      start: 0,
+      end: 1.2,
+    },
+    {
+      id: 'seg-2',
+      text: 'Hi, I will send the report tomorrow',
+      speaker: 'SPEAKER_01',
+      speaker_id: 1,
+      is_user: true,
+      person_id: 'person-7',
+      start: 1.2,
+      end: 3,
+    },
   ],
 };
 const body = JSON.stringify(payload);
@@ -62,6 +80,16 @@ describe('with a signing secret', () => {
         transcript: 'SPEAKER_00: Hello there\nYou: Hi, I will send the report tomorrow',
       },
     ]);
+  });
+
+  test("segments with only the interface's text, speaker and is_user start it too", async () => {
+    const workflow = await serve(proactiveWorkflow(), credentials());
+    const segments = payload.segments.map(({ text, speaker, is_user }) => ({ text, speaker, is_user }));
+    const raw = JSON.stringify({ session_id: 'sess-1', segments });
+    const reply = await post(url(workflow), raw, { 'x-signature': sign(SECRET, raw) });
+    expect(reply.status).toBe(200);
+    const [execution] = await workflow.executions();
+    expect(execution.output(TRIGGER_NODE)[0].json.segments).toEqual(segments);
   });
 
   test('Respond "With the Last Node\'s Notification" answers with the Proactive Reply the workflow built', async () => {

@@ -253,11 +253,31 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
     expect(call.query.get('uid')).toBe(user.id);
     expect(call.query.get('token')).toBe('abc');
     expect(call.headers['content-type']).toMatch(/application\/json/);
-    expect(JSON.parse(call.body)).toEqual({
+    // Each segment whole, in the real service's shape, with the ids the conversation stores them under.
+    const sent = JSON.parse(call.body);
+    expect(sent).toEqual({
       session_id: 'sess-1',
       segments: [
-        { text: 'Hello!', speaker: 'SPEAKER_00', is_user: true },
-        { text: 'Sounds good.', speaker: 'SPEAKER_01', is_user: false },
+        {
+          id: expect.any(String),
+          text: 'Hello!',
+          speaker: 'SPEAKER_00',
+          speaker_id: 0,
+          is_user: true,
+          person_id: null,
+          start: 0,
+          end: 1.5,
+        },
+        {
+          id: expect.any(String),
+          text: 'Sounds good.',
+          speaker: 'SPEAKER_01',
+          speaker_id: 1,
+          is_user: false,
+          person_id: null,
+          start: 1.5,
+          end: 2,
+        },
       ],
     });
     const signature = String(call.headers['x-signature']);
@@ -338,6 +358,9 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
       'More',
       'Sounds good.',
     ]);
+    expect(conv.transcript_segments!.slice(0, 2).map((s) => s.id)).toEqual(
+      sent.segments.map((s: { id: string }) => s.id),
+    );
     expect(conv.source).toBe('live_transcript');
     expect((await user.client.post('/v1/dev/user/transcripts/nope/finish')).status).toBe(404);
   });
@@ -435,6 +458,217 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
     expect((await deliveriesOf(app)).map((r) => r.outcome)).toEqual(['pushed']);
     const inbox = (await user.client.get('/v1/dev/user/notifications')).body.notifications;
     expect(inbox.map((n: { text: string }) => n.text)).toEqual(['LLM says: Say NUL please']);
+  });
+
+  it("sends segments whole, as the real service's apps read them, and stores speaker_id and person_id", async () => {
+    const user = await newUser(server);
+    const app = await makeApp(server, { name: 'Whole', webhookUrl: `${hooks.url}/whole` });
+    await install(server, app.id, user.id);
+    replies.set('/whole', () => ({ json: {} }));
+    const input = [
+      { text: 'Hey there.', speaker: 'SPEAKER_07', is_user: false, start: 0.25, end: 1 },
+      // A display name and an id given: the label comes from the id, never from the name.
+      {
+        text: 'Hi Alice.',
+        speaker: 'Alice',
+        speaker_id: 3,
+        person_id: 'person-alice',
+        is_user: false,
+        start: 1,
+        end: 2,
+      },
+      { text: 'Me again.', is_user: true, start: 2, end: 3.5 },
+      {
+        text: 'Later.',
+        speaker: 'Speaker 12',
+        speaker_id: null,
+        person_id: null,
+        is_user: false,
+        start: 4,
+        end: 5,
+      },
+      // Segments a webhook call carried can be sent back as they are: their id is not kept.
+      { id: 'from-a-webhook', text: 'Echo.', speaker: 'SPEAKER_00', is_user: false, start: 5, end: 6 },
+    ];
+    const accepted = await user.client.post('/v1/dev/user/transcripts/whole/segments', { segments: input });
+    expect(accepted.status).toBe(202);
+    await settle();
+
+    const [call] = hooks.callsTo('/whole');
+    const sent = JSON.parse(call.body) as { session_id: string; segments: Record<string, unknown>[] };
+    expect(sent.session_id).toBe('whole');
+    for (const segment of sent.segments) {
+      expect(Object.keys(segment).sort()).toEqual(
+        ['end', 'id', 'is_user', 'person_id', 'speaker', 'speaker_id', 'start', 'text'].sort(),
+      );
+      // What the real service's example apps do with it: the number after the `_`.
+      expect(Number(String(segment.speaker).split('_')[1])).toBe(segment.speaker_id);
+    }
+    expect(sent.segments).toEqual([
+      {
+        id: expect.any(String),
+        text: 'Hey there.',
+        speaker: 'SPEAKER_07',
+        speaker_id: 7,
+        is_user: false,
+        person_id: null,
+        start: 0.25,
+        end: 1,
+      },
+      {
+        id: expect.any(String),
+        text: 'Hi Alice.',
+        speaker: 'SPEAKER_03',
+        speaker_id: 3,
+        is_user: false,
+        person_id: 'person-alice',
+        start: 1,
+        end: 2,
+      },
+      {
+        id: expect.any(String),
+        text: 'Me again.',
+        speaker: 'SPEAKER_00',
+        speaker_id: 0,
+        is_user: true,
+        person_id: null,
+        start: 2,
+        end: 3.5,
+      },
+      {
+        id: expect.any(String),
+        text: 'Later.',
+        speaker: 'SPEAKER_12',
+        speaker_id: 12,
+        is_user: false,
+        person_id: null,
+        start: 4,
+        end: 5,
+      },
+      {
+        id: expect.any(String),
+        text: 'Echo.',
+        speaker: 'SPEAKER_00',
+        speaker_id: 0,
+        is_user: false,
+        person_id: null,
+        start: 5,
+        end: 6,
+      },
+    ]);
+    expect(sent.segments.map((s) => s.id)).not.toContain('from-a-webhook');
+
+    // The conversation returns them with the ids the webhook saw.
+    const stored = await user.client.get(`/v1/dev/user/conversations/${accepted.body.conversation_id}`, {
+      include_transcript: true,
+    });
+    const segmentsStored = expectShape(conversation, stored.body).transcript_segments!;
+    expect(segmentsStored.map((s) => [s.id, s.speaker_id, s.speaker_name, s.person_id])).toEqual(
+      sent.segments.map((s, i) => [
+        s.id,
+        s.speaker_id,
+        ['SPEAKER_07', 'Alice', 'Speaker 0', 'Speaker 12', 'SPEAKER_00'][i],
+        s.person_id,
+      ]),
+    );
+
+    // A conversation created whole keeps them too.
+    const created = await user.client.post('/v1/dev/user/conversations/from-segments', {
+      transcript_segments: input,
+    });
+    expect(created.status).toBeLessThan(300);
+    const fromSegments = expectShape(conversation, created.body).transcript_segments!;
+    expect(fromSegments.map((s) => [s.speaker_id, s.person_id])).toEqual([
+      [7, null],
+      [3, 'person-alice'],
+      [0, null],
+      [12, null],
+      [0, null],
+    ]);
+    const wrong = await user.client.post('/v1/dev/user/conversations/from-segments', {
+      transcript_segments: [{ text: 'Hi', start: 0, end: 1, person_id: 5 }],
+    });
+    expect(wrong.status).toBe(422);
+    expect(JSON.stringify(wrong.body)).toContain('person_id');
+  });
+
+  it("honours a reply's message as the real service does, and needs no session_id", async () => {
+    const replyOf = new Map<string, unknown>();
+    const cases = {
+      // mentor.py's reply: no session_id, an empty message, a notification.
+      notification_only: {
+        message: '',
+        notification: { prompt: 'Say hi to {{user_name}}', params: ['user_name'] },
+      },
+      message_only: { message: 'Drink some water!' },
+      empty_message: { message: '' },
+      five_characters: { message: 'Hello' },
+      six_characters: { message: 'Hello!' },
+      null_message: { session_id: null, message: null, notification: null },
+      both: { message: 'Stretch your legs!', notification: { prompt: 'Say hi', params: [] } },
+      not_a_string: { message: 42 },
+    };
+    const user = await newUser(server);
+    const apps: Record<string, TestApp> = {};
+    for (const [name, reply] of Object.entries(cases)) {
+      replyOf.set(`/message/${name}`, reply);
+      replies.set(`/message/${name}`, ({ path }) => ({ json: replyOf.get(path) }));
+      // The message needs no proactive_notification capability (the real service checks none for it).
+      apps[name] = await makeApp(server, {
+        name: `App ${name}`,
+        webhookUrl: `${hooks.url}/message/${name}`,
+        ...(name === 'message_only' ? { capabilities: ['external_integration'] } : {}),
+      });
+      await install(server, apps[name].id, user.id);
+    }
+    const llmCalls = llm.calls.length;
+    await user.client.post('/v1/dev/user/transcripts/message/segments', segments('Hi'));
+    await settle();
+
+    const outcomes = async (name: string) => (await deliveriesOf(apps[name])).map((d) => d.outcome).sort();
+    expect(await outcomes('notification_only')).toEqual(['pushed']);
+    expect(await outcomes('message_only')).toEqual(['message_pushed']);
+    expect(await outcomes('empty_message')).toEqual(['no_notification']);
+    expect(await outcomes('five_characters')).toEqual(['no_notification']);
+    expect(await outcomes('six_characters')).toEqual(['message_pushed']);
+    expect(await outcomes('null_message')).toEqual(['no_notification']);
+    expect(await outcomes('both')).toEqual(['message_pushed', 'pushed']);
+    expect(await outcomes('not_a_string')).toEqual(['invalid_reply']);
+    expect((await deliveriesOf(apps.not_a_string))[0].detail).toContain('message');
+
+    const inbox = (await user.client.get('/v1/dev/user/notifications', { limit: 100 })).body
+      .notifications as {
+      id: string;
+      app_id: string;
+      title: string;
+      text: string;
+      generated: boolean;
+      kind: string;
+    }[];
+    const textsOf = (name: string) =>
+      inbox
+        .filter((n) => n.app_id === apps[name].id)
+        .map((n) => n.text)
+        .sort();
+    // The message goes out as it is, without the LLM; the notification through it.
+    expect(textsOf('message_only')).toEqual(['Drink some water!']);
+    expect(textsOf('six_characters')).toEqual(['Hello!']);
+    expect(textsOf('both')).toEqual(['LLM says: Say hi', 'Stretch your legs!']);
+    expect(textsOf('notification_only')).toHaveLength(1);
+    for (const name of ['empty_message', 'five_characters', 'null_message', 'not_a_string']) {
+      expect(textsOf(name)).toEqual([]);
+    }
+    expect(llm.calls.length - llmCalls).toBe(2);
+    const message = inbox.find((n) => n.text === 'Drink some water!')!;
+    expect(message).toMatchObject({ title: 'App message_only', generated: false, kind: 'proactive' });
+    const [delivery] = await deliveriesOf(apps.message_only);
+    expect(delivery).toMatchObject({ status_code: 200, notification_id: message.id, detail: null });
+
+    // No window for messages: the next one inside 30 s is pushed again; the notification's window holds.
+    await user.client.post('/v1/dev/user/transcripts/message/segments', segments('Again'));
+    await settle();
+    expect(await outcomes('message_only')).toEqual(['message_pushed', 'message_pushed']);
+    expect(await outcomes('both')).toEqual(['message_pushed', 'message_pushed', 'pushed', 'rate_limited']);
   });
 
   it('survives hanging, failing, non-JSON and 10 MB webhooks; the breaker opens after 5 failures in a row', async () => {

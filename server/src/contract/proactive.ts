@@ -15,7 +15,7 @@ export const sessionParams = z.object({
     .regex(/^[\w.:-]+$/, 'letters, digits and . _ : - only'),
 });
 
-export const appendSegmentsBody = z.object({
+export const appendSegmentsBody = z.strictObject({
   segments: z.array(segmentInput).min(1).max(MAX_LIVE_SEGMENTS),
 });
 
@@ -33,20 +33,44 @@ export const sessionFinished = z
 
 // The webhook call the service makes, and the app's reply.
 
-export const webhookSegment = z.object({ text: z.string(), speaker: z.string(), is_user: z.boolean() });
+/**
+ * A segment as the webhook call carries it: whole, as the real service sends it (the interface's text, speaker
+ * and is_user are a subset). `speaker` is the label form (`SPEAKER_01`), whose number apps written for the real
+ * service parse; the speaker's display name is not sent.
+ */
+export const webhookSegment = z.object({
+  id: z.string(),
+  text: z.string(),
+  speaker: z.string().regex(/^SPEAKER_\d{2,}$/),
+  speaker_id: z.number().int(),
+  is_user: z.boolean(),
+  person_id: z.string().nullable(),
+  start: z.number(),
+  end: z.number(),
+});
+export type WebhookSegment = z.infer<typeof webhookSegment>;
 export const webhookPayload = z
   .object({ session_id: z.string(), segments: z.array(webhookSegment) })
   .meta({ id: 'WebhookPayload' });
 
-/** The app's reply. `params` names are checked against the app's and the user's scopes, not here. */
+/** A reply `message` is pushed when it is longer than this many characters, as the real service does. */
+export const MESSAGE_MIN_EXCLUSIVE = 5;
+
+/**
+ * The app's reply. `session_id` is not required (the real service never reads it). `message` is pushed as it
+ * is; `notification` goes through the template and generation. `params` names are checked against the app's
+ * and the user's scopes, not here.
+ */
 export const webhookReply = z
   .object({
-    session_id: z.string(),
+    session_id: z.string().nullable().optional(),
+    message: z.string().nullable().optional(),
     notification: z
       .object({
         prompt: z.string(),
         params: z.array(z.string()).default([]),
       })
+      .nullable()
       .optional(),
   })
   .superRefine((reply, ctx) => {
@@ -59,6 +83,7 @@ export type WebhookReply = z.infer<typeof webhookReply>;
 
 export const OUTCOMES = [
   'pushed',
+  'message_pushed',
   'no_notification',
   'capability_missing',
   'not_installed',
@@ -112,7 +137,7 @@ export const webhookConfig = z
   })
   .meta({ id: 'WebhookConfig' });
 
-export const putWebhookBody = z.object({
+export const putWebhookBody = z.strictObject({
   webhook_url: z.url({ protocol: /^https?$/ }).max(2000),
   triggers_on: z.literal('transcript_processed').default('transcript_processed'),
 });

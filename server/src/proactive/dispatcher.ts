@@ -1,9 +1,16 @@
 import axios from 'axios';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ServerConfig } from '../config';
-import { webhookReply, type Outcome, type WebhookReply } from '../contract/proactive';
+import {
+  MESSAGE_MIN_EXCLUSIVE,
+  webhookReply,
+  type Outcome,
+  type WebhookReply,
+  type WebhookSegment,
+} from '../contract/proactive';
 import { PROACTIVE_SCOPES, type ProactiveScope } from '../contract/scopes';
 import type { Repositories } from '../store';
+import type { App, Install } from '../store/apps';
 import { NotFound } from '../store/db/store-errors';
 import { Breakers } from './breaker';
 import { generate } from './generator';
@@ -18,12 +25,6 @@ export const MIN_GENERATED = 5;
 /** Delivery records are kept this long; older ones are pruned, at most once an hour per server instance. */
 export const DELIVERY_RETENTION_MS = 30 * 86_400_000;
 const DELIVERY_PRUNE_INTERVAL_MS = 3_600_000;
-
-export interface WebhookSegment {
-  text: string;
-  speaker: string;
-  is_user: boolean;
-}
 
 /** One webhook call to make: these new segments of a session, to one app of the session's user. */
 export interface DispatchJob {
@@ -41,6 +42,8 @@ interface Result {
   detail: string | null;
   notificationId?: string;
 }
+/** What one part of a valid reply (its message, its notification) led to. */
+type PartResult = Omit<Result, 'statusCode'>;
 
 /** Errors thrown before any HTTP answer; classified into the transport outcomes. */
 function transportOutcome(error: unknown, maxBytes: number): { outcome: Outcome; detail: string } {
@@ -97,35 +100,45 @@ export class Dispatcher {
 
   private async run(job: DispatchJob): Promise<void> {
     const started = Date.now();
-    let result: Result;
+    let results: Result[];
     try {
-      result = await this.call(job);
+      results = await this.call(job);
     } catch (error) {
       this.log.error({ err: error, app: job.appId, session: job.sessionId }, 'proactive dispatch failed');
-      result = { outcome: 'network_error', statusCode: null, detail: 'Internal error while dispatching' };
+      results = [{ outcome: 'network_error', statusCode: null, detail: 'Internal error while dispatching' }];
     }
-    const latency = result.outcome === 'circuit_open' ? 0 : Date.now() - started;
-    try {
-      await this.repositories.deliveries.record({
-        app_id: job.appId,
-        user_id: job.userId,
-        session_id: job.sessionId,
-        url: job.url,
-        status_code: result.statusCode,
-        latency_ms: latency,
-        outcome: result.outcome,
-        detail: result.detail,
-        notification_id: result.notificationId ?? null,
-      });
-    } catch (error) {
-      this.log.error({ err: error, app: job.appId }, 'recording a delivery failed');
+    // One record per outcome: a reply whose message and notification are both pushed (or the notification
+    // dropped) leaves two.
+    for (const result of results) {
+      const latency = result.outcome === 'circuit_open' ? 0 : Date.now() - started;
+      try {
+        await this.repositories.deliveries.record({
+          app_id: job.appId,
+          user_id: job.userId,
+          session_id: job.sessionId,
+          url: job.url,
+          status_code: result.statusCode,
+          latency_ms: latency,
+          outcome: result.outcome,
+          detail: result.detail,
+          notification_id: result.notificationId ?? null,
+        });
+      } catch (error) {
+        this.log.error({ err: error, app: job.appId }, 'recording a delivery failed');
+      }
+      this.log.info(
+        {
+          app: job.appId,
+          session: job.sessionId,
+          outcome: result.outcome,
+          status: result.statusCode,
+          latency,
+        },
+        'webhook delivery',
+      );
     }
     await this.pruneDeliveries().catch((error: unknown) =>
       this.log.warn({ err: error }, 'pruning old deliveries failed'),
-    );
-    this.log.info(
-      { app: job.appId, session: job.sessionId, outcome: result.outcome, status: result.statusCode, latency },
-      'webhook delivery',
     );
   }
 
@@ -137,13 +150,15 @@ export class Dispatcher {
     await this.repositories.deliveries.pruneBefore(now - DELIVERY_RETENTION_MS);
   }
 
-  private async call(job: DispatchJob): Promise<Result> {
+  private async call(job: DispatchJob): Promise<Result[]> {
     if (this.breakers.isOpen(job.url)) {
-      return {
-        outcome: 'circuit_open',
-        statusCode: null,
-        detail: 'Webhook URL paused after repeated failures',
-      };
+      return [
+        {
+          outcome: 'circuit_open',
+          statusCode: null,
+          detail: 'Webhook URL paused after repeated failures',
+        },
+      ];
     }
     const body = JSON.stringify({ session_id: job.sessionId, segments: job.segments });
     const { webhookTimeoutMs: timeout, webhookMaxReplyBytes: maxBytes } = this.config;
@@ -168,48 +183,88 @@ export class Dispatcher {
       });
     } catch (error) {
       this.breakers.failure(job.url);
-      return { ...transportOutcome(error, maxBytes), statusCode: null };
+      return [{ ...transportOutcome(error, maxBytes), statusCode: null }];
     }
     const statusCode = response.status;
     if (statusCode < 200 || statusCode >= 300) {
       this.breakers.failure(job.url);
-      return { outcome: 'http_error', statusCode, detail: `The webhook answered HTTP ${statusCode}` };
+      return [{ outcome: 'http_error', statusCode, detail: `The webhook answered HTTP ${statusCode}` }];
     }
     let json: unknown;
     try {
       json = JSON.parse(response.data);
     } catch {
       this.breakers.failure(job.url);
-      return { outcome: 'invalid_reply', statusCode, detail: 'The reply is not JSON' };
+      return [{ outcome: 'invalid_reply', statusCode, detail: 'The reply is not JSON' }];
     }
     this.breakers.success(job.url);
     const parsed = webhookReply.safeParse(json);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      return {
-        outcome: 'invalid_reply',
-        statusCode,
-        detail: `The reply does not match {session_id, notification?:{prompt, params}}: ${issue.path.join('.') || '(root)'}: ${issue.message}`,
-      };
+      return [
+        {
+          outcome: 'invalid_reply',
+          statusCode,
+          detail: `The reply does not match {session_id?, message?, notification?:{prompt, params}}: ${issue.path.join('.') || '(root)'}: ${issue.message}`,
+        },
+      ];
     }
-    return { ...(await this.handle(job, parsed.data)), statusCode };
+    return (await this.handle(job, parsed.data)).map((result) => ({ ...result, statusCode }));
   }
 
-  /** Decides what a valid reply leads to, and pushes when it is a notification that passes every check. */
-  private async handle(job: DispatchJob, reply: WebhookReply): Promise<Omit<Result, 'statusCode'>> {
-    const drop = (outcome: Outcome, detail: string) => ({ outcome, detail });
+  /**
+   * Decides what a valid reply leads to: its `message` (more than 5 characters) is pushed as it is, as the real
+   * service does; its `notification` is pushed when it passes every check. Each part that is there gives one
+   * result; a reply with neither gives `no_notification`.
+   */
+  private async handle(job: DispatchJob, reply: WebhookReply): Promise<PartResult[]> {
+    const message = reply.message ?? '';
+    const hasMessage = [...message].length > MESSAGE_MIN_EXCLUSIVE;
     const notification = reply.notification;
-    if (!notification) return { outcome: 'no_notification', detail: null };
+    if (!hasMessage && !notification) return [{ outcome: 'no_notification', detail: null }];
 
     const app = await this.repositories.apps.findApp(job.appId).catch((error: unknown) => {
       if (error instanceof NotFound) return undefined;
       throw error;
     });
-    if (!app) return drop('not_installed', 'The app no longer exists');
+    if (!app) return [{ outcome: 'not_installed', detail: 'The app no longer exists' }];
+    const install = await this.repositories.apps.findInstall(job.appId, job.userId);
+    const results: PartResult[] = [];
+    if (hasMessage) results.push(await this.pushMessage(job, app, install, message));
+    if (notification) results.push(await this.notify(job, app, install, notification));
+    return results;
+  }
+
+  /** A reply's `message`: pushed at once, without a template, generation or the proactive window. */
+  private async pushMessage(
+    job: DispatchJob,
+    app: App,
+    install: Install | undefined,
+    message: string,
+  ): Promise<PartResult> {
+    if (!install) return { outcome: 'not_installed', detail: 'The user has not installed the app' };
+    const row = await this.pusher.push({
+      userId: job.userId,
+      appId: job.appId,
+      kind: 'proactive',
+      title: app.name,
+      text: message,
+      generated: false,
+    });
+    return { outcome: 'message_pushed', detail: null, notificationId: row.id };
+  }
+
+  /** A reply's `notification`: checked, filled, generated and pushed, or dropped with the reason. */
+  private async notify(
+    job: DispatchJob,
+    app: App,
+    install: Install | undefined,
+    notification: NonNullable<WebhookReply['notification']>,
+  ): Promise<PartResult> {
+    const drop = (outcome: Outcome, detail: string) => ({ outcome, detail });
     if (!app.capabilities.includes('proactive_notification')) {
       return drop('capability_missing', 'The app lacks the proactive_notification capability');
     }
-    const install = await this.repositories.apps.findInstall(job.appId, job.userId);
     if (!install) return drop('not_installed', 'The user has not installed the app');
 
     const declared: string[] = app.proactive_notification?.scopes ?? [];
