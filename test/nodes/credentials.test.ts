@@ -100,7 +100,7 @@ describe('DevData Developer API credential', () => {
     }
   });
 
-  test('the node refuses a key without svc_dev_ before sending anything', async () => {
+  test('the node refuses a key without svc_dev_ or omi_dev_ before sending anything', async () => {
     const before = server.requests.length;
     const credentials = credentialsFor(server, 'sk_not_a_developer_key');
     const result = await runDevData(
@@ -108,7 +108,7 @@ describe('DevData Developer API credential', () => {
       { resource: 'developerKey', operation: 'getCurrent' },
       { credentials },
     );
-    expect(result.error?.message).toBe('The Developer Key must start with svc_dev_');
+    expect(result.error?.message).toBe('The Developer Key must start with svc_dev_ or omi_dev_');
     expect(server.requests.length).toBe(before);
   });
 });

@@ -31,7 +31,12 @@ export const operations: OperationMap = {
     getAll: conversation.getAll,
     update: conversation.update,
   },
-  developerKey: { getCurrent: developerKey.getCurrent },
+  developerKey: {
+    create: developerKey.create,
+    delete: developerKey.delete,
+    getAll: developerKey.getAll,
+    getCurrent: developerKey.getCurrent,
+  },
   folder: {
     create: folder.create,
     delete: folder.delete,

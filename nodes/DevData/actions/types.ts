@@ -21,7 +21,7 @@ export type Operation = ItemOperation | BatchOperation;
 export interface ResourceOperations {
   actionItem: 'create' | 'createMany' | 'delete' | 'getAll' | 'update';
   conversation: 'createFromSegments' | 'createFromText' | 'delete' | 'get' | 'getAll' | 'update';
-  developerKey: 'getCurrent';
+  developerKey: 'create' | 'delete' | 'getAll' | 'getCurrent';
   folder: 'create' | 'delete' | 'getAll' | 'update';
   goal: 'create' | 'delete' | 'get' | 'getAll' | 'getHistory' | 'update' | 'updateProgress';
   memory: 'create' | 'createMany' | 'delete' | 'getAll' | 'update';

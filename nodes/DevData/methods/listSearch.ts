@@ -81,6 +81,14 @@ export async function searchGoals(
   };
 }
 
+export async function searchDeveloperKeys(
+  this: ILoadOptionsFunctions,
+  filter?: string,
+): Promise<INodeListSearchResult> {
+  const keys = (await devDataRequest.call(this, { method: 'GET', path: '/v1/dev/keys' })) as IDataObject[];
+  return { results: entries(keys, (key) => `${String(key.name)} (${String(key.key_prefix)})`, filter) };
+}
+
 export async function searchFolders(
   this: ILoadOptionsFunctions,
   filter?: string,
