@@ -17,6 +17,14 @@ export interface FailureContext {
   retries?: number;
 }
 
+/**
+ * An answer to a path (404) or method (405) the server has no route for, as FastAPI and devdata-server word it,
+ * rather than to a record that does not exist (whose detail names the record, e.g. "Goal not found").
+ */
+function isMissingEndpoint(status: number, detail: string | undefined): boolean {
+  return (status === 404 && detail === 'Not Found') || status === 405;
+}
+
 interface ValidationIssue {
   loc: Array<string | number>;
   msg: string;
@@ -69,6 +77,16 @@ export function devDataApiError(
   let message: string;
   let description = detail;
   let failure: NodeApiError['failure'];
+
+  if (isMissingEndpoint(status, detail)) {
+    return new NodeApiError(node, errorResponse, {
+      message: `The server at the Base URL does not offer this operation (HTTP ${status})`,
+      description: `${detail ?? 'No such endpoint'}. A server that offers only the core developer API (memories, conversations, action items, goals, keys) has no folder writes, people, screen activity or current-key lookup: these need a devdata-server. Check the Base URL too.`,
+      httpCode: String(status),
+      itemIndex,
+      failure: { cause: 'configuration-invalid' },
+    });
+  }
 
   switch (status) {
     case 401:

@@ -67,6 +67,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
     ...toWireFields.call(this, additional, itemIndex, [horizonAtDate]),
   };
   if (goalType === 'numeric') body.target_value = this.getNodeParameter('targetValue', itemIndex) as number;
+  // A server that implements only the real service's goals requires a target for every type; the default sent is
+  // the one devdata-server applies itself: the maximum (1 for a boolean goal, 10 for a scale).
+  body.target_value ??= body.max_value ?? (goalType === 'boolean' ? 1 : 10);
   return (await devDataRequest.call(this, {
     method: 'POST',
     path: goalRecord.path,

@@ -22,10 +22,21 @@ export const description = updateDisplayOptions(
   properties,
 );
 
+interface HistoryEntry extends IDataObject {
+  date: string;
+}
+
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-  return (await devDataRequest.call(this, {
-    method: 'GET',
-    ...addressedRecord.call(this, goalRecord, itemIndex, '/history'),
-    qs: { days: this.getNodeParameter('days', itemIndex, 30) as number },
-  })) as IDataObject;
+  const days = this.getNodeParameter('days', itemIndex, 30) as number;
+  const request = addressedRecord.call(this, goalRecord, itemIndex, '/history');
+  const history = (await devDataRequest.call(this, { method: 'GET', ...request, qs: { days } })) as
+    IDataObject | HistoryEntry[];
+  // A server that implements only the real service's goals answers a bare list, newest day first: the node puts
+  // out the same one item either way, its days oldest first.
+  if (!Array.isArray(history)) return history;
+  return {
+    goal_id: request.id,
+    days,
+    history: [...history].sort((a, b) => a.date.localeCompare(b.date)),
+  };
 }
