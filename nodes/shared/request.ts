@@ -1,6 +1,7 @@
 import type {
   IDataObject,
   IExecuteFunctions,
+  IHookFunctions,
   IHttpRequestMethods,
   IHttpRequestOptions,
   ILoadOptionsFunctions,
@@ -13,8 +14,12 @@ import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 import type { DevDataCredentialType } from './credentials';
 import { devDataApiError, networkErrorCode, unreachableError, type FailureContext } from './errors';
 
-/** The node contexts that send requests: execute(), a polling trigger's poll(), and the dropdowns' methods. */
-export type DevDataRequestContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions;
+/**
+ * The node contexts that send requests: execute(), a polling trigger's poll(), a webhook trigger's webhookMethods,
+ * and the dropdowns' methods.
+ */
+export type DevDataRequestContext =
+  IExecuteFunctions | IPollFunctions | IHookFunctions | ILoadOptionsFunctions;
 
 /** How often a 429, or a 503 of a request that is safe to repeat, is retried before the node gives up. */
 const MAX_RETRIES = 3;

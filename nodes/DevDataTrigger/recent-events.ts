@@ -1,0 +1,32 @@
+import { SIGNATURE_TOLERANCE_SECONDS } from './signature';
+
+/**
+ * How long an accepted event id is remembered. A call's timestamp is accepted up to the tolerance either side of
+ * this clock, so an exact copy of a call can pass the signature check for at most twice the tolerance after it
+ * first arrived: remembering the id that long refuses every such copy.
+ */
+export const REMEMBER_MS = 2 * SIGNATURE_TOLERANCE_SECONDS * 1000;
+/** At most this many ids are remembered per process; the oldest make way first. */
+export const MAX_REMEMBERED = 10_000;
+
+/**
+ * The event ids this process accepted lately, each with the time it may be forgotten, oldest first. Kept in
+ * memory, per process: n8n's static data is saved per workflow as a whole and each webhook process holds its own
+ * copy, so concurrent calls (and, in queue mode, separate webhook processes) would overwrite each other's ids
+ * there. A copy that reaches another process, or arrives after a restart, is therefore not recognised.
+ */
+const remembered = new Map<string, number>();
+
+/**
+ * Remembers `key` (the trigger node and the event id) and says whether it is new. Called only for calls whose
+ * signature is valid, so a forged call cannot make a genuine event look like a copy.
+ */
+export function firstDelivery(key: string, nowMs: number): boolean {
+  for (const [oldest, forgetAt] of remembered) {
+    if (forgetAt > nowMs && remembered.size < MAX_REMEMBERED) break;
+    remembered.delete(oldest);
+  }
+  if (remembered.has(key)) return false;
+  remembered.set(key, nowMs + REMEMBER_MS);
+  return true;
+}
