@@ -51,14 +51,19 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-test('n8n finds the DevData node, the DevData Transcript Trigger and both credentials through the package.json n8n field', () => {
+test('n8n finds the DevData node, its three triggers and both credentials through the package.json n8n field', () => {
   expect(Object.keys(loader.nodeTypes).sort()).toEqual([
     'devData',
     'devDataPollTrigger',
     'devDataTranscriptTrigger',
+    'devDataTrigger',
   ]);
   expect(Object.keys(loader.credentialTypes).sort()).toEqual(['devDataApi', 'devDataAppApi']);
-  expect(loader.known.credentials.devDataApi.supportedNodes).toEqual(['devData', 'devDataPollTrigger']);
+  expect(loader.known.credentials.devDataApi.supportedNodes?.sort()).toEqual([
+    'devData',
+    'devDataPollTrigger',
+    'devDataTrigger',
+  ]);
   expect(loader.known.credentials.devDataAppApi.supportedNodes?.sort()).toEqual([
     'devData',
     'devDataTranscriptTrigger',
@@ -130,6 +135,8 @@ test('every parameter has a description, and every operation an action', () => {
   visit(description.properties, '');
   const trigger = loader.nodeTypes.devDataTranscriptTrigger.type.description as INodeTypeDescription;
   visit(trigger.properties, 'devDataTranscriptTrigger.');
+  const eventTrigger = loader.nodeTypes.devDataTrigger.type.description as INodeTypeDescription;
+  visit(eventTrigger.properties, 'devDataTrigger.');
   for (const { type } of Object.values(loader.credentialTypes)) visit(type.properties, `${type.name}.`);
   expect(missing).toEqual([]);
 });
@@ -216,16 +223,48 @@ test('the canvas subtitle is the chosen operation as a sentence, e.g. "Get many 
   }
 });
 
-test('each node has its own entry in the nodes panel: no trigger is merged into the DevData node', () => {
-  // n8n's nodes panel shows a trigger named "<node>Trigger" as part of <node>, with the trigger's description.
+test('the nodes panel lists the DevData Trigger’s events on the DevData page; the other triggers stand alone', () => {
+  // n8n's nodes panel shows a trigger named "<node>Trigger" as part of <node> (its events under "Triggers" on the
+  // node's page, the trigger's description on the node's entry); any other trigger is an entry of its own.
   const names = Object.keys(loader.nodeTypes);
-  for (const name of names.filter((n) => n.includes('Trigger'))) {
-    expect(names).not.toContain(name.replace('Trigger', ''));
-  }
+  const mergedInto = (name: string) => name.replace('Trigger', '');
+  const triggers = names.filter((n) => n.includes('Trigger'));
+  expect(triggers.filter((name) => names.includes(mergedInto(name)))).toEqual(['devDataTrigger']);
   const descriptions = names.map(
     (name) => (loader.nodeTypes[name].type.description as INodeTypeDescription).description,
   );
   expect(new Set(descriptions).size).toBe(names.length);
+  // The panel makes an "On <event>" entry of each option of the trigger's property called "Events" but "*".
+  const trigger = loader.nodeTypes.devDataTrigger.type.description as INodeTypeDescription;
+  expect(trigger.displayName.toLowerCase()).toContain('trigger');
+  const events = trigger.properties.find((p) => p.displayName === 'Events')!;
+  const listed = (events.options as INodePropertyOptions[]).filter((o) => o.name !== '*');
+  expect(listed.map((o) => o.value)).toEqual(
+    expect.arrayContaining(['action_item.completed', 'conversation.created', 'memory.created']),
+  );
+  expect(listed).toHaveLength(16);
+});
+
+test('the DevData Trigger is a webhook trigger on the developer credential, with its codex and icons', () => {
+  const description = loader.nodeTypes.devDataTrigger.type.description as INodeTypeDescription;
+  expect(description.group).toEqual(['trigger']);
+  expect(description.inputs).toEqual([]);
+  expect(description.webhooks?.map((w) => [w.name, w.httpMethod, w.path, w.responseMode])).toEqual([
+    ['default', 'POST', 'events', 'onReceived'],
+  ]);
+  expect(description.credentials).toEqual([{ name: 'devDataApi', required: true }]);
+  expect(description.codex?.categories).toEqual(['Productivity', 'Data & Storage']);
+  const icons = description.iconUrl as { light: string; dark: string };
+  expect(icons).toEqual({
+    light: 'icons/n8n-nodes-devdata/dist/nodes/DevDataTrigger/devDataTrigger.svg',
+    dark: 'icons/n8n-nodes-devdata/dist/nodes/DevDataTrigger/devDataTrigger.dark.svg',
+  });
+  for (const icon of Object.values(icons)) {
+    const svg = readFileSync(join(dir, icon.replace('icons/n8n-nodes-devdata/', '')), 'utf8');
+    expect(svg).toMatch(/^<svg /);
+  }
+  const type = loader.nodeTypes.devDataTrigger.type as { webhookMethods?: Record<string, object> };
+  expect(Object.keys(type.webhookMethods?.default ?? {}).sort()).toEqual(['checkExists', 'create', 'delete']);
 });
 
 test('the Poll Trigger has light and dark icons of its own, apart from the DevData node’s', () => {

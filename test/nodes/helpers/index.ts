@@ -12,6 +12,7 @@ export {
   type NodeTestServer,
 } from './devdata';
 export {
+  DEVDATA_EVENT_TRIGGER_NODE_TYPE,
   DEVDATA_NODE_TYPE,
   DEVDATA_TRIGGER_NODE_TYPE,
   MANUAL_TRIGGER_NODE_TYPE,

@@ -11,6 +11,7 @@ import type {
 import { NodeConnectionTypes, NodeHelpers } from 'n8n-workflow';
 import { DevData } from '../../../nodes/DevData/DevData.node';
 import { DevDataTranscriptTrigger } from '../../../nodes/DevDataTranscriptTrigger/DevDataTranscriptTrigger.node';
+import { DevDataTrigger } from '../../../nodes/DevDataTrigger/DevDataTrigger.node';
 import { PACKAGE_NAME } from '../../helpers/package';
 
 /** n8n's Manual Trigger: emits one empty item when a workflow is run by hand. */
@@ -40,6 +41,7 @@ export class ManualTrigger implements INodeType {
 /** The package's node types under the names n8n gives them (`<package name>.<node name>`). */
 export const DEVDATA_NODE_TYPE = `${PACKAGE_NAME}.devData`;
 export const DEVDATA_TRIGGER_NODE_TYPE = `${PACKAGE_NAME}.devDataTranscriptTrigger`;
+export const DEVDATA_EVENT_TRIGGER_NODE_TYPE = `${PACKAGE_NAME}.devDataTrigger`;
 export const MANUAL_TRIGGER_NODE_TYPE = 'n8n-nodes-base.manualTrigger';
 
 export class NodeTypes implements INodeTypes {
@@ -68,6 +70,7 @@ function defaultTypes(): Record<string, INodeType> {
   return {
     [DEVDATA_NODE_TYPE]: new DevData(),
     [DEVDATA_TRIGGER_NODE_TYPE]: new DevDataTranscriptTrigger(),
+    [DEVDATA_EVENT_TRIGGER_NODE_TYPE]: new DevDataTrigger(),
     [MANUAL_TRIGGER_NODE_TYPE]: new ManualTrigger(),
   };
 }

@@ -50,6 +50,8 @@ export interface ServedWorkflow {
   activate(activation?: WorkflowActivateMode): Promise<void>;
   /** Deactivates it: delete, per webhook. */
   deactivate(): Promise<void>;
+  /** A webhook node's static data, as its webhookMethods and webhook() read and write it. */
+  staticData(nodeName?: string): IDataObject;
   /** Runs one of a webhook node's webhookMethods in a HookContext and returns what it returned. */
   runHook(method: WebhookSetupMethodNames, nodeName?: string): Promise<boolean | undefined>;
   close(): Promise<void>;
@@ -392,6 +394,8 @@ export async function serveWorkflow(
     webhookUrl: (nodeName) => `${baseUrl}${prefix}${webhookFor(nodeName).path}`,
     executions: async () =>
       await Promise.all(calls.flatMap((call) => (call.execution ? [call.execution] : []))),
+    staticData: (nodeName) =>
+      hookWorkflow.getStaticData('node', hookWorkflow.getNode(webhookFor(nodeName).node)!),
     runHook: async (method, nodeName) => await runHook(method, nodeName),
     activate: async (activation = 'activate') => {
       for (const webhook of webhooksOf(hookWorkflow, hookData)) {
