@@ -4,8 +4,10 @@
 // manual mode. Every poll reads the real devdata-server's change feed over HTTP.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { IDataObject, INode, IWorkflowBase } from 'n8n-workflow';
+import type { ICredentialType, IDataObject, INode, IWorkflowBase } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
+import { DevDataApi } from '../../credentials/DevDataApi.credentials';
+import { DevDataAppApi } from '../../credentials/DevDataAppApi.credentials';
 import { DevDataPollTrigger } from '../../nodes/DevDataPollTrigger/DevDataPollTrigger.node';
 import { MAX_ACTION_ITEM_BATCH } from '../../server/src/contract/action-items';
 import { SCOPES } from '../../server/src/contract/scopes';
@@ -45,7 +47,7 @@ async function createItems(api: Client | (() => Client), descriptions: string[])
       .map((description) => ({ description }));
     const body = await ok(
       (typeof api === 'function' ? api() : api).post(`${ITEMS}/batch`, { action_items: batch }),
-      201,
+      200,
     );
     created.push(...body.action_items);
   }
@@ -143,8 +145,8 @@ describe('action items: each poll emits exactly the changes since the last poll'
     const api = user.client;
 
     // Poll 1: two new items.
-    const a = await ok(api.post(ITEMS, { description: 'A' }), 201);
-    const b = await ok(api.post(ITEMS, { description: 'B', due_at: '2026-12-01T09:00:00Z' }), 201);
+    const a = await ok(api.post(ITEMS, { description: 'A' }), 200);
+    const b = await ok(api.post(ITEMS, { description: 'B', due_at: '2026-12-01T09:00:00Z' }), 200);
     let out = await tickAll(triggers);
     expect(out.created).toEqual([a, b]);
     expect(out.createdWithDue).toEqual([b]);
@@ -154,7 +156,7 @@ describe('action items: each poll emits exactly the changes since the last poll'
     // and updated, since it was edited after it was created.
     const aEdited = await ok(api.patch(`${ITEMS}/${a.id}`, { description: 'A (edited)' }));
     const bDone = await ok(api.patch(`${ITEMS}/${b.id}`, { completed: true }));
-    const c = await ok(api.post(ITEMS, { description: 'C' }), 201);
+    const c = await ok(api.post(ITEMS, { description: 'C' }), 200);
     const cEdited = await ok(api.patch(`${ITEMS}/${c.id}`, { description: 'C (edited)', completed: true }));
     // A write that changes nothing is no change.
     await ok(api.patch(`${ITEMS}/${a.id}`, { description: 'A (edited)' }));
@@ -168,7 +170,7 @@ describe('action items: each poll emits exactly the changes since the last poll'
     // Poll 3: B reopened, A deleted, D created and deleted before the poll.
     const bOpen = await ok(api.patch(`${ITEMS}/${b.id}`, { completed: false }));
     await ok(api.delete(`${ITEMS}/${a.id}`));
-    const d = await ok(api.post(ITEMS, { description: 'D' }), 201);
+    const d = await ok(api.post(ITEMS, { description: 'D' }), 200);
     await ok(api.delete(`${ITEMS}/${d.id}`));
     out = await tickAll(triggers);
     expect(out.created).toBeNull();
@@ -253,11 +255,11 @@ describe('conversations and memories', () => {
     await full.activate();
     const kept = await ok(
       user.client.post(`${DEV}/conversations`, { text: 'We agreed to ship on Friday.' }),
-      201,
+      200,
     );
     const dropped = await ok(
       user.client.post(`${DEV}/conversations`, { text: 'Testing the microphone.' }),
-      201,
+      200,
     );
     await ok(user.client.patch(`${DEV}/conversations/${dropped.id}`, { discarded: true }));
 
@@ -285,10 +287,10 @@ describe('conversations and memories', () => {
     );
     await all.activate();
     await manual.activate();
-    const tea = await ok(user.client.post(`${DEV}/memories`, { content: 'Likes jasmine tea' }), 201);
+    const tea = await ok(user.client.post(`${DEV}/memories`, { content: 'Likes jasmine tea' }), 200);
     const fact = await ok(
       user.client.post(`${DEV}/memories`, { content: 'Works in Berlin', category: 'interesting' }),
-      201,
+      200,
     );
     const out = await tickAll({ all, manual });
     expect(out.all).toEqual([tea, fact]);
@@ -302,7 +304,7 @@ describe('Goal Progress Changed', () => {
   test('reports goals whose current value changed since the last poll, remembering the values it saw', async () => {
     const user = await newUser(server);
     const api = user.client;
-    const goal = (body: object) => ok(api.post(`${DEV}/goals`, body), 201);
+    const goal = (body: object) => ok(api.post(`${DEV}/goals`, body), 200);
     const progress = (id: string, value: number) =>
       ok(api.patch(`${DEV}/goals/${id}/progress`, undefined, { current_value: value }));
     const novels = await goal({ title: 'Read 12 novels', target_value: 12 });
@@ -548,7 +550,7 @@ describe('manual runs', () => {
     const api = user.client;
     const goals = [];
     for (const title of ['Read', 'Run', 'Swim'])
-      goals.push(await ok(api.post(`${DEV}/goals`, { title, target_value: 10 }), 201));
+      goals.push(await ok(api.post(`${DEV}/goals`, { title, target_value: 10 }), 200));
     const swum = await ok(api.patch(`${DEV}/goals/${goals[2].id}/progress`, undefined, { current_value: 4 }));
     const read = await ok(api.patch(`${DEV}/goals/${goals[0].id}/progress`, undefined, { current_value: 2 }));
     const shown = async (parameters: Record<string, any>) =>
@@ -561,14 +563,14 @@ describe('manual runs', () => {
       ['b', 'interesting'],
       ['c', 'manual'],
     ]) {
-      memories.push(await ok(api.post(`${DEV}/memories`, { content, category }), 201));
+      memories.push(await ok(api.post(`${DEV}/memories`, { content, category }), 200));
     }
     expect(await shown({ event: 'newMemory', options: { categories: ['manual'] } })).toEqual([
       memories[0],
       memories[2],
     ]);
 
-    const talk = await ok(api.post(`${DEV}/conversations`, { text: 'Plan the offsite.' }), 201);
+    const talk = await ok(api.post(`${DEV}/conversations`, { text: 'Plan the offsite.' }), 200);
     const conversations = await shown({ event: 'newConversation', options: { includeTranscript: true } });
     expect(ids(conversations)).toEqual([talk.id]);
     expect(conversations[0].transcript_segments).toHaveLength(1);
@@ -579,6 +581,157 @@ describe('manual runs', () => {
     const run = await runPollManually({ event: 'deletedActionItem' }, credentialsFor(server, user.key));
     expect(run.result.error).toBeUndefined();
     expect(run.result.run.data.resultData.runData[NEXT_NODE]).toBeUndefined();
+  });
+});
+
+describe('version 2: one trigger watching several events', () => {
+  const ACTION_ITEM_EVENTS = ['newActionItem', 'updatedActionItem', 'deletedActionItem'];
+  const v2 = { typeVersion: 2 };
+
+  test('one poll reports the changes of every event chosen, in change order, each item saying its event', async () => {
+    const user = await newUser(server);
+    const api = user.client;
+    const [before] = await createItems(api, ['made before activation']);
+    const trigger = activePollingWorkflow(
+      { events: [...ACTION_ITEM_EVENTS, 'newMemory'] },
+      credentialsFor(server, user.key),
+      v2,
+    );
+    expect(await trigger.activate()).toMatchObject({ items: null, error: null });
+    expect(Object.keys((trigger.savedStaticData()[STATIC_KEY] as any).states).sort()).toEqual(
+      ['deletedActionItem', 'newActionItem', 'newMemory', 'updatedActionItem'].sort(),
+    );
+
+    const a = await ok(api.post(ITEMS, { description: 'A' }), 200);
+    const beforeDone = await ok(api.patch(`${ITEMS}/${before.id}`, { completed: true }));
+    const memory = await ok(api.post(`${DEV}/memories`, { content: 'likes tea', category: 'manual' }), 200);
+    await ok(api.delete(`${ITEMS}/${a.id}`));
+    const b = await ok(api.post(ITEMS, { description: 'B' }), 200);
+    const tick = await trigger.tick();
+    expect(tick.error).toBeNull();
+    expect(tick.items).toEqual([
+      { ...beforeDone, event: 'updatedActionItem' },
+      { ...memory, event: 'newMemory' },
+      { type: 'action_item', id: a.id, deleted_at: expect.any(String), event: 'deletedActionItem' },
+      { ...b, event: 'newActionItem' },
+    ]);
+    // One execution: the items went on to the next node as they are.
+    expect(tick.execution?.output(NEXT_NODE).map((i) => i.json)).toEqual(tick.items);
+
+    // A record created and edited between two polls is new and updated: the creation comes first.
+    const c = await ok(api.post(ITEMS, { description: 'C' }), 200);
+    const cDone = await ok(api.patch(`${ITEMS}/${c.id}`, { completed: true }));
+    expect((await trigger.tick()).items).toEqual([
+      { ...cDone, event: 'newActionItem' },
+      { ...cDone, event: 'updatedActionItem' },
+    ]);
+    expect((await trigger.tick()).items).toBeNull();
+
+    // n8n restarts: every event continues from the position it saved.
+    const [d] = await createItems(api, ['while n8n was down']);
+    expect((await trigger.restart()).items).toEqual([{ ...d, event: 'newActionItem' }]);
+  });
+
+  test('each option applies to the events it names', async () => {
+    const user = await newUser(server);
+    const api = user.client;
+    const trigger = activePollingWorkflow(
+      {
+        events: ['newActionItem', 'updatedActionItem', 'newMemory'],
+        options: { onlyCompleted: true, categories: ['manual'] },
+      },
+      credentialsFor(server, user.key),
+      v2,
+    );
+    await trigger.activate();
+    const [open, toComplete] = await createItems(api, ['open', 'to complete']);
+    const done = await ok(api.patch(`${ITEMS}/${toComplete.id}`, { completed: true }));
+    await ok(api.post(`${DEV}/memories`, { content: 'system fact', category: 'system' }), 200);
+    const manual = await ok(api.post(`${DEV}/memories`, { content: 'manual fact', category: 'manual' }), 200);
+    const items = (await trigger.tick()).items!;
+    expect(items.map((i) => [i.event, i.id])).toEqual([
+      ['newActionItem', done.id],
+      ['updatedActionItem', done.id],
+      ['newMemory', manual.id],
+    ]);
+    expect(ids(items)).not.toContain(open.id);
+  });
+
+  test('adding an event starts it from now and keeps the others where they were; removing one forgets it', async () => {
+    const user = await newUser(server);
+    const api = user.client;
+    const credentials = credentialsFor(server, user.key);
+    const trigger = activePollingWorkflow({ events: ['newActionItem'] }, credentials, v2);
+    await trigger.activate();
+    const [kept] = await createItems(api, ['kept']);
+    await ok(api.delete(`${ITEMS}/${kept.id}`));
+    const [made] = await createItems(api, ['made before the change']);
+
+    // The deletion happened before Deleted Action Item was chosen: not reported. The creation is.
+    expect((await trigger.update({ events: ['newActionItem', 'deletedActionItem'] })).items).toEqual([
+      { ...made, event: 'newActionItem' },
+    ]);
+    await ok(api.delete(`${ITEMS}/${made.id}`));
+    expect((await trigger.tick()).items).toEqual([
+      { type: 'action_item', id: made.id, deleted_at: expect.any(String), event: 'deletedActionItem' },
+    ]);
+
+    expect((await trigger.update({ events: ['deletedActionItem'] })).items).toBeNull();
+    expect(Object.keys((trigger.savedStaticData()[STATIC_KEY] as any).states)).toEqual(['deletedActionItem']);
+  });
+
+  test('without any event chosen, activation fails and says what to do', async () => {
+    const user = await newUser(server);
+    const trigger = activePollingWorkflow({ events: [] }, credentialsFor(server, user.key), v2);
+    await expect(trigger.activate()).rejects.toThrow('Choose at least one event in Trigger On');
+  });
+
+  test('a manual run shows the latest few records of each event chosen, tagged, without storing anything', async () => {
+    const user = await newUser(server);
+    const api = user.client;
+    const [gone, stays] = await createItems(api, ['gone', 'stays']);
+    await ok(api.delete(`${ITEMS}/${gone.id}`));
+    const run = await runPollManually(
+      { events: ['newActionItem', 'deletedActionItem'] },
+      credentialsFor(server, user.key),
+      {},
+      2,
+    );
+    expect(run.result.error).toBeUndefined();
+    expect(run.result.output(POLL_TRIGGER).map((i) => i.json)).toEqual([
+      { ...stays, event: 'newActionItem' },
+      { type: 'action_item', id: gone.id, deleted_at: expect.any(String), event: 'deletedActionItem' },
+    ]);
+    expect(run.staticData).toEqual({});
+  });
+
+  test('version 1 keeps its single event, its untagged items and its stored state', async () => {
+    const user = await newUser(server);
+    const trigger = activePollingWorkflow({ event: 'newActionItem' }, credentialsFor(server, user.key));
+    await trigger.activate();
+    const [item] = await createItems(user.client, ['v1']);
+    expect((await trigger.tick()).items).toEqual([item]);
+    expect(trigger.savedStaticData()[STATIC_KEY]).toEqual({
+      event: 'newActionItem',
+      position: { at: item.updated_at, id: item.id },
+    });
+  });
+});
+
+describe('the credentials', () => {
+  // n8n evaluates a generic authentication's `={{$credentials.…}}` in the workflow's expression isolate for every
+  // request; n8n 2.41 can hand that isolate back while a sibling poll trigger still pages (issue 27).
+  test.each([
+    ['DevData Developer API', new DevDataApi(), 'apiKey', 'svc_dev_0123'],
+    ['DevData App API', new DevDataAppApi(), 'appSecret', 'sk_0123'],
+  ])('%s sets the bearer header in code, without an expression', async (_name, type, field, secret) => {
+    const { authenticate } = type as ICredentialType;
+    if (typeof authenticate !== 'function') throw new Error(`authenticate is ${typeof authenticate}`);
+    const options = await authenticate(
+      { baseUrl: 'http://127.0.0.1:1', [field]: secret },
+      { url: 'http://127.0.0.1:1/x', headers: { accept: 'application/json' } },
+    );
+    expect(options.headers).toEqual({ accept: 'application/json', Authorization: `Bearer ${secret}` });
   });
 });
 
@@ -594,8 +747,9 @@ describe('the example workflow examples/action-item-two-way-sync.json', () => {
       'n8n-nodes-base.stickyNote': 1,
       'n8n-nodes-base.manualTrigger': 1,
       'n8n-nodes-base.scheduleTrigger': 1.2,
+      'n8n-nodes-base.switch': 3.2,
       'n8n-nodes-devdata.devData': 1,
-      'n8n-nodes-devdata.devDataPollTrigger': 1,
+      'n8n-nodes-devdata.devDataPollTrigger': 2,
     };
     for (const n of example.nodes) expect([n.name, n.typeVersion]).toEqual([n.name, versions[n.type]]);
     expect(new Set(example.nodes.map((n) => n.name)).size).toBe(example.nodes.length);
@@ -606,36 +760,54 @@ describe('the example workflow examples/action-item-two-way-sync.json', () => {
       for (const target of outputs.main.flat()) expect(names.has(target!.node)).toBe(true);
     }
     const events = (
-      new DevDataPollTrigger().description.properties.find((p) => p.name === 'event')!.options as Array<{
+      new DevDataPollTrigger().description.properties.find((p) => p.name === 'events')!.options as Array<{
         value: string;
       }>
     ).map((o) => o.value);
+    // One trigger for the three events, its items routed by their event to the three branches.
     const triggers = example.nodes.filter((n) => n.type === 'n8n-nodes-devdata.devDataPollTrigger');
-    expect(triggers.map((n) => n.parameters.event)).toEqual([
-      'newActionItem',
-      'updatedActionItem',
-      'deletedActionItem',
+    expect(triggers.map((n) => n.parameters.events)).toEqual([
+      ['newActionItem', 'updatedActionItem', 'deletedActionItem'],
+    ]);
+    for (const event of triggers[0].parameters.events as string[]) expect(events).toContain(event);
+    expect(example.connections['Action item changes'].main).toEqual([
+      [{ node: 'Route by event', type: 'main', index: 0 }],
+    ]);
+    const rules = (node('Route by event').parameters.rules as any).values as any[];
+    const branches = example.connections['Route by event'].main.map((targets) => targets![0].node);
+    expect(
+      rules.map((rule, i) => [
+        rule.conditions.conditions[0].leftValue,
+        rule.conditions.conditions[0].rightValue,
+        branches[i],
+      ]),
+    ).toEqual([
+      ['={{ $json.event }}', 'newActionItem', 'Create task in your tool'],
+      ['={{ $json.event }}', 'updatedActionItem', 'Update task in your tool'],
+      ['={{ $json.event }}', 'deletedActionItem', 'Delete task in your tool'],
     ]);
     for (const n of example.nodes.filter((n) => n.type.startsWith('n8n-nodes-devdata.'))) {
       expect(n.credentials).toEqual({
         devDataApi: { id: 'devDataApiDemo01', name: 'DevData Developer API' },
       });
-      if (n.parameters.event !== undefined) expect(events).toContain(n.parameters.event);
     }
   });
 
-  test('its triggers and its Update node against the server: a completion goes round once and stops', async () => {
+  test('its trigger and its Update node against the server: a completion goes round once and stops', async () => {
     const user = await newUser(server);
     const credentials = credentialsFor(server, user.key);
-    const triggers = {
-      created: activePollingWorkflow(node('New action items').parameters, credentials),
-      updated: activePollingWorkflow(node('Updated action items').parameters, credentials),
-      deleted: activePollingWorkflow(node('Deleted action items').parameters, credentials),
+    const trigger = activePollingWorkflow(node('Action item changes').parameters, credentials, {
+      typeVersion: node('Action item changes').typeVersion,
+    });
+    await trigger.activate();
+    const poll = async () => {
+      const tick = await trigger.tick();
+      if (tick.error) throw tick.error;
+      return tick.items;
     };
-    for (const trigger of Object.values(triggers)) await trigger.activate();
 
-    const item = await ok(user.client.post(ITEMS, { description: 'Send the contract' }), 201);
-    expect(await tickAll(triggers)).toEqual({ created: [item], updated: null, deleted: null });
+    const item = await ok(user.client.post(ITEMS, { description: 'Send the contract' }), 200);
+    expect(await poll()).toEqual([{ ...item, event: 'newActionItem' }]);
 
     // The task was completed in the other tool: the completions branch marks the action item completed.
     const markCompleted = () =>
@@ -645,14 +817,15 @@ describe('the example workflow examples/action-item-two-way-sync.json', () => {
       });
     const [completed] = jsonOut(await markCompleted());
     expect(completed).toMatchObject({ id: item.id, completed: true });
-    expect(await tickAll(triggers)).toEqual({ created: null, updated: [completed], deleted: null });
+    expect(await poll()).toEqual([{ ...completed, event: 'updatedActionItem' }]);
 
     // The same completion reported again changes nothing, so nothing comes back.
     await markCompleted();
-    expect(await tickAll(triggers)).toEqual({ created: null, updated: null, deleted: null });
+    expect(await poll()).toBeNull();
 
     await ok(user.client.delete(`${ITEMS}/${item.id}`));
-    const out = await tickAll(triggers);
-    expect(out.deleted).toEqual([{ type: 'action_item', id: item.id, deleted_at: expect.any(String) }]);
+    expect(await poll()).toEqual([
+      { type: 'action_item', id: item.id, deleted_at: expect.any(String), event: 'deletedActionItem' },
+    ]);
   });
 });
