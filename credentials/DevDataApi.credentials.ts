@@ -54,11 +54,13 @@ export class DevDataApi implements ICredentialType {
     return requestOptions;
   }
 
-  // GET /v1/dev/key answers with the key's own record (name, scopes) when the key is valid.
+  // Reads one memory, as the real service's own CLI checks a key: a server that implements only the real
+  // service's developer API has no GET /v1/dev/key, and a key holds memories:read unless made without it.
   test: ICredentialTestRequest = {
     request: {
       baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
-      url: '/v1/dev/key',
+      url: '/v1/dev/user/memories',
+      qs: { limit: 1 },
       method: 'GET',
     },
     rules: [
@@ -73,9 +75,17 @@ export class DevDataApi implements ICredentialType {
       {
         type: 'responseCode',
         properties: {
+          value: 403,
+          message:
+            'The developer key is valid but lacks the memories:read scope, which this test reads one memory with. Save the credential anyway if your workflows only use what the key’s other scopes allow.',
+        },
+      },
+      {
+        type: 'responseCode',
+        properties: {
           value: 404,
           message:
-            'No DevData developer API at this Base URL (GET /v1/dev/key answered 404). Check the Base URL: it is the server address only, e.g. http://127.0.0.1:8080.',
+            'No DevData developer API at this Base URL (GET /v1/dev/user/memories answered 404). Check the Base URL: it is the server address only, e.g. http://127.0.0.1:8080.',
         },
       },
       {

@@ -47,7 +47,7 @@ describe('DevData Developer API credential', () => {
   test('the credential test passes with a valid key', async () => {
     const result = await testCredential('devDataApi', credentialsFor(server).devDataApi);
     expect(result).toEqual({ status: 'OK', message: 'Connection successful!' });
-    expect(server.requestsTo('GET', '/v1/dev/key').at(-1)?.status).toBe(200);
+    expect(server.requestsTo('GET', '/v1/dev/user/memories').at(-1)?.status).toBe(200);
   });
 
   test('the credential test fails with the 401 message for an unknown key and for a key without svc_dev_', async () => {

@@ -62,6 +62,39 @@ test('the credential test accepts an omi_dev_ key and refuses an unknown one', a
   expect(unknown.message).toMatch(/^Invalid API Key/);
 });
 
+test('the credential test names the missing scope for a key without memories:read', async () => {
+  const [narrow] = await output({
+    resource: 'developerKey',
+    operation: 'create',
+    name: 'Goals only',
+    scopes: ['goals:read'],
+  });
+  const result = await testCredential('devDataApi', { baseUrl: reference.baseUrl, apiKey: narrow.key });
+  expect(result.status).toBe('Error');
+  expect(result.message).toMatch(/lacks the memories:read scope/);
+});
+
+test('Developer Key: Create, Get Many, Delete', async () => {
+  const [created] = await output({
+    resource: 'developerKey',
+    operation: 'create',
+    name: 'Reporting',
+    scopes: ['memories:read', 'action_items:read'],
+  });
+  expect(created).toMatchObject({ name: 'Reporting', scopes: ['memories:read', 'action_items:read'] });
+  expect(created.key).toMatch(/^omi_dev_[0-9a-f]{32}$/);
+
+  const listed = await output({ resource: 'developerKey', operation: 'getAll', returnAll: true });
+  expect(listed.map((k) => k.id)).toContain(created.id);
+  expect(listed.every((k) => k.key === undefined)).toBe(true);
+
+  expect(await output({ resource: 'developerKey', operation: 'delete', keyId: created.id })).toEqual([
+    { success: true },
+  ]);
+  const after = await output({ resource: 'developerKey', operation: 'getAll', returnAll: true });
+  expect(after.map((k) => k.id)).not.toContain(created.id);
+});
+
 test('Memory: Create, Create Many, Get Many, Update, Delete', async () => {
   const [memory] = await output({
     resource: 'memory',
