@@ -46,6 +46,7 @@ export const transcriptSegment = z
     speaker_id: z.number().int(),
     speaker_name: z.string(),
     is_user: z.boolean(),
+    person_id: z.string().nullable().meta({ description: 'The person speaking, when the client named one' }),
     start: z.number().meta({ description: 'Seconds from the start of the conversation' }),
     end: z.number().meta({ description: 'Seconds from the start of the conversation' }),
   })
@@ -150,10 +151,17 @@ export const MAX_SEGMENTS = 500;
  */
 const MAX_SEGMENT_SECONDS = 31_536_000;
 export const segmentInput = z.object({
+  id: z.string().max(200).nullable().optional().meta({
+    description:
+      'Ignored: the server gives each stored segment its own id (accepted so that segments a webhook call carried can be sent back as they are)',
+  }),
   text: z.string().trim().min(1).max(10_000),
-  speaker: z.string().max(100).optional().meta({ description: 'Speaker label, e.g. SPEAKER_00' }),
-  speaker_id: z.number().int().min(0).optional(),
+  speaker: z.string().max(100).nullable().optional().meta({ description: 'Speaker label, e.g. SPEAKER_00' }),
+  speaker_id: z.number().int().min(0).nullable().optional(),
   is_user: z.boolean().default(false),
+  person_id: z.string().max(200).nullable().optional().meta({
+    description: 'The person speaking (e.g. the id of one of your people), stored and returned as given',
+  }),
   start: z.number().min(0).max(MAX_SEGMENT_SECONDS),
   end: z.number().min(0).max(MAX_SEGMENT_SECONDS),
 });

@@ -50,7 +50,10 @@ function summarize(text: string, given: StructuredInput): StoredStructured {
   };
 }
 
-/** A segment as stored: its id, and a speaker id and name from the label ("SPEAKER_01") when not given. */
+/**
+ * A segment as stored: its own id (an id the input carries is not kept), and a speaker id and name from the
+ * label ("SPEAKER_01") when not given.
+ */
 function toSegment(input: SegmentInput, now: number): Segment {
   const label = input.speaker?.trim() || undefined;
   const parsed = label ? SPEAKER_LABEL.exec(label) : null;
@@ -61,9 +64,15 @@ function toSegment(input: SegmentInput, now: number): Segment {
     speaker_id: speakerId,
     speaker_name: label ?? `Speaker ${speakerId}`,
     is_user: input.is_user,
+    person_id: input.person_id ?? null,
     start: input.start,
     end: input.end,
   };
+}
+
+/** Stored segments as read: those stored before segments had a person read back with none. */
+function readSegments(json: string): Segment[] {
+  return fromJson<Segment[]>(json).map((segment) => ({ ...segment, person_id: segment.person_id ?? null }));
 }
 
 /** What a new conversation is made of: its segments and what the caller says about it (instants in epoch ms). */
@@ -125,7 +134,7 @@ function decodeConversation(
     source: row.source,
     structured: { ...fromJson<StoredStructured>(row.structured), action_items: actionItems },
     ...(withTranscript && row.transcript_segments !== undefined
-      ? { transcript_segments: fromJson<Segment[]>(row.transcript_segments) }
+      ? { transcript_segments: readSegments(row.transcript_segments) }
       : {}),
     geolocation: fromJson<Geolocation>(row.geolocation),
     folder_id: row.folder_id,
@@ -354,7 +363,7 @@ export function conversationsRepository(
           if (!row) throw new Error('live session conversation vanished');
         }
         if (!fromFlag(row.live)) throw new Conflict(`Transcript session ${sessionId} is finished`);
-        const segments = [...fromJson<Segment[]>(row.transcript_segments), ...added];
+        const segments = [...readSegments(row.transcript_segments), ...added];
         const text = segments.map((s) => s.text).join(' ');
         const durationMs = Math.round(Math.max(...segments.map((s) => s.end)) * 1000);
         await trx
