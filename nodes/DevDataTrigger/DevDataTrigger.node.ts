@@ -88,6 +88,9 @@ export class DevDataTrigger implements INodeType {
         httpMethod: 'POST',
         // Answer at once: the server waits 10 s at most, and retries what it does not see answered.
         responseMode: 'onReceived',
+        // Empty: n8n would send a non-empty value itself as the body; this way the answer is its JSON
+        // {"message": "Workflow was started"}.
+        responseData: '',
         // Not a full path: each trigger node answers at /webhook/<its webhookId>/events.
         path: 'events',
       },

@@ -1,0 +1,333 @@
+// The DevData Trigger against the real devdata-server: its webhookMethods run in n8n-core's HookContext as n8n's
+// ActiveWorkflowManager runs them (activation creates the subscription, deactivation deletes it), the server
+// delivers the events of changes made through its API to the trigger's URL, served the way n8n serves webhooks
+// (helpers/webhook.ts), and each call's Standard Webhooks signature and timestamp are checked.
+import { createHmac } from 'node:crypto';
+import { adminClient, devClient } from '../helpers/http';
+import { forSuite } from '../helpers/server';
+import {
+  credentialsFor,
+  DEVDATA_EVENT_TRIGGER_NODE_TYPE,
+  serveWorkflow,
+  startNodeTestServer,
+  type RunResult,
+  type ServedWorkflow,
+  type TestCredentials,
+  type WorkflowJson,
+} from './helpers';
+
+const TRIGGER = 'DevData Trigger';
+const WEBHOOK_ID = '0d7f3c2e-5b1a-4e8f-9c6d-2a4b6c8e0f13';
+const WEBHOOKS = '/v1/dev/user/webhooks';
+
+const server = forSuite(() => startNodeTestServer());
+const api = devClient(server);
+
+/** DevData Trigger alone, as n8n exports it. */
+function triggerWorkflow(events: string[]): WorkflowJson {
+  return {
+    name: 'DevData instant events',
+    nodes: [
+      {
+        id: 'e7a1b2c3-0001-4d5e-8f90-a1b2c3d4e5f6',
+        name: TRIGGER,
+        type: DEVDATA_EVENT_TRIGGER_NODE_TYPE,
+        typeVersion: 1,
+        position: [0, 0],
+        webhookId: WEBHOOK_ID,
+        parameters: { events },
+        credentials: { devDataApi: { id: 'cred-1', name: 'DevData account' } },
+      },
+    ],
+    connections: {},
+  };
+}
+
+let served: ServedWorkflow[] = [];
+async function serve(events: string[], credentials: TestCredentials = credentialsFor(server)) {
+  const workflow = await serveWorkflow(triggerWorkflow(events), credentials);
+  served.push(workflow);
+  return workflow;
+}
+afterEach(async () => {
+  for (const workflow of served) {
+    await workflow.deactivate().catch(() => undefined);
+    await workflow.close();
+  }
+  served = [];
+});
+
+/** Waits (polling, up to `timeoutMs`) until `probe` answers something other than undefined. */
+async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The items each finished execution started with, in the order the calls came. */
+async function itemsOf(workflow: ServedWorkflow): Promise<Array<Record<string, any>>> {
+  const runs: RunResult[] = await workflow.executions();
+  return runs.map((run) => {
+    const items = run.output(TRIGGER);
+    expect(items).toHaveLength(1);
+    return items[0].json;
+  });
+}
+
+/** Waits until `count` calls have started an execution, and returns their items. */
+async function executions(workflow: ServedWorkflow, count: number) {
+  await eventually(`${count} executions`, async () =>
+    workflow.calls.filter((call) => call.execution).length >= count ? true : undefined,
+  );
+  return await itemsOf(workflow);
+}
+
+/** The subscription id and secret the trigger keeps in its node's static data. */
+function stored(workflow: ServedWorkflow): { subscriptionId: string; secret: string } {
+  const data = workflow.staticData();
+  expect(typeof data.subscriptionId).toBe('string');
+  expect(String(data.secret)).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+  return { subscriptionId: data.subscriptionId as string, secret: data.secret as string };
+}
+
+/** Standard Webhooks headers for `body`, computed here independently of the server and the node. */
+function signed(secret: string, id: string, body: string, unixSeconds = Math.floor(Date.now() / 1000)) {
+  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+  const signature = createHmac('sha256', key).update(`${id}.${unixSeconds}.${body}`).digest('base64');
+  return {
+    'content-type': 'application/json',
+    'webhook-id': id,
+    'webhook-timestamp': String(unixSeconds),
+    'webhook-signature': `v1,${signature}`,
+  };
+}
+
+async function post(workflow: ServedWorkflow, headers: Record<string, string>, body: string) {
+  const response = await fetch(workflow.webhookUrl(), { method: 'POST', headers, body });
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+const eventBody = (id: string, type = 'action_item.created', data: object = { id: 'ai-x' }) =>
+  JSON.stringify({ type, id, timestamp: new Date().toISOString(), data });
+
+describe('activation and deactivation', () => {
+  test('activation subscribes the production URL to the chosen events and keeps the id and secret', async () => {
+    const workflow = await serve(['memory.created', 'action_item.completed']);
+    expect(await workflow.runHook('checkExists')).toBe(false);
+    await workflow.activate();
+
+    const { subscriptionId } = stored(workflow);
+    const subscription = await api.get(`${WEBHOOKS}/${subscriptionId}`);
+    expect(subscription.status).toBe(200);
+    expect(subscription.body).toMatchObject({
+      id: subscriptionId,
+      url: `${workflow.baseUrl}/webhook/${WEBHOOK_ID}/events`,
+      events: ['action_item.completed', 'memory.created'],
+      active: true,
+    });
+    // The secret is shown only when the subscription is created.
+    expect(subscription.body.secret).toBeUndefined();
+    expect(await workflow.runHook('checkExists')).toBe(true);
+
+    // Activating again (n8n restarting, say) finds it and creates nothing.
+    const posts = server.requestsTo('POST', WEBHOOKS).length;
+    await workflow.activate('init');
+    expect(server.requestsTo('POST', WEBHOOKS).length).toBe(posts);
+  });
+
+  test('deactivation deletes the subscription and forgets it', async () => {
+    const workflow = await serve(['*']);
+    await workflow.activate();
+    const { subscriptionId } = stored(workflow);
+    await workflow.deactivate();
+    expect((await api.get(`${WEBHOOKS}/${subscriptionId}`)).status).toBe(404);
+    expect(workflow.staticData().subscriptionId).toBeUndefined();
+    expect(await workflow.runHook('checkExists')).toBe(false);
+    // Deactivating again has nothing to delete.
+    const deletes = server.requests.filter((r) => r.method === 'DELETE').length;
+    await workflow.deactivate();
+    expect(server.requests.filter((r) => r.method === 'DELETE').length).toBe(deletes);
+  });
+
+  test('a subscription deleted on the server is missing at the next activation, which makes a new one', async () => {
+    const workflow = await serve(['goal.created']);
+    await workflow.activate();
+    const first = stored(workflow);
+    expect((await api.delete(`${WEBHOOKS}/${first.subscriptionId}`)).status).toBeLessThan(300);
+    expect(await workflow.runHook('checkExists')).toBe(false);
+    await workflow.activate('init');
+    const second = stored(workflow);
+    expect(second.subscriptionId).not.toBe(first.subscriptionId);
+    expect((await api.get(`${WEBHOOKS}/${second.subscriptionId}`)).status).toBe(200);
+  });
+
+  test('listening for a test event subscribes the test URL', async () => {
+    const workflow = await serveWorkflow(triggerWorkflow(['memory.created']), credentialsFor(server), {
+      mode: 'manual',
+    });
+    served.push(workflow);
+    await workflow.activate();
+    const { subscriptionId } = stored(workflow);
+    expect((await api.get(`${WEBHOOKS}/${subscriptionId}`)).body.url).toBe(
+      `${workflow.baseUrl}/webhook-test/${WEBHOOK_ID}/events`,
+    );
+    await workflow.deactivate();
+    expect((await api.get(`${WEBHOOKS}/${subscriptionId}`)).status).toBe(404);
+  });
+
+  test('a key without the webhooks:write scope fails activation with a NodeApiError naming the scope', async () => {
+    const key = await adminClient(server).post(`/v1/admin/users/${server.init.user_id}/keys`, {
+      name: 'no webhooks',
+      scopes: ['action_items:read'],
+    });
+    expect(key.status).toBe(201);
+    const workflow = await serve(['memory.created'], credentialsFor(server, key.body.key));
+    const error = await workflow.activate().then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(error?.name).toBe('NodeApiError');
+    expect(error?.message).toBe('Forbidden: the developer key lacks the "webhooks:write" scope');
+  });
+});
+
+describe('events delivered by the server', () => {
+  test('each change made through the API starts one execution with the record as the API returns it', async () => {
+    const workflow = await serve(['action_item.created', 'action_item.completed', 'action_item.deleted']);
+    await workflow.activate();
+
+    const created = await api.post('/v1/dev/user/action-items', { description: 'Send the contract' });
+    expect(created.status).toBeLessThan(300);
+    const [first] = await executions(workflow, 1);
+    const { event, event_id, event_timestamp, ...record } = first;
+    expect(event).toBe('action_item.created');
+    expect(event_id).toEqual(expect.any(String));
+    expect(Number.isNaN(Date.parse(event_timestamp))).toBe(false);
+    expect(record).toEqual(created.body);
+
+    const completed = await api.patch(`/v1/dev/user/action-items/${created.body.id}`, { completed: true });
+    expect(completed.status).toBe(200);
+    await executions(workflow, 2);
+    expect((await api.delete(`/v1/dev/user/action-items/${created.body.id}`)).status).toBeLessThan(300);
+    const items = await executions(workflow, 3);
+
+    expect(items.map((item) => item.event)).toEqual([
+      'action_item.created',
+      'action_item.completed',
+      'action_item.deleted',
+    ]);
+    expect(items[1]).toMatchObject({ ...completed.body, event: 'action_item.completed' });
+    expect(items[2]).toMatchObject({ id: created.body.id, deleted_at: expect.any(String) });
+    expect(new Set(items.map((item) => item.event_id)).size).toBe(3);
+    // Every call was answered 200 at once.
+    expect(workflow.calls.map((call) => call.status)).toEqual([200, 200, 200]);
+  });
+
+  test('only the chosen events are sent: a change of another kind makes no call', async () => {
+    const workflow = await serve(['memory.created']);
+    await workflow.activate();
+    expect((await api.post('/v1/dev/user/action-items', { description: 'Not watched' })).status).toBeLessThan(
+      300,
+    );
+    const memory = await api.post('/v1/dev/user/memories', { content: 'Likes green tea' });
+    expect(memory.status).toBeLessThan(300);
+    const items = await executions(workflow, 1);
+    expect(items).toHaveLength(1);
+    expect(items[0]).toMatchObject({ event: 'memory.created', id: memory.body.id });
+    // The action item was created first; no call came for it.
+    expect(workflow.calls).toHaveLength(1);
+  });
+});
+
+describe('calls the server did not sign', () => {
+  test('a forged signature is refused with 401 and starts nothing', async () => {
+    const workflow = await serve(['action_item.created']);
+    await workflow.activate();
+    const body = eventBody('evt_forged');
+    const forged = await post(
+      workflow,
+      signed('whsec_bm90LXRoZS1zZWNyZXQtYXQtYWxs', 'evt_forged', body),
+      body,
+    );
+    expect(forged.status).toBe(401);
+    expect(forged.body.message).toBe('Invalid signature');
+    const unsigned = await post(workflow, { 'content-type': 'application/json' }, body);
+    expect(unsigned.status).toBe(401);
+    expect(workflow.calls.filter((call) => call.execution)).toHaveLength(0);
+  });
+
+  test('a body changed after signing is refused', async () => {
+    const workflow = await serve(['action_item.created']);
+    await workflow.activate();
+    const { secret } = stored(workflow);
+    const body = eventBody('evt_changed');
+    const changed = await post(workflow, signed(secret, 'evt_changed', body), body.replace('ai-x', 'ai-y'));
+    expect(changed.status).toBe(401);
+    expect(workflow.calls.filter((call) => call.execution)).toHaveLength(0);
+  });
+
+  test('a call signed more than 5 minutes ago (a replay) is refused with 401 and starts nothing', async () => {
+    const workflow = await serve(['action_item.created']);
+    await workflow.activate();
+    const { secret } = stored(workflow);
+    const body = eventBody('evt_stale');
+    const stale = await post(
+      workflow,
+      signed(secret, 'evt_stale', body, Math.floor(Date.now() / 1000) - 301),
+      body,
+    );
+    expect(stale.status).toBe(401);
+    expect(stale.body.message).toMatch(/^webhook-timestamp is more than 300 seconds away/);
+    expect(workflow.calls.filter((call) => call.execution)).toHaveLength(0);
+  });
+
+  test('a correctly signed call starts one execution; a copy of it is answered and starts nothing', async () => {
+    const workflow = await serve(['action_item.created']);
+    await workflow.activate();
+    const { secret } = stored(workflow);
+    const body = eventBody('evt_once', 'action_item.created', { id: 'ai-1', description: 'Call Bob' });
+    const headers = signed(secret, 'evt_once', body);
+    expect((await post(workflow, headers, body)).status).toBe(200);
+    // The same call again (a retry whose answer was lost, or a replay within the tolerance).
+    const copy = await post(workflow, headers, body);
+    expect(copy).toEqual({ status: 200, body: { message: 'Already received' } });
+    // Signed again later, as the server retries.
+    expect((await post(workflow, signed(secret, 'evt_once', body), body)).status).toBe(200);
+    const items = await executions(workflow, 1);
+    expect(items).toEqual([
+      {
+        id: 'ai-1',
+        description: 'Call Bob',
+        event: 'action_item.created',
+        event_id: 'evt_once',
+        event_timestamp: JSON.parse(body).timestamp,
+      },
+    ]);
+  });
+
+  test('during a secret rotation any one of several signatures is enough', async () => {
+    const workflow = await serve(['action_item.created']);
+    await workflow.activate();
+    const { secret } = stored(workflow);
+    const body = eventBody('evt_rotating');
+    const headers = signed(secret, 'evt_rotating', body);
+    const other = signed('whsec_b2xkLXNlY3JldC1iZWZvcmUtcm90YXRpb24=', 'evt_rotating', body);
+    headers['webhook-signature'] = `${other['webhook-signature']} ${headers['webhook-signature']}`;
+    expect((await post(workflow, headers, body)).status).toBe(200);
+    expect(await executions(workflow, 1)).toHaveLength(1);
+  });
+
+  test('a body whose id is not the signed webhook-id is refused with 400', async () => {
+    const workflow = await serve(['action_item.created']);
+    await workflow.activate();
+    const { secret } = stored(workflow);
+    const body = eventBody('evt_other');
+    const reply = await post(workflow, signed(secret, 'evt_signed', body), body);
+    expect(reply.status).toBe(400);
+    expect(workflow.calls.filter((call) => call.execution)).toHaveLength(0);
+  });
+});
