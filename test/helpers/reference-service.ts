@@ -46,6 +46,8 @@ export interface ReferenceRequest {
   query: URLSearchParams;
   body: unknown;
   status: number;
+  /** The answer's body (undefined when it had none). */
+  response: unknown;
 }
 
 export interface ReferenceService {
@@ -365,8 +367,7 @@ export async function startReferenceService(): Promise<ReferenceService> {
           need(scopes(), 'memories:write');
           const memory = newMemory(body, ['body']);
           memories.set(memory.id, memory);
-          // A create answers without the review fields, as the real service's create model does.
-          return { body: omit(memoryOut(memory), 'reviewed', 'user_review', 'edited') };
+          return { body: memoryOut(memory) };
         },
       },
     ],
@@ -733,6 +734,7 @@ export async function startReferenceService(): Promise<ReferenceService> {
         query: url.searchParams,
         body: parsed,
         status,
+        response: body,
       });
       respond(response, status, body);
     });

@@ -3,6 +3,7 @@
 // devdata-server have, with the statuses it documents for each. Nothing here is required beyond what the
 // document requires (it requires no response field), and no object is closed (it closes none), so fields only
 // devdata-server returns are allowed. Where our interface shows something else, REFERENCE_EXCEPTIONS says so.
+import { createRequire } from 'node:module';
 import type { Client, Reply } from './http';
 
 export type Shape = Record<string, unknown>;
@@ -241,6 +242,50 @@ export const REFERENCE_EXCEPTIONS: ReferenceException[] = [
 /** The exception that lets this exchange through, if it is not as documented. */
 export function exceptionFor(exchange: Exchange): ReferenceException | undefined {
   return REFERENCE_EXCEPTIONS.find((exception) => exception.applies(exchange));
+}
+
+// ajv 8 (JSON Schema 2020-12, the document's dialect) is the one ajv-formats is built on; the top-level ajv is 6.
+interface Validator {
+  (data: unknown): boolean;
+  errors?: unknown[] | null;
+}
+const fromFormats = createRequire(require.resolve('ajv-formats'));
+const Ajv2020 = fromFormats('ajv/dist/2020').default as new (options: object) => {
+  compile(schema: Shape): Validator;
+};
+const addFormats = createRequire(__filename)('ajv-formats').default as (ajv: unknown) => void;
+const ajv = new Ajv2020({ allErrors: true, strict: true });
+addFormats(ajv);
+
+/** What is wrong with an exchange, or undefined when it is as documented (or as an exception allows). */
+export function problemWith(exchange: Exchange): string | undefined {
+  const documented = REFERENCE_ENDPOINTS[exchange.endpoint];
+  const exception = exceptionFor(exchange);
+  const shape = exception?.shape ?? documented[exchange.status];
+  if (shape === undefined) return `status ${exchange.status} is not documented`;
+  if (shape === NO_BODY) return exchange.body === undefined ? undefined : 'a body where none is documented';
+  const validate = ajv.compile(shape);
+  return validate(exchange.body) ? undefined : JSON.stringify(validate.errors);
+}
+
+/** The documented fields a documented success answer lacks (none for other answers). */
+export function missingFields(exchange: Exchange): string[] {
+  const shape = exchange.status < 300 ? REFERENCE_ENDPOINTS[exchange.endpoint][exchange.status] : undefined;
+  return shape === undefined || shape === NO_BODY ? [] : absentFields(shape, exchange.body);
+}
+
+/** The documented endpoint a request went to (`PATCH /v1/dev/keys/{id}`), if it is one. */
+export function endpointOf(method: string, path: string): string | undefined {
+  const segments = path.split('/');
+  return Object.keys(REFERENCE_ENDPOINTS).find((endpoint) => {
+    const [documentedMethod, template] = endpoint.split(' ');
+    const parts = template.split('/');
+    return (
+      documentedMethod === method &&
+      parts.length === segments.length &&
+      parts.every((part, i) => part === segments[i] || (part === '{id}' && segments[i] !== ''))
+    );
+  });
 }
 
 const MISSING_ID = '0000000000000000deadbeef';

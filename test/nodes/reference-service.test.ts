@@ -11,6 +11,13 @@
 import type { INodeParameters } from 'n8n-workflow';
 import { operations } from '../../nodes/DevData/actions/router';
 import { startReferenceService, type ReferenceService } from '../helpers/reference-service';
+import {
+  endpointOf,
+  missingFields,
+  problemWith,
+  REFERENCE_ENDPOINTS,
+  type Exchange,
+} from '../helpers/reference-shapes';
 import { forSuite } from '../helpers/server';
 import { devDataWorkflow, jsonOut, runWorkflow, type RunResult, type TestCredentials } from './helpers';
 import { testCredential } from './helpers/credential-test';
@@ -326,4 +333,24 @@ test('every operation of the node ran above', () => {
     Object.keys(byName).map((operation) => `${resource}:${operation}`),
   );
   expect(all.filter((operation) => !ran.has(operation))).toEqual([]);
+});
+
+test('the stand-in answered every documented endpoint as our transcription of the document says', () => {
+  const exchanges = reference.requests.flatMap((r): Exchange[] => {
+    const endpoint = endpointOf(r.method, r.path);
+    return endpoint ? [{ endpoint, case: r.path, status: r.status, body: r.response }] : [];
+  });
+  // The node's operations reach every endpoint both sides have.
+  expect([...new Set(exchanges.map((e) => e.endpoint))].sort()).toEqual(
+    Object.keys(REFERENCE_ENDPOINTS).sort(),
+  );
+  const problems = exchanges.flatMap((e) => {
+    const problem = problemWith(e);
+    const missing = missingFields(e);
+    return [
+      ...(problem ? [`${e.endpoint} → ${e.status}: ${problem}`] : []),
+      ...(missing.length ? [`${e.endpoint} → ${e.status} lacks ${missing.join(', ')}`] : []),
+    ];
+  });
+  expect(problems).toEqual([]);
 });
