@@ -14,6 +14,7 @@ import { RequestLog } from './http/request-log';
 import actionItems from './routes/action-items';
 import { Dispatcher } from './proactive/dispatcher';
 import { Pusher } from './proactive/push';
+import { EventDeliveryWorker } from './events/delivery-worker';
 import { OutboundPolicy, type Resolve } from './outbound/policy';
 import admin from './routes/admin';
 import adminDeliveries from './routes/admin-deliveries';
@@ -28,6 +29,7 @@ import notifications from './routes/notifications';
 import people from './routes/people';
 import screenActivity from './routes/screen-activity';
 import transcripts from './routes/transcripts';
+import webhooks from './routes/webhooks';
 import { FixedWindowLimiter, RedisWindowLimiter, type RequestLimiter } from './auth/rate-limit';
 import { LocalBus, RedisBus, type Bus } from './cluster/bus';
 import { RedisLink } from './cluster/redis';
@@ -45,6 +47,8 @@ declare module 'fastify' {
     pusher: Pusher;
     /** The proactive pipeline's webhook calls; `dispatcher.idle()` waits for those under way. */
     dispatcher: Dispatcher;
+    /** Sends the events of the users' webhook subscriptions; started when the server is ready. */
+    eventWorker: EventDeliveryWorker;
     /** Where webhooks and the push URL may point; checked at registration and on every call. */
     outbound: OutboundPolicy;
     /** Carries live notifications and key revocations to the other instances sharing the database. */
@@ -102,6 +106,11 @@ export async function buildApp({ store, config, logger = false, resolve }: AppOp
     new Pusher(app.repositories.notifications, app.config.pushUrl, app.outbound, app.log, app.bus),
   );
   app.decorate('dispatcher', new Dispatcher(app.repositories, app.config, app.pusher, app.outbound, app.log));
+  app.decorate(
+    'eventWorker',
+    new EventDeliveryWorker(app.repositories.webhooks, app.config.events, app.outbound, app.pusher, app.log),
+  );
+  app.addHook('onReady', async () => app.eventWorker.start());
   app.decorateRequest('developerKey', null);
   app.decorateRequest('integrationApp', null);
   app.setSerializerCompiler(serializerCompiler);
@@ -118,6 +127,7 @@ export async function buildApp({ store, config, logger = false, resolve }: AppOp
   });
   // Webhook calls still under way finish (each is bounded by its timeout) before the store may close.
   app.addHook('onClose', async () => {
+    await app.eventWorker.stop();
     await app.dispatcher.idle();
     await app.bus.close();
     await app.redis?.close();
@@ -176,6 +186,7 @@ export async function buildApp({ store, config, logger = false, resolve }: AppOp
       await dev.register(notifications, { prefix: '/user' });
       await dev.register(transcripts, { prefix: '/user' });
       await dev.register(tombstones, { prefix: '/user' });
+      await dev.register(webhooks, { prefix: '/user' });
     },
     { prefix: '/v1/dev' },
   );

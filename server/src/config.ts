@@ -4,6 +4,7 @@ import {
   DEFAULT_DEV_KEY_PREFIX,
   WEBHOOK_SECRET_PREFIX,
 } from './auth/secrets';
+import { eventSettingsFromEnv, type EventSettings } from './events/settings';
 import { KEY_CACHE_TTL_MS } from './store/users';
 
 /** Settings the server reads from its environment (the CLI's flags override host, port and database). */
@@ -63,6 +64,8 @@ export interface ServerConfig {
   /** Mean event-loop delay past which requests are shed with 503 (0: never shed), sampled every interval. */
   maxEventLoopDelayMs: number;
   loadSampleIntervalMs: number;
+  /** Event webhook delivery (`DEVDATA_EVENT_*`; see events/settings.ts). */
+  events: EventSettings;
 }
 
 export const DIRECT_NOTIFICATIONS_PER_HOUR = 10;
@@ -177,5 +180,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
       0,
     ),
     loadSampleIntervalMs: 1_000,
+    events: eventSettingsFromEnv(env),
   };
 }

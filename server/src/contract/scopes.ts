@@ -14,6 +14,8 @@ export const SCOPES = [
   'people:read',
   'people:write',
   'notifications:read',
+  'webhooks:read',
+  'webhooks:write',
   'keys:read',
   'keys:write',
 ] as const;

@@ -32,6 +32,8 @@ export type EventType = (typeof EVENT_TYPES)[number];
 
 /** Subscribes to every event type. */
 export const ALL_EVENTS = '*';
+/** What a subscription lists: event types, or `*`. */
+export type EventSelector = EventType | typeof ALL_EVENTS;
 
 const eventSelector = z.enum([...EVENT_TYPES, ALL_EVENTS]).meta({
   description: `An event type, or ${ALL_EVENTS} for all of them`,

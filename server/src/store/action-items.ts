@@ -3,7 +3,15 @@ import type { Kysely } from 'kysely';
 import { inFeedOrder, type FeedQuery } from './db/paging';
 import { newId } from '../ids';
 import { userWrite } from './db/write-clock';
-import { createOwned, deleteOwned, findOwned, updateChanged, type Row } from './db/records';
+import {
+  createOwned,
+  deleteOwned,
+  findOwned,
+  updateChanged,
+  type CreatedEvent,
+  type Row,
+} from './db/records';
+import { recordEvents } from './db/outbox';
 import { fromFlag, iso, toFlag } from './db/rows';
 import type { Database } from './db/schema';
 
@@ -75,6 +83,8 @@ function newRow(userId: string, item: NewActionItem, at: number): Row<'action_it
   };
 }
 
+const CREATED: CreatedEvent<'action_items'> = { type: 'action_item.created', record: decodeActionItem };
+
 export function actionItemsRepository(db: Kysely<Database>) {
   return {
     /** Newest created first, or with order=updated_at the changes since a point. */
@@ -89,11 +99,15 @@ export function actionItemsRepository(db: Kysely<Database>) {
       return rows.map(decodeActionItem);
     },
 
-    /** The items extracted from each of these conversations of the user, oldest first. */
-    async ofConversations(userId: string, ids: string[]): Promise<Map<string, EmbeddedActionItem[]>> {
+    /** The items extracted from each of these conversations of the user, oldest first (read in `trx` if given). */
+    async ofConversations(
+      userId: string,
+      ids: string[],
+      trx: Kysely<Database> = db,
+    ): Promise<Map<string, EmbeddedActionItem[]>> {
       const byConversation = new Map<string, EmbeddedActionItem[]>(ids.map((id) => [id, []]));
       if (ids.length === 0) return byConversation;
-      const rows = await db
+      const rows = await trx
         .selectFrom('action_items')
         .selectAll()
         .where('user_id', '=', userId)
@@ -107,17 +121,28 @@ export function actionItemsRepository(db: Kysely<Database>) {
 
     /** One item; its conversation, when given, must be the caller's (NotFound "Conversation" otherwise). */
     async create(userId: string, item: NewActionItem): Promise<ActionItem> {
-      const [row] = await createOwned(db, userId, 'action_items', async (at, trx) => {
-        if (item.conversation_id) await findOwned(trx, 'conversations', userId, item.conversation_id, ['id']);
-        return [newRow(userId, item, at)];
-      });
+      const [row] = await createOwned(
+        db,
+        userId,
+        'action_items',
+        async (at, trx) => {
+          if (item.conversation_id)
+            await findOwned(trx, 'conversations', userId, item.conversation_id, ['id']);
+          return [newRow(userId, item, at)];
+        },
+        CREATED,
+      );
       return decodeActionItem(row);
     },
 
     /** A batch, all of it or none, with one write stamp (created_at = updated_at); ids keep the input order. */
     async createMany(userId: string, items: NewActionItem[]): Promise<ActionItem[]> {
-      const rows = await createOwned(db, userId, 'action_items', (at) =>
-        items.map((item) => newRow(userId, item, at)),
+      const rows = await createOwned(
+        db,
+        userId,
+        'action_items',
+        (at) => items.map((item) => newRow(userId, item, at)),
+        CREATED,
       );
       return rows.map(decodeActionItem);
     },
@@ -127,7 +152,7 @@ export function actionItemsRepository(db: Kysely<Database>) {
       return userWrite(db, userId, async (trx, at) => {
         const current = await findOwned(trx, 'action_items', userId, id);
         const completing = changes.completed !== undefined && toFlag(changes.completed) !== current.completed;
-        const { row } = await updateChanged(
+        const { row, changed } = await updateChanged(
           trx,
           'action_items',
           current,
@@ -141,7 +166,13 @@ export function actionItemsRepository(db: Kysely<Database>) {
           },
           at,
         );
-        return decodeActionItem(row);
+        const updated = decodeActionItem(row);
+        // Completing is its own event; reopening, like any other change, is an update.
+        if (Object.keys(changed).length > 0) {
+          const type = completing && updated.completed ? 'action_item.completed' : 'action_item.updated';
+          await recordEvents(trx, userId, type, [updated], at);
+        }
+        return updated;
       });
     },
 

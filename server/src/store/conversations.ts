@@ -14,6 +14,7 @@ import type { Dialect } from './db/database';
 import { Conflict, isUniqueViolation, NotFound } from './db/store-errors';
 import { asksForChanges, inFeedOrder, type FeedQuery } from './db/paging';
 import { createOwned, deleteOwned, findOwned, found, updateChanged, type Row } from './db/records';
+import { recordEvents } from './db/outbox';
 import { fromFlag, fromJson, iso, toFlag, toJson } from './db/rows';
 import type { ActionItemsRepository, EmbeddedActionItem } from './action-items';
 import type { Database } from './db/schema';
@@ -178,12 +179,23 @@ export function conversationsRepository(
     return found(row, 'conversations');
   }
 
-  async function decodeAll(userId: string, rows: ConversationRow[], withTranscript: boolean) {
+  async function decodeAll(
+    userId: string,
+    rows: ConversationRow[],
+    withTranscript: boolean,
+    trx: Kysely<Database> = db,
+  ) {
     const items = await actionItems.ofConversations(
       userId,
       rows.map((row) => row.id),
+      trx,
     );
     return rows.map((row) => decodeConversation(row, items.get(row.id) ?? [], withTranscript));
+  }
+
+  /** A live session's conversation as read in `trx`, with its transcript: the record its events carry. */
+  async function liveConversation(trx: Kysely<Database>, userId: string, id: string) {
+    return decodeAll(userId, [await findRow(userId, id, true, trx)], true, trx);
   }
 
   /** The caller's conversation made for `clientSessionId`, with its transcript, if there is one. */
@@ -236,34 +248,43 @@ export function conversationsRepository(
       let folder: string | null = null;
       let row: Row<'conversations'>;
       try {
-        [row] = await createOwned(db, userId, 'conversations', async (now, trx) => {
-          folder = input.folder_id ? await folderName(trx, userId, input.folder_id) : null;
-          const durationMs = Math.round(Math.max(...input.transcript_segments.map((s) => s.end)) * 1000);
-          const startedAt =
-            input.started_at ?? (input.finished_at !== undefined ? input.finished_at - durationMs : now);
-          const finishedAt = input.finished_at ?? startedAt + durationMs;
-          validate({ started_at: startedAt, finished_at: finishedAt });
-          const segments = input.transcript_segments.map((s) => toSegment(s, now));
-          const text = segments.map((s) => s.text).join(' ');
-          const created: Row<'conversations'> = {
-            id: newId(now),
-            user_id: userId,
-            client_session_id: clientSessionId,
-            folder_id: input.folder_id ?? null,
-            language: input.language,
-            source: input.source,
-            structured: toJson(summarize(text, input.structured)),
-            transcript_segments: toJson(segments),
-            geolocation: input.geolocation ? toJson(input.geolocation) : null,
-            discarded: 0,
-            live: 0,
-            started_at: startedAt,
-            finished_at: finishedAt,
-            created_at: now,
-            updated_at: now,
-          };
-          return [created];
-        });
+        [row] = await createOwned(
+          db,
+          userId,
+          'conversations',
+          async (now, trx) => {
+            folder = input.folder_id ? await folderName(trx, userId, input.folder_id) : null;
+            const durationMs = Math.round(Math.max(...input.transcript_segments.map((s) => s.end)) * 1000);
+            const startedAt =
+              input.started_at ?? (input.finished_at !== undefined ? input.finished_at - durationMs : now);
+            const finishedAt = input.finished_at ?? startedAt + durationMs;
+            validate({ started_at: startedAt, finished_at: finishedAt });
+            const segments = input.transcript_segments.map((s) => toSegment(s, now));
+            const text = segments.map((s) => s.text).join(' ');
+            const created: Row<'conversations'> = {
+              id: newId(now),
+              user_id: userId,
+              client_session_id: clientSessionId,
+              folder_id: input.folder_id ?? null,
+              language: input.language,
+              source: input.source,
+              structured: toJson(summarize(text, input.structured)),
+              transcript_segments: toJson(segments),
+              geolocation: input.geolocation ? toJson(input.geolocation) : null,
+              discarded: 0,
+              live: 0,
+              started_at: startedAt,
+              finished_at: finishedAt,
+              created_at: now,
+              updated_at: now,
+            };
+            return [created];
+          },
+          {
+            type: 'conversation.created',
+            record: (created) => decodeConversation({ ...created, folder_name: folder }, [], true),
+          },
+        );
       } catch (error) {
         const raced =
           clientSessionId !== null && isUniqueViolation(error)
@@ -301,7 +322,16 @@ export function conversationsRepository(
           },
           at,
         );
-        return changed.folder_id === undefined ? row : { ...row, folder_name: folder };
+        const result = changed.folder_id === undefined ? row : { ...row, folder_name: folder };
+        if (Object.keys(changed).length > 0)
+          await recordEvents(
+            trx,
+            userId,
+            'conversation.updated',
+            () => decodeAll(userId, [result], false, trx),
+            at,
+          );
+        return result;
       });
       return (await decodeAll(userId, [updated], false))[0];
     },
@@ -336,6 +366,8 @@ export function conversationsRepository(
             .$if(dialect === 'postgres', (q) => q.forUpdate())
             .executeTakeFirst();
         let row = await find();
+        // Whether this batch made the session's conversation.
+        let created = false;
         if (!row) {
           const startedAt = now - Math.round(Math.min(...input.map((s) => s.start)) * 1000);
           await trx
@@ -361,6 +393,7 @@ export function conversationsRepository(
             .execute();
           row = await find();
           if (!row) throw new Error('live session conversation vanished');
+          created = true;
         }
         if (!fromFlag(row.live)) throw new Conflict(`Transcript session ${sessionId} is finished`);
         const segments = [...readSegments(row.transcript_segments), ...added];
@@ -376,7 +409,23 @@ export function conversationsRepository(
           })
           .where('id', '=', row.id)
           .execute();
-        return row.id;
+        const id = row.id;
+        if (created)
+          await recordEvents(
+            trx,
+            userId,
+            'conversation.created',
+            () => liveConversation(trx, userId, id),
+            at,
+          );
+        await recordEvents(
+          trx,
+          userId,
+          'transcript.segments_received',
+          [{ session_id: sessionId, conversation_id: id, segments: added }],
+          at,
+        );
+        return id;
       });
       return { conversationId, added };
     },
@@ -414,6 +463,13 @@ export function conversationsRepository(
             .set({ live: 0, finished_at: end, updated_at: at })
             .where('id', '=', row.id)
             .execute();
+          await recordEvents(
+            trx,
+            userId,
+            'conversation.updated',
+            () => liveConversation(trx, userId, row.id),
+            at,
+          );
           return end;
         });
       }

@@ -6,6 +6,7 @@ import { newId } from '../ids';
 import { userWrite } from './db/write-clock';
 import { asksForChanges, inFeedOrder, type FeedQuery } from './db/paging';
 import { findOwned, insertRows, updateChanged, type Row } from './db/records';
+import { recordEvents } from './db/outbox';
 import { fromJson, iso, toJson } from './db/rows';
 import type { Database } from './db/schema';
 
@@ -153,6 +154,7 @@ export function goalsRepository(db: Kysely<Database>) {
         };
         await insertRows(trx, 'goals', [created]);
         await recordHistory(trx, created.id, created.current_value, now);
+        await recordEvents(trx, userId, 'goal.created', [decodeGoal(created)], now);
         return created;
       });
       return decodeGoal(row);
@@ -196,7 +198,9 @@ export function goalsRepository(db: Kysely<Database>) {
           at,
         );
         if (changed.current_value !== undefined) await recordHistory(trx, row.id, row.current_value, at);
-        return decodeGoal(row);
+        const updated = decodeGoal(row);
+        if (Object.keys(changed).length > 0) await recordEvents(trx, userId, 'goal.updated', [updated], at);
+        return updated;
       });
     },
 
@@ -215,7 +219,9 @@ export function goalsRepository(db: Kysely<Database>) {
         validate(current);
         const { row } = await updateChanged(trx, 'goals', current, { current_value: value }, at);
         await recordHistory(trx, row.id, row.current_value, at);
-        return decodeGoal(row);
+        const reported = decodeGoal(row);
+        await recordEvents(trx, userId, 'goal.progress_recorded', [reported], at);
+        return reported;
       });
     },
 
@@ -239,7 +245,9 @@ export function goalsRepository(db: Kysely<Database>) {
     async abandon(userId: string, id: string): Promise<void> {
       await userWrite(db, userId, async (trx, at) => {
         const current = await findOwned(trx, 'goals', userId, id);
-        await updateChanged(trx, 'goals', current, { status: 'abandoned' }, at);
+        const { row, changed } = await updateChanged(trx, 'goals', current, { status: 'abandoned' }, at);
+        if (Object.keys(changed).length > 0)
+          await recordEvents(trx, userId, 'goal.updated', [decodeGoal(row)], at);
       });
     },
   };

@@ -17,6 +17,7 @@ import { proactiveRepository } from './proactive';
 import { screenActivityRepository } from './screen-activity';
 import { tombstonesRepository } from './tombstones';
 import { usersRepository, type UsersOptions } from './users';
+import { webhooksRepository } from './webhooks';
 
 /** Users with their developer keys, admin tokens, and apps with their installs: who may call what. */
 export function accountRepositories(db: Kysely<Database>, options: UsersOptions = {}) {
@@ -41,6 +42,7 @@ export function buildRepositories(store: Pick<Store, 'db' | 'dialect'>, options:
     notifications: notificationsRepository(db),
     deliveries: deliveriesRepository(db),
     proactive: proactiveRepository(db),
+    webhooks: webhooksRepository(db, dialect),
   };
 }
 

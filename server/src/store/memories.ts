@@ -5,6 +5,7 @@ import type { MemoryCategory } from '../contract/memories';
 import { newId } from '../ids';
 import { userWrite } from './db/write-clock';
 import { createOwned, deleteOwned, findOwned, updateChanged, type Row } from './db/records';
+import { recordEvents } from './db/outbox';
 import { fromJson, iso, toJson } from './db/rows';
 import type { Database } from './db/schema';
 
@@ -62,8 +63,12 @@ function newRow(userId: string, memory: NewMemory, at: number): Row<'memories'> 
 export function memoriesRepository(db: Kysely<Database>) {
   /** A batch, all of it or none, with one write stamp; ids keep the input order. */
   async function createMany(userId: string, memories: NewMemory[]): Promise<Memory[]> {
-    const rows = await createOwned(db, userId, 'memories', (at) =>
-      memories.map((memory) => newRow(userId, memory, at)),
+    const rows = await createOwned(
+      db,
+      userId,
+      'memories',
+      (at) => memories.map((memory) => newRow(userId, memory, at)),
+      { type: 'memory.created', record: decodeMemory },
     );
     return rows.map(decodeMemory);
   }
@@ -89,7 +94,7 @@ export function memoriesRepository(db: Kysely<Database>) {
     async update(userId: string, id: string, changes: Partial<NewMemory>): Promise<Memory> {
       return userWrite(db, userId, async (trx, at) => {
         const current = await findOwned(trx, 'memories', userId, id);
-        const { row } = await updateChanged(
+        const { row, changed } = await updateChanged(
           trx,
           'memories',
           current,
@@ -101,7 +106,9 @@ export function memoriesRepository(db: Kysely<Database>) {
           },
           at,
         );
-        return decodeMemory(row);
+        const updated = decodeMemory(row);
+        if (Object.keys(changed).length > 0) await recordEvents(trx, userId, 'memory.updated', [updated], at);
+        return updated;
       });
     },
 

@@ -2,6 +2,7 @@
 import type { Kysely } from 'kysely';
 import type { Position } from '../contract/cursor';
 import { newId } from '../ids';
+import { outboxTransaction, recordEvents } from './db/outbox';
 import { newestBefore } from './db/paging';
 import type { Row } from './db/records';
 import { fromFlag, iso, toFlag } from './db/rows';
@@ -56,7 +57,7 @@ export function notificationsRepository(db: Kysely<Database>) {
       return row && decodeNotification(row);
     },
 
-    /** Stores a notification in its user's inbox. */
+    /** Stores a notification in its user's inbox, with its `notification.pushed` event. */
     async create(notification: NewNotification): Promise<Notification> {
       const row = {
         id: newId(),
@@ -68,8 +69,12 @@ export function notificationsRepository(db: Kysely<Database>) {
         generated: toFlag(notification.generated),
         created_at: Date.now(),
       };
-      await db.insertInto('notifications').values(row).execute();
-      return decodeNotification(row);
+      const created = decodeNotification(row);
+      await outboxTransaction(db, async (trx) => {
+        await trx.insertInto('notifications').values(row).execute();
+        await recordEvents(trx, notification.userId, 'notification.pushed', [created], row.created_at);
+      });
+      return created;
     },
   };
 }

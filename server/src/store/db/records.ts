@@ -11,6 +11,9 @@ import {
   type UpdateObject,
 } from 'kysely';
 import type { TombstoneType } from '../../contract/change-feed';
+import type { EventType } from '../../contract/webhooks';
+import { recordEvents } from './outbox';
+import { iso } from './rows';
 import { recordDeletion, userWrite } from './write-clock';
 import { selectRows } from './database';
 import { NotFound } from './store-errors';
@@ -86,20 +89,28 @@ function findOwnedQuery(db: Kysely<Database>, table: OwnedTable, columns?: reado
 
 /**
  * Creates records in one write of the user: `build` makes the rows with the write stamp `at` (created_at =
- * updated_at = at), after checking in `trx` what it must; they are stored through insertRows, all or none.
- * Returns the rows as stored.
+ * updated_at = at), after checking in `trx` what it must; they are stored through insertRows, all or none,
+ * with their `event` when given (store/db/outbox.ts). Returns the rows as stored.
  */
 export async function createOwned<T extends OwnedTable>(
   db: Kysely<Database>,
   userId: string,
   table: T,
   build: (at: number, trx: Transaction<Database>) => Row<T>[] | Promise<Row<T>[]>,
+  event?: CreatedEvent<T>,
 ): Promise<Row<T>[]> {
   return userWrite(db, userId, async (trx, at) => {
     const rows = await build(at, trx);
     await insertRows(trx, table, rows as Insertable<Database[T]>[]);
+    if (event) await recordEvents(trx, userId, event.type, rows.map(event.record), at);
     return rows;
   });
+}
+
+/** The event each created record causes: its type, and the record as the repository returns it. */
+export interface CreatedEvent<T extends OwnedTable> {
+  type: EventType;
+  record: (row: Row<T>) => unknown;
 }
 
 /**
@@ -146,8 +157,8 @@ export type Dependents =
   { table: 'action_items'; link: 'conversation_id' } | { table: 'conversations'; link: 'folder_id' };
 
 /**
- * Deletes the caller's record `id` (NotFound otherwise) and leaves its tombstone stamped `at`, in the
- * write's transaction `trx`; its `dependents`, if any, are unlinked first.
+ * Deletes the caller's record `id` (NotFound otherwise) and leaves its tombstone stamped `at`, and its
+ * `<type>.deleted` event, in the write's transaction `trx`; its `dependents`, if any, are unlinked first.
  */
 export async function deleteOwned(
   trx: Kysely<Database>,
@@ -168,7 +179,16 @@ export async function deleteOwned(
   }
   await trx.deleteFrom(table).where(sql.ref('id'), '=', found).execute();
   await recordDeletion(trx, userId, TOMBSTONE[table], found, at);
+  const event = DELETED_EVENT[table];
+  if (event) await recordEvents(trx, userId, event, [{ id: found, deleted_at: iso(at) }], at);
 }
+
+/** The event a delete causes, for the records that have events. */
+const DELETED_EVENT: Partial<Record<keyof typeof TOMBSTONE, EventType>> = {
+  action_items: 'action_item.deleted',
+  conversations: 'conversation.deleted',
+  memories: 'memory.deleted',
+};
 
 /**
  * SQLite's historical limit of bound parameters in one statement (PostgreSQL allows 65535): a batch is split

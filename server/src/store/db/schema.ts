@@ -190,6 +190,46 @@ export interface TombstonesTable {
   deleted_at: number;
 }
 
+/** A user's event webhook subscription (see migration 0007). */
+export interface WebhookSubscriptionsTable {
+  id: string;
+  user_id: string;
+  url: string;
+  events: string;
+  description: string | null;
+  active: number;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: number | null;
+  failing_since: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** An event a write caused, written in the write's transaction. */
+export interface WebhookEventsTable {
+  id: string;
+  user_id: string;
+  type: string;
+  data: string;
+  created_at: number;
+}
+
+/** One event to one subscription, and how sending it went. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  subscription_id: string;
+  event_id: string;
+  status: string;
+  attempt_count: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  next_attempt_at: number | null;
+  lease: string | null;
+  created_at: number;
+  delivered_at: number | null;
+}
+
 export interface Database {
   users: UsersTable;
   admin_tokens: AdminTokensTable;
@@ -209,4 +249,7 @@ export interface Database {
   deliveries: DeliveriesTable;
   change_clock: ChangeClockTable;
   tombstones: TombstonesTable;
+  webhook_subscriptions: WebhookSubscriptionsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

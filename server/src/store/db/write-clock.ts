@@ -2,6 +2,7 @@
 // records its tombstone with that stamp. The change feed (contract/change-feed.ts) reads what these stamps order.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { TombstoneType } from '../../contract/change-feed';
+import { outboxTransaction } from './outbox';
 import type { Database } from './schema';
 
 /** Tombstones are kept at least this long; older ones are pruned when their user next deletes something. */
@@ -36,14 +37,15 @@ export async function writeStamp(trx: Kysely<Database>, userId: string): Promise
 /**
  * Runs one write of a user's data in a transaction holding the user's write stamp `at`: every `created_at` /
  * `updated_at` / `deleted_at` the write sets is `at`. Everything inside must use `trx`, never the store's `db`
- * (on SQLite the one connection is held by the transaction).
+ * (on SQLite the one connection is held by the transaction). Events it records (store/db/outbox.ts) wake the
+ * delivery worker once it has committed.
  */
 export function userWrite<T>(
   db: Kysely<Database>,
   userId: string,
   work: (trx: Transaction<Database>, at: number) => Promise<T>,
 ): Promise<T> {
-  return db.transaction().execute(async (trx) => work(trx, await writeStamp(trx, userId)));
+  return outboxTransaction(db, async (trx) => work(trx, await writeStamp(trx, userId)));
 }
 
 /**

@@ -2,10 +2,12 @@ import type { Migration } from 'kysely';
 import * as initial from './0001_initial';
 import * as proactive from './0002_proactive';
 import * as changeFeed from './0003_change_feed';
+import * as eventWebhooks from './0007_event_webhooks';
 
 // Versioned migrations, applied in key order. Never edit one that has shipped; add the next file.
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_proactive': proactive,
   '0003_change_feed': changeFeed,
+  '0007_event_webhooks': eventWebhooks,
 };

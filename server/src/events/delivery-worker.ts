@@ -1,0 +1,195 @@
+// Sends the events the outbox holds to the users' webhook subscriptions: at least once, signed in the Standard
+// Webhooks scheme, retried with backoff, one subscription never holding up another. Each instance runs one;
+// they share the work through the database (store/webhooks.ts claims with leases, SKIP LOCKED on PostgreSQL).
+import type { Readable } from 'node:stream';
+import axios from 'axios';
+import type { FastifyBaseLogger } from 'fastify';
+import { eventBody } from '../contract/webhooks';
+import type { OutboundPolicy } from '../outbound/policy';
+import type { Pusher } from '../proactive/push';
+import { outboxCommits } from '../store/db/outbox';
+import { iso } from '../store/db/rows';
+import type { AttemptOutcome, ClaimedDelivery, WebhooksRepository } from '../store/webhooks';
+import { retryDelay, type EventSettings } from './settings';
+import { signatureHeader } from './signature';
+
+const PRUNE_INTERVAL_MS = 3_600_000;
+
+/** Why an attempt that got no HTTP answer failed, for the delivery's last_error. */
+function transportError(error: unknown, timeoutMs: number): string {
+  const e = error as { code?: string; message?: string };
+  if (e.code === 'ECONNABORTED' || e.code === 'ETIMEDOUT' || e.code === 'ERR_CANCELED') {
+    return `No answer within ${timeoutMs} ms`;
+  }
+  if (e.code === 'EOUTBOUND_REFUSED') return e.message ?? 'Refused by the outbound policy';
+  return `${e.code ?? 'error'}: ${e.message ?? String(error)}`;
+}
+
+export class EventDeliveryWorker {
+  /** Attempts under way per subscription. */
+  private readonly busy = new Map<string, number>();
+  private readonly attempts = new Set<Promise<void>>();
+  private underWay = 0;
+  private claiming: Promise<void> | null = null;
+  private claimAgain = false;
+  private stopped = true;
+  private poll: NodeJS.Timeout | undefined;
+  private lastPruneAt = 0;
+  private readonly onCommit = () => this.wake();
+
+  constructor(
+    private readonly webhooks: WebhooksRepository,
+    private readonly settings: EventSettings,
+    private readonly outbound: OutboundPolicy,
+    private readonly pusher: Pusher,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  /** Starts delivering: now, after every local commit that wrote deliveries, and every pollMs. */
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    outboxCommits.on('committed', this.onCommit);
+    this.poll = setInterval(() => this.wake(), this.settings.pollMs);
+    this.poll.unref();
+    this.wake();
+  }
+
+  /** Stops claiming and waits for the attempts under way (each bounded by the timeout). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    outboxCommits.off('committed', this.onCommit);
+    clearInterval(this.poll);
+    await this.claiming;
+    await Promise.allSettled([...this.attempts]);
+  }
+
+  /** Looks for due deliveries now (again once the look under way ends, if one is). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.claiming) {
+      this.claimAgain = true;
+      return;
+    }
+    this.claiming = this.claimWhileDue().finally(() => (this.claiming = null));
+  }
+
+  private async claimWhileDue(): Promise<void> {
+    try {
+      do {
+        this.claimAgain = false;
+        await this.pruneWhenDue();
+        const room = this.settings.concurrency - this.underWay;
+        if (room <= 0) return;
+        const perSubscription = this.settings.concurrencyPerSubscription;
+        const full = [...this.busy].filter(([, n]) => n >= perSubscription).map(([id]) => id);
+        const now = Date.now();
+        const claimed = await this.webhooks.claim(
+          now,
+          now + 2 * this.settings.timeoutMs + 1_000,
+          room,
+          full,
+          (id) => perSubscription - (this.busy.get(id) ?? 0),
+        );
+        for (const delivery of claimed) this.begin(delivery);
+        if (claimed.length === room) this.claimAgain = true;
+      } while (this.claimAgain && !this.stopped);
+    } catch (error) {
+      this.log.warn({ err: error }, 'could not claim event deliveries');
+    }
+  }
+
+  private begin(delivery: ClaimedDelivery): void {
+    const id = delivery.subscriptionId;
+    this.busy.set(id, (this.busy.get(id) ?? 0) + 1);
+    this.underWay += 1;
+    const attempt = this.attempt(delivery)
+      .catch((error: unknown) =>
+        this.log.warn({ err: error, delivery: delivery.id }, 'could not record an event delivery'),
+      )
+      .finally(() => {
+        const left = (this.busy.get(id) ?? 1) - 1;
+        if (left === 0) this.busy.delete(id);
+        else this.busy.set(id, left);
+        this.underWay -= 1;
+        this.attempts.delete(attempt);
+        this.wake();
+      });
+    this.attempts.add(attempt);
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+    const outcome = await this.send(delivery);
+    const now = Date.now();
+    const retryAt =
+      outcome.ok || now - delivery.createdAt >= this.settings.retryForMs
+        ? null
+        : now + retryDelay(this.settings, delivery.attemptCount + 1);
+    const { disabled } = await this.webhooks.finish(
+      delivery,
+      outcome,
+      now,
+      retryAt,
+      this.settings.disableAfterMs,
+    );
+    if (disabled) await this.tellDisabled(delivery.userId, disabled.url);
+  }
+
+  /** One POST of the event: signed, no redirects followed, bounded by the timeout; any 2xx is delivered. */
+  private async send(delivery: ClaimedDelivery): Promise<AttemptOutcome> {
+    const body = eventBody(
+      delivery.eventType,
+      delivery.eventId,
+      iso(delivery.eventCreatedAt),
+      JSON.parse(delivery.data),
+    );
+    const timestamp = Math.floor(Date.now() / 1000);
+    const { timeoutMs } = this.settings;
+    try {
+      this.outbound.assertCallable(delivery.url);
+      const response = await axios.post<Readable>(delivery.url, body, {
+        ...this.outbound.axiosOptions(),
+        timeout: timeoutMs,
+        signal: AbortSignal.timeout(timeoutMs),
+        // The answer's body is never read: only its status counts.
+        responseType: 'stream',
+        validateStatus: () => true,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'devdata-webhooks',
+          'webhook-id': delivery.eventId,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': signatureHeader(delivery.secrets, delivery.eventId, timestamp, body),
+        },
+      });
+      response.data.destroy();
+      const { status } = response;
+      if (status >= 200 && status < 300) return { ok: true, statusCode: status, error: null };
+      const redirect = status >= 300 && status < 400 ? ' (redirects are not followed)' : '';
+      return { ok: false, statusCode: status, error: `HTTP ${status}${redirect}` };
+    } catch (error) {
+      return { ok: false, statusCode: null, error: transportError(error, timeoutMs) };
+    }
+  }
+
+  private async tellDisabled(userId: string, url: string): Promise<void> {
+    const hours = Math.round(this.settings.disableAfterMs / 3_600_000);
+    await this.pusher.push({
+      userId,
+      appId: await this.webhooks.ensureNotifyingApp(),
+      kind: 'direct',
+      title: 'Webhook disabled',
+      text:
+        `Your webhook ${url} was disabled: its deliveries failed for ${hours > 0 ? `${hours} h` : 'too long'}. ` +
+        'Its deliveries are kept; fix the endpoint, then PATCH the webhook with active: true to resume.',
+      generated: false,
+    });
+  }
+
+  private async pruneWhenDue(): Promise<void> {
+    const now = Date.now();
+    if (now - this.lastPruneAt < PRUNE_INTERVAL_MS) return;
+    this.lastPruneAt = now;
+    await this.webhooks.prune(now - this.settings.retentionMs);
+  }
+}

@@ -1,0 +1,127 @@
+// The events outbox: an event is written in the transaction of the write that causes it, with one pending
+// delivery per subscription of the user that wants it, so a crash between the two cannot lose or invent one.
+// After such a transaction commits, the delivery worker of this process is woken at once (others poll).
+import { EventEmitter } from 'node:events';
+import type { Kysely, Transaction } from 'kysely';
+import { ALL_EVENTS, type EventType } from '../../contract/webhooks';
+import { newId } from '../../ids';
+import { insertRows } from './records';
+import { fromJson, toJson } from './rows';
+import type { Database } from './schema';
+
+/** Emits `committed` after a transaction that wrote deliveries has committed. */
+export const outboxCommits = new EventEmitter().setMaxListeners(0);
+
+/** Transactions that wrote deliveries, not committed yet. */
+const wroteDeliveries = new WeakSet<Kysely<Database>>();
+
+/** The user's active subscriptions, read once per transaction. */
+const subscriptionsRead = new WeakMap<Kysely<Database>, Promise<{ id: string; events: string[] }[]>>();
+
+/** An event id: the `webhook-id` header and the body's `id`, the receiver's idempotency key. */
+export const newEventId = (at: number) => `msg_${newId(at)}`;
+
+function activeSubscriptions(trx: Kysely<Database>, userId: string) {
+  let read = subscriptionsRead.get(trx);
+  if (!read) {
+    read = trx
+      .selectFrom('webhook_subscriptions')
+      .select(['id', 'events'])
+      .where('user_id', '=', userId)
+      .where('active', '=', 1)
+      .execute()
+      .then((rows) => rows.map((row) => ({ id: row.id, events: fromJson<string[]>(row.events) })));
+    subscriptionsRead.set(trx, read);
+  }
+  return read;
+}
+
+/**
+ * Records an event of `type` for each of `records` (the records as the repository returns them, or a function
+ * that reads them in `trx`, called only when a subscription wants them), stamped `at`, in the write's
+ * transaction `trx`, with a pending delivery to every active subscription of the user that wants the type.
+ * Nothing is written when none does.
+ */
+export async function recordEvents(
+  trx: Kysely<Database>,
+  userId: string,
+  type: EventType,
+  records: readonly unknown[] | (() => Promise<readonly unknown[]>),
+  at: number,
+): Promise<void> {
+  if (Array.isArray(records) && records.length === 0) return;
+  const wanting = (await activeSubscriptions(trx, userId)).filter(
+    (s) => s.events.includes(type) || s.events.includes(ALL_EVENTS),
+  );
+  if (wanting.length === 0) return;
+  await writeEvents(
+    trx,
+    userId,
+    type,
+    typeof records === 'function' ? await records() : records,
+    at,
+    wanting.map((s) => s.id),
+  );
+}
+
+/**
+ * Writes events of `type` for `records` and a pending delivery of each to each of `subscriptionIds`, in `trx`;
+ * returns the deliveries' ids (event by event, then subscription by subscription).
+ */
+export async function writeEvents(
+  trx: Kysely<Database>,
+  userId: string,
+  type: EventType,
+  records: readonly unknown[],
+  at: number,
+  subscriptionIds: readonly string[],
+): Promise<string[]> {
+  const events = records.map((record) => ({
+    id: newEventId(at),
+    user_id: userId,
+    type,
+    data: toJson(record),
+    created_at: at,
+  }));
+  const deliveries = events.flatMap((event) =>
+    subscriptionIds.map((subscriptionId) => ({
+      id: newId(at),
+      subscription_id: subscriptionId,
+      event_id: event.id,
+      status: 'pending',
+      attempt_count: 0,
+      last_status_code: null,
+      last_error: null,
+      next_attempt_at: at,
+      lease: null,
+      created_at: at,
+      delivered_at: null,
+    })),
+  );
+  await insertRows(trx, 'webhook_events', events);
+  await insertRows(trx, 'webhook_deliveries', deliveries);
+  wakeAfterCommit(trx);
+  return deliveries.map((d) => d.id);
+}
+
+/** Has the delivery worker woken when the transaction `trx` (run by outboxTransaction) has committed. */
+export function wakeAfterCommit(trx: Kysely<Database>): void {
+  wroteDeliveries.add(trx);
+}
+
+/**
+ * Runs `work` in a transaction; once it has committed, wakes the delivery worker if it wrote deliveries. Every
+ * write that may record events runs through here (store/db/write-clock.ts's userWrite does).
+ */
+export async function outboxTransaction<T>(
+  db: Kysely<Database>,
+  work: (trx: Transaction<Database>) => Promise<T>,
+): Promise<T> {
+  let transaction: Transaction<Database> | undefined;
+  const result = await db.transaction().execute((trx) => {
+    transaction = trx;
+    return work(trx);
+  });
+  if (transaction && wroteDeliveries.has(transaction)) outboxCommits.emit('committed');
+  return result;
+}

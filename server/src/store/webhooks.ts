@@ -1,0 +1,478 @@
+// Event webhooks: a user's subscriptions and their deliveries (every query, and how a row reads back), and the
+// delivery worker's claim and outcome. The events themselves are written by the writes that cause them
+// (store/db/outbox.ts).
+import { randomBytes, randomUUID } from 'node:crypto';
+import { sql, type Kysely } from 'kysely';
+import type { Position } from '../contract/cursor';
+import type { EventSelector, EventType } from '../contract/webhooks';
+import { newId } from '../ids';
+import type { Dialect } from './db/database';
+import { outboxTransaction, wakeAfterCommit, writeEvents } from './db/outbox';
+import { newestBefore } from './db/paging';
+import type { Row } from './db/records';
+import { fromFlag, fromJson, iso, toFlag, toJson } from './db/rows';
+import type { Database } from './db/schema';
+import { NotFound } from './db/store-errors';
+
+export interface Webhook {
+  id: string;
+  url: string;
+  events: EventSelector[];
+  description: string | null;
+  active: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface WebhookDelivery {
+  id: string;
+  event_id: string;
+  event_type: EventType;
+  status: DeliveryStatus;
+  attempt_count: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  next_attempt_at: string | null;
+  created_at: string;
+  delivered_at: string | null;
+}
+
+export interface NewWebhook {
+  url: string;
+  events: EventSelector[];
+  description?: string | null;
+}
+
+export interface WebhookChanges {
+  url?: string;
+  events?: EventSelector[];
+  description?: string | null;
+  active?: boolean;
+}
+
+/** A delivery the worker claimed: everything one attempt needs. */
+export interface ClaimedDelivery {
+  id: string;
+  subscriptionId: string;
+  userId: string;
+  url: string;
+  /** The secrets that sign this attempt: the current one, and the previous one within its grace. */
+  secrets: string[];
+  eventId: string;
+  eventType: EventType;
+  /** The event's record as stored (JSON). */
+  data: string;
+  eventCreatedAt: number;
+  /** When the delivery was made: retries go on until the retry window from here has passed. */
+  createdAt: number;
+  attemptCount: number;
+  /** This claim: only its holder may record the attempt's outcome. */
+  lease: string;
+}
+
+/** How an attempt ended. */
+export interface AttemptOutcome {
+  ok: boolean;
+  statusCode: number | null;
+  error: string | null;
+}
+
+/** A Standard Webhooks secret: `whsec_` + base64 of 32 random bytes. */
+export const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
+
+/** The app that notifications about a user's webhooks come from (made the first time one is needed). */
+export const WEBHOOKS_APP_ID = 'devdata-webhooks';
+
+function decodeWebhook(row: Row<'webhook_subscriptions'>): Webhook {
+  return {
+    id: row.id,
+    url: row.url,
+    events: fromJson<EventSelector[]>(row.events),
+    description: row.description,
+    active: fromFlag(row.active),
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
+}
+
+type DeliveryRow = Row<'webhook_deliveries'> & { event_type: string };
+
+function decodeDelivery(row: DeliveryRow): WebhookDelivery {
+  return {
+    id: row.id,
+    event_id: row.event_id,
+    event_type: row.event_type as EventType,
+    status: row.status as DeliveryStatus,
+    attempt_count: row.attempt_count,
+    last_status_code: row.last_status_code,
+    last_error: row.last_error,
+    next_attempt_at: iso(row.next_attempt_at),
+    created_at: iso(row.created_at),
+    delivered_at: iso(row.delivered_at),
+  };
+}
+
+export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
+  /** The caller's subscription row, or NotFound "Webhook" (also for another user's). */
+  async function findRow(trx: Kysely<Database>, userId: string, id: string) {
+    const row = await trx
+      .selectFrom('webhook_subscriptions')
+      .selectAll()
+      .where('id', '=', id)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    if (!row) throw new NotFound('Webhook');
+    return row;
+  }
+
+  function deliveries(trx: Kysely<Database>) {
+    return trx
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
+      .selectAll('d')
+      .select('e.type as event_type');
+  }
+
+  async function readDelivery(trx: Kysely<Database>, id: string): Promise<WebhookDelivery> {
+    return decodeDelivery(await deliveries(trx).where('d.id', '=', id).executeTakeFirstOrThrow());
+  }
+
+  return {
+    /** The user's subscriptions, oldest first. */
+    async list(userId: string): Promise<Webhook[]> {
+      const rows = await db
+        .selectFrom('webhook_subscriptions')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
+      return rows.map(decodeWebhook);
+    },
+
+    async find(userId: string, id: string): Promise<Webhook> {
+      return decodeWebhook(await findRow(db, userId, id));
+    },
+
+    /** A new active subscription, with its secret (which only this answer and rotateSecret show). */
+    async create(userId: string, webhook: NewWebhook): Promise<Webhook & { secret: string }> {
+      const now = Date.now();
+      const row: Row<'webhook_subscriptions'> = {
+        id: newId(now),
+        user_id: userId,
+        url: webhook.url,
+        events: toJson([...new Set(webhook.events)]),
+        description: webhook.description ?? null,
+        active: 1,
+        secret: newSecret(),
+        previous_secret: null,
+        previous_secret_until: null,
+        failing_since: null,
+        created_at: now,
+        updated_at: now,
+      };
+      await db.insertInto('webhook_subscriptions').values(row).execute();
+      return { ...decodeWebhook(row), secret: row.secret };
+    },
+
+    /** Changes the caller's subscription; activating it again also forgets how long it had been failing. */
+    async update(userId: string, id: string, changes: WebhookChanges): Promise<Webhook> {
+      return db.transaction().execute(async (trx) => {
+        const current = await findRow(trx, userId, id);
+        const next: Row<'webhook_subscriptions'> = {
+          ...current,
+          url: changes.url ?? current.url,
+          events: changes.events === undefined ? current.events : toJson([...new Set(changes.events)]),
+          description: changes.description === undefined ? current.description : changes.description,
+          active: changes.active === undefined ? current.active : toFlag(changes.active),
+          failing_since: changes.active === true ? null : current.failing_since,
+          updated_at: Date.now(),
+        };
+        await trx.updateTable('webhook_subscriptions').set(next).where('id', '=', id).execute();
+        return decodeWebhook(next);
+      });
+    },
+
+    /** Deletes the caller's subscription with its deliveries. */
+    async delete(userId: string, id: string): Promise<void> {
+      const { numDeletedRows } = await db
+        .deleteFrom('webhook_subscriptions')
+        .where('id', '=', id)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+      if (numDeletedRows === 0n) throw new NotFound('Webhook');
+    },
+
+    /** A new secret; the one it replaces keeps signing (beside it) for `graceMs`. */
+    async rotateSecret(userId: string, id: string, graceMs: number): Promise<Webhook & { secret: string }> {
+      return db.transaction().execute(async (trx) => {
+        const current = await findRow(trx, userId, id);
+        const now = Date.now();
+        const next = {
+          ...current,
+          secret: newSecret(),
+          previous_secret: current.secret,
+          previous_secret_until: now + graceMs,
+          updated_at: now,
+        };
+        await trx.updateTable('webhook_subscriptions').set(next).where('id', '=', id).execute();
+        return { ...decodeWebhook(next), secret: next.secret };
+      });
+    },
+
+    /** The caller's subscription's deliveries, newest first, before the position `before` when given. */
+    async deliveries(
+      userId: string,
+      id: string,
+      before: Position | undefined,
+      take: number,
+    ): Promise<WebhookDelivery[]> {
+      await findRow(db, userId, id);
+      // The event type by a subquery, not a join: the keyset names created_at and id unqualified.
+      const query = db
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .select((eb) =>
+          eb
+            .selectFrom('webhook_events')
+            .select('type')
+            .whereRef('webhook_events.id', '=', 'webhook_deliveries.event_id')
+            .as('event_type'),
+        )
+        .where('subscription_id', '=', id);
+      const rows = await newestBefore(query, before, take).execute();
+      return rows.map((row) => decodeDelivery({ ...row, event_type: row.event_type ?? 'ping' }));
+    },
+
+    /** A new pending delivery of the same event (same event id) as the caller's delivery `deliveryId`. */
+    async redeliver(userId: string, id: string, deliveryId: string): Promise<WebhookDelivery> {
+      return outboxTransaction(db, async (trx) => {
+        await findRow(trx, userId, id);
+        const original = await trx
+          .selectFrom('webhook_deliveries')
+          .select('event_id')
+          .where('id', '=', deliveryId)
+          .where('subscription_id', '=', id)
+          .executeTakeFirst();
+        if (!original) throw new NotFound('Delivery');
+        const now = Date.now();
+        const copy: Row<'webhook_deliveries'> = {
+          id: newId(now),
+          subscription_id: id,
+          event_id: original.event_id,
+          status: 'pending',
+          attempt_count: 0,
+          last_status_code: null,
+          last_error: null,
+          next_attempt_at: now,
+          lease: null,
+          created_at: now,
+          delivered_at: null,
+        };
+        await trx.insertInto('webhook_deliveries').values(copy).execute();
+        wakeAfterCommit(trx);
+        return readDelivery(trx, copy.id);
+      });
+    },
+
+    /** A `ping` event to this subscription alone, whatever it subscribes to. */
+    async ping(userId: string, id: string): Promise<WebhookDelivery> {
+      return outboxTransaction(db, async (trx) => {
+        await findRow(trx, userId, id);
+        const now = Date.now();
+        const [deliveryId] = await writeEvents(trx, userId, 'ping', [{ webhook_id: id }], now, [id]);
+        return readDelivery(trx, deliveryId);
+      });
+    },
+
+    /**
+     * Claims up to `take` due pending deliveries of active subscriptions, at most `room(subscription)` of each,
+     * leaving out `busy` subscriptions: each is leased to this claim until `leaseUntil` (its next_attempt_at,
+     * so no other claim takes it meanwhile; one whose claimer died is due again then). On PostgreSQL, rows
+     * another instance is claiming are skipped (`FOR UPDATE SKIP LOCKED`); SQLite has one process.
+     */
+    async claim(
+      now: number,
+      leaseUntil: number,
+      take: number,
+      busy: string[],
+      room: (subscriptionId: string) => number,
+    ): Promise<ClaimedDelivery[]> {
+      if (take <= 0) return [];
+      return db.transaction().execute(async (trx) => {
+        let due = trx
+          .selectFrom('webhook_deliveries as d')
+          .innerJoin('webhook_subscriptions as s', 's.id', 'd.subscription_id')
+          .select(['d.id', 'd.subscription_id'])
+          .where('d.status', '=', 'pending')
+          .where('d.next_attempt_at', '<=', now)
+          .where('s.active', '=', 1)
+          .orderBy('d.next_attempt_at')
+          .orderBy('d.id')
+          .limit(take * 4);
+        if (busy.length > 0) due = due.where('d.subscription_id', 'not in', busy);
+        if (dialect === 'postgres') due = due.forUpdate('d').skipLocked();
+        const picked: string[] = [];
+        const taken = new Map<string, number>();
+        for (const row of await due.execute()) {
+          const n = taken.get(row.subscription_id) ?? 0;
+          if (n >= room(row.subscription_id)) continue;
+          taken.set(row.subscription_id, n + 1);
+          picked.push(row.id);
+          if (picked.length >= take) break;
+        }
+        if (picked.length === 0) return [];
+        const lease = randomUUID();
+        await trx
+          .updateTable('webhook_deliveries')
+          .set({ next_attempt_at: leaseUntil, lease })
+          .where('id', 'in', picked)
+          .execute();
+        const rows = await trx
+          .selectFrom('webhook_deliveries as d')
+          .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
+          .innerJoin('webhook_subscriptions as s', 's.id', 'd.subscription_id')
+          .select([
+            'd.id',
+            'd.subscription_id',
+            'd.created_at',
+            'd.attempt_count',
+            'e.id as event_id',
+            'e.type',
+            'e.data',
+            'e.created_at as event_created_at',
+            's.user_id',
+            's.url',
+            's.secret',
+            's.previous_secret',
+            's.previous_secret_until',
+          ])
+          .where('d.id', 'in', picked)
+          .orderBy('d.next_attempt_at')
+          .orderBy('d.id')
+          .execute();
+        return rows.map((row) => ({
+          id: row.id,
+          subscriptionId: row.subscription_id,
+          userId: row.user_id,
+          url: row.url,
+          secrets:
+            row.previous_secret !== null && (row.previous_secret_until ?? 0) > now
+              ? [row.secret, row.previous_secret]
+              : [row.secret],
+          eventId: row.event_id,
+          eventType: row.type as EventType,
+          data: row.data,
+          eventCreatedAt: row.event_created_at,
+          createdAt: row.created_at,
+          attemptCount: row.attempt_count,
+          lease,
+        }));
+      });
+    },
+
+    /**
+     * Records how the attempt on `claimed` went, if the claim still holds: delivered; or pending again at
+     * `retryAt`; or failed when `retryAt` is null. A failure marks the subscription failing (from now, unless it
+     * already was) and disables it once it has been failing for `disableAfterMs`; returns the subscription when
+     * this call disabled it (so its user is told once).
+     */
+    async finish(
+      claimed: ClaimedDelivery,
+      outcome: AttemptOutcome,
+      now: number,
+      retryAt: number | null,
+      disableAfterMs: number,
+    ): Promise<{ disabled: { url: string } | null }> {
+      return db.transaction().execute(async (trx) => {
+        const { numUpdatedRows } = await trx
+          .updateTable('webhook_deliveries')
+          .set({
+            status: outcome.ok ? 'delivered' : retryAt === null ? 'failed' : 'pending',
+            attempt_count: claimed.attemptCount + 1,
+            last_status_code: outcome.statusCode,
+            last_error: outcome.error,
+            next_attempt_at: outcome.ok ? null : retryAt,
+            delivered_at: outcome.ok ? now : null,
+            lease: null,
+          })
+          .where('id', '=', claimed.id)
+          .where('lease', '=', claimed.lease)
+          .executeTakeFirst();
+        if (numUpdatedRows === 0n) return { disabled: null };
+        if (outcome.ok) {
+          await trx
+            .updateTable('webhook_subscriptions')
+            .set({ failing_since: null })
+            .where('id', '=', claimed.subscriptionId)
+            .where('failing_since', 'is not', null)
+            .execute();
+          return { disabled: null };
+        }
+        await trx
+          .updateTable('webhook_subscriptions')
+          .set({ failing_since: now })
+          .where('id', '=', claimed.subscriptionId)
+          .where('failing_since', 'is', null)
+          .execute();
+        const disabled = await trx
+          .updateTable('webhook_subscriptions')
+          .set({ active: 0, updated_at: now })
+          .where('id', '=', claimed.subscriptionId)
+          .where('active', '=', 1)
+          .where('failing_since', '<=', now - disableAfterMs)
+          .returning('url')
+          .executeTakeFirst();
+        return { disabled: disabled ?? null };
+      });
+    },
+
+    /** Makes the app that notifications about webhooks come from, if it is not there yet. */
+    async ensureNotifyingApp(): Promise<string> {
+      const now = Date.now();
+      await db
+        .insertInto('apps')
+        .values({
+          id: WEBHOOKS_APP_ID,
+          name: 'DevData webhooks',
+          capabilities: '[]',
+          external_integration: null,
+          proactive_notification: null,
+          // No secret: nothing can authenticate as this app.
+          secret_hash: `unusable:${randomBytes(16).toString('hex')}`,
+          webhook_secret: randomBytes(16).toString('hex'),
+          created_at: now,
+          updated_at: now,
+        })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .execute();
+      return WEBHOOKS_APP_ID;
+    },
+
+    /** Deletes delivered and failed deliveries made before `before`, then the events no delivery needs. */
+    async prune(before: number): Promise<void> {
+      await db
+        .deleteFrom('webhook_deliveries')
+        .where('status', 'in', ['delivered', 'failed'])
+        .where('created_at', '<', before)
+        .execute();
+      await db
+        .deleteFrom('webhook_events')
+        .where('created_at', '<', before)
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('webhook_deliveries')
+                .select(sql`1`.as('one'))
+                .whereRef('webhook_deliveries.event_id', '=', 'webhook_events.id'),
+            ),
+          ),
+        )
+        .execute();
+    },
+  };
+}
+
+export type WebhooksRepository = ReturnType<typeof webhooksRepository>;
