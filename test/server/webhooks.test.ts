@@ -1,0 +1,455 @@
+// Event webhooks (issue 27, items 1-3) on both databases, over real HTTP to receivers that are real node:http
+// servers on 127.0.0.1: subscriptions and their scopes, every event type with its body, headers and Standard
+// Webhooks signature (checked with an HMAC computed here), retries and their record, redelivery, failure and
+// disablement, secret rotation's grace period, and one user's events never reaching another's subscription.
+// Refused URLs are shown with a resolver the test controls: nothing is ever called outside 127.0.0.0/8.
+import { configFromEnv } from '../../server/src/config';
+import {
+  deliveriesPage,
+  webhook,
+  webhookDelivery,
+  webhookWithSecret,
+} from '../../server/src/contract/webhooks';
+import type { Resolve } from '../../server/src/outbound/policy';
+import {
+  eventReceiver,
+  verifiedSignatures,
+  type EventReceiver,
+  type ReceivedEvent,
+} from '../helpers/event-receiver';
+import {
+  client,
+  devClient,
+  expect422,
+  expectShape,
+  keyWithScopes,
+  newUser,
+  ok,
+  type Client,
+} from '../helpers/http';
+import { DIALECTS, forSuite, startServer, type TestServer } from '../helpers/server';
+
+const BASE = '/v1/dev/user/webhooks';
+
+/** Short retries, failure window and grace, so the suite sees each phase in seconds. */
+const EVENTS = {
+  ...configFromEnv({}).events,
+  retryBaseMs: 50,
+  retryMaxDelayMs: 200,
+  retryForMs: 3_000,
+  disableAfterMs: 3_000,
+  secretGraceMs: 2_000,
+  pollMs: 100,
+};
+
+/** A create's answer: 200 (the real service's status) or 201 (the older one of some resources). */
+async function created(reply: Promise<{ status: number; body: unknown }>) {
+  const r = await reply;
+  expect({ status: [200, 201].includes(r.status), body: r.body }).toMatchObject({ status: true });
+  return r.body as any;
+}
+
+async function subscribe(api: Client, url: string, events: string[] = ['*']) {
+  return expectShape(webhookWithSecret, await ok(api.post(BASE, { url, events, description: 'test' })));
+}
+
+async function deliveriesOf(api: Client, id: string) {
+  return expectShape(deliveriesPage, await ok(api.get(`${BASE}/${id}/deliveries`, { limit: 100 })))
+    .deliveries;
+}
+
+/** Waits, polling the API, until `check` passes (bounded by the test's own timeout). */
+async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean): Promise<T> {
+  for (;;) {
+    const value = await read();
+    if (check(value)) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
+  const server = forSuite<TestServer>(() => startServer(dialect, { events: EVENTS }));
+  const api = devClient(server);
+  const receivers: EventReceiver[] = [];
+  const receiver = async (...args: Parameters<typeof eventReceiver>) => {
+    const made = await eventReceiver(...args);
+    receivers.push(made);
+    return made;
+  };
+  afterAll(() => Promise.all(receivers.map((r) => r.close())));
+
+  test('subscriptions: create (secret shown once), read, list, change, delete', async () => {
+    const hook = await receiver();
+    const made = await subscribe(api, hook.url, ['memory.created', 'action_item.completed']);
+    expect(made).toMatchObject({
+      url: hook.url,
+      events: ['memory.created', 'action_item.completed'],
+      active: true,
+    });
+    expect(made.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(Buffer.from(made.secret.slice(6), 'base64')).toHaveLength(32);
+
+    const read = expectShape(webhook, await ok(api.get(`${BASE}/${made.id}`)));
+    expect(read).not.toHaveProperty('secret');
+    expect(read).toMatchObject({ id: made.id, description: 'test', active: true });
+    const list = (await ok(api.get(BASE))) as { id: string }[];
+    expect(list.map((w) => w.id)).toContain(made.id);
+    expect(list.every((w) => !('secret' in w))).toBe(true);
+
+    const changed = await ok(
+      api.patch(`${BASE}/${made.id}`, { events: ['*'], active: false, description: null }),
+    );
+    expect(changed).toMatchObject({ events: ['*'], active: false, description: null });
+    expect(await ok(api.delete(`${BASE}/${made.id}`))).toEqual({ success: true });
+    expect((await api.get(`${BASE}/${made.id}`)).status).toBe(404);
+    // Nothing was ever called: creating a subscription sends nothing.
+    expect(hook.received).toHaveLength(0);
+  });
+
+  test('unknown event types, unknown fields and refused URLs are 422s naming the field', async () => {
+    const hook = await receiver();
+    expect422(await api.post(BASE, { url: hook.url, events: ['memory.created', 'memory_created'] }), [
+      'body',
+      'events',
+      1,
+    ]);
+    expect422(await api.post(BASE, { url: hook.url, events: [] }), ['body', 'events']);
+    expect422(await api.post(BASE, { url: hook.url, events: ['*'], secret: 'mine' }), ['body', 'secret']);
+    expect422(await api.post(BASE, { url: 'ftp://127.0.0.1/x', events: ['*'] }), ['body', 'url']);
+    const made = await subscribe(api, hook.url);
+    expect422(await api.patch(`${BASE}/${made.id}`, { events: ['goal.deleted'] }), ['body', 'events', 0]);
+    expect422(await api.patch(`${BASE}/${made.id}`, { url: 'http://10.0.0.1/hook' }), ['body', 'url']);
+    await ok(api.delete(`${BASE}/${made.id}`));
+  });
+
+  test('scopes: webhooks:read reads, webhooks:write writes', async () => {
+    const hook = await receiver();
+    const made = await subscribe(api, hook.url, ['ping']);
+    const reader = await keyWithScopes(server, ['webhooks:read']);
+    const neither = await keyWithScopes(server, ['memories:read']);
+    await ok(reader.get(`${BASE}/${made.id}`));
+    await ok(reader.get(`${BASE}/${made.id}/deliveries`));
+    expect((await reader.post(BASE, { url: hook.url, events: ['*'] })).status).toBe(403);
+    expect((await reader.post(`${BASE}/${made.id}/ping`)).status).toBe(403);
+    expect((await reader.delete(`${BASE}/${made.id}`)).status).toBe(403);
+    expect((await neither.get(BASE)).status).toBe(403);
+    await ok(api.delete(`${BASE}/${made.id}`));
+  });
+
+  test("another user's subscription is a 404 on every route, and their writes never reach it", async () => {
+    const hook = await receiver();
+    const made = await subscribe(api, hook.url);
+    const other = await newUser(server);
+    const otherHook = await receiver();
+    const theirs = await subscribe(other.client, otherHook.url, ['memory.created']);
+
+    const ping = await ok(api.post(`${BASE}/${made.id}/ping`));
+    for (const [method, path] of [
+      ['get', `${BASE}/${made.id}`],
+      ['patch', `${BASE}/${made.id}`],
+      ['delete', `${BASE}/${made.id}`],
+      ['post', `${BASE}/${made.id}/rotate-secret`],
+      ['get', `${BASE}/${made.id}/deliveries`],
+      ['post', `${BASE}/${made.id}/deliveries/${ping.id}/redeliver`],
+      ['post', `${BASE}/${made.id}/ping`],
+    ] as const) {
+      const reply =
+        method === 'patch'
+          ? await other.client.patch(path, { active: false })
+          : await other.client[method](path);
+      expect({ method, path, status: reply.status }).toEqual({ method, path, status: 404 });
+    }
+    expect((await other.client.get(BASE)).body).toEqual([expect.objectContaining({ id: theirs.id })]);
+
+    const memory = await created(other.client.post('/v1/dev/user/memories', { content: 'theirs alone' }));
+    await otherHook.until((r) => r.some((e) => e.body.data.id === memory.id));
+    await hook.until((r) => r.some((e) => e.body.type === 'ping'));
+    expect(hook.received.filter((e) => e.body.data.id === memory.id)).toHaveLength(0);
+    expect(await server.count('webhook_deliveries', { subscription_id: made.id })).toBe(1);
+    await ok(api.delete(`${BASE}/${made.id}`));
+  });
+
+  test('every event type arrives once, signed, with the record as the developer API returns it', async () => {
+    const hook = await receiver();
+    const made = await subscribe(api, hook.url);
+    const user = server.init.user_id;
+    const expected: { type: string; data: Record<string, unknown> }[] = [];
+    const expect_ = (type: string, data: Record<string, unknown>) => expected.push({ type, data });
+
+    const memory = await created(api.post('/v1/dev/user/memories', { content: 'likes tea' }));
+    expect_('memory.created', memory);
+    expect_(
+      'memory.updated',
+      await ok(api.patch(`/v1/dev/user/memories/${memory.id}`, { content: 'likes green tea' })),
+    );
+    // A PATCH that changes nothing is no event.
+    await ok(api.patch(`/v1/dev/user/memories/${memory.id}`, { content: 'likes green tea' }));
+    const batch = await created(
+      api.post('/v1/dev/user/memories/batch', { memories: [{ content: 'one' }, { content: 'two' }] }),
+    );
+    for (const m of batch.memories) expect_('memory.created', m);
+    await ok(api.delete(`/v1/dev/user/memories/${memory.id}`));
+    expect_('memory.deleted', { id: memory.id });
+
+    const item = await created(api.post('/v1/dev/user/action-items', { description: 'call mom' }));
+    expect_('action_item.created', item);
+    expect_(
+      'action_item.completed',
+      await ok(api.patch(`/v1/dev/user/action-items/${item.id}`, { completed: true })),
+    );
+    expect_(
+      'action_item.updated',
+      await ok(api.patch(`/v1/dev/user/action-items/${item.id}`, { completed: false })),
+    );
+    await ok(api.delete(`/v1/dev/user/action-items/${item.id}`));
+    expect_('action_item.deleted', { id: item.id });
+
+    const conversation = await created(
+      api.post('/v1/dev/user/conversations/from-segments', {
+        transcript_segments: [
+          { text: 'hello there', speaker: 'SPEAKER_00', is_user: true, start: 0, end: 2 },
+        ],
+      }),
+    );
+    // The create's answer adds the processing status the real service answers with; the record has none.
+    const conversationRecord = { ...conversation };
+    delete conversationRecord.status;
+    expect_('conversation.created', conversationRecord);
+    expect_(
+      'conversation.updated',
+      await ok(api.patch(`/v1/dev/user/conversations/${conversation.id}`, { title: 'Greeting' })),
+    );
+    await ok(api.delete(`/v1/dev/user/conversations/${conversation.id}`));
+    expect_('conversation.deleted', { id: conversation.id });
+
+    const goal = await created(api.post('/v1/dev/user/goals', { title: 'Run', target_value: 10 }));
+    expect_('goal.created', goal);
+    expect_('goal.updated', await ok(api.patch(`/v1/dev/user/goals/${goal.id}`, { title: 'Run far' })));
+    expect_(
+      'goal.progress_recorded',
+      await ok(api.patch(`/v1/dev/user/goals/${goal.id}/progress`, undefined, { current_value: 3 })),
+    );
+
+    const app = client(server.baseUrl, server.init.app_secret);
+    await ok(
+      app.post(`/v2/integrations/${server.init.app_id}/notification`, undefined, {
+        uid: user,
+        message: 'hi',
+      }),
+    );
+    const inbox = await ok(api.get('/v1/dev/user/notifications'));
+    expect_('notification.pushed', inbox.notifications[0]);
+
+    const live = await api.post('/v1/dev/user/transcripts/session-1/segments', {
+      segments: [{ text: 'live words', speaker: 'SPEAKER_01', is_user: false, start: 0, end: 1 }],
+    });
+    expect([200, 202]).toContain(live.status);
+    const session = await ok(api.get('/v1/dev/user/conversations', { include_transcript: true, limit: 1 }));
+    expect_('conversation.created', session[0]);
+    expect_('transcript.segments_received', {
+      session_id: 'session-1',
+      conversation_id: session[0].id,
+      segments: session[0].transcript_segments,
+    });
+    await ok(api.post('/v1/dev/user/transcripts/session-1/finish'));
+    expect_('conversation.updated', { id: session[0].id });
+
+    const pinged = await ok(api.post(`${BASE}/${made.id}/ping`));
+    expect_('ping', { webhook_id: made.id });
+
+    const received = await hook.until((r) => r.length >= expected.length);
+    // Every expected event, each once (no two calls with one webhook-id: none failed).
+    expect(new Set(received.map((e) => e.headers['webhook-id'])).size).toBe(received.length);
+    expect(received.map((e) => e.body.type).sort()).toEqual(expected.map((e) => e.type).sort());
+    for (const { type, data } of expected) {
+      const match = received.find((e) => e.body.type === type && e.body.data.id === data.id);
+      expect({ type, found: match !== undefined }).toEqual({ type, found: true });
+      expect(match!.body.data).toMatchObject(data);
+    }
+    for (const event of received) {
+      expect(event.headers['content-type']).toBe('application/json');
+      expect(event.body.id).toBe(event.headers['webhook-id']);
+      expect(event.body.id).toMatch(/^msg_/);
+      expect(Object.keys(event.body)).toEqual(['type', 'id', 'timestamp', 'data']);
+      expect(new Date(event.body.timestamp).toISOString()).toBe(event.body.timestamp);
+      expect(String(event.headers['webhook-timestamp'])).toMatch(/^\d{10}$/);
+      expect(verifiedSignatures(event, made.secret)).toBe(1);
+      expect(String(event.headers['webhook-signature']).split(' ')).toHaveLength(1);
+    }
+    const deleted = received.find((e) => e.body.type === 'memory.deleted')!;
+    expect(Object.keys(deleted.body.data).sort()).toEqual(['deleted_at', 'id']);
+    expect(received.find((e) => e.body.type === 'ping')!.body.id).toBe(pinged.event_id);
+
+    const deliveries = await eventually(
+      () => deliveriesOf(api, made.id),
+      (list) => list.length === expected.length && list.every((d) => d.status === 'delivered'),
+    );
+    for (const delivery of deliveries) {
+      expect(delivery).toMatchObject({
+        attempt_count: 1,
+        last_status_code: 200,
+        last_error: null,
+        next_attempt_at: null,
+      });
+      expect(delivery.delivered_at).not.toBeNull();
+    }
+    await ok(api.delete(`${BASE}/${made.id}`));
+  });
+
+  test('a failing receiver: each attempt recorded with its status and next time, then delivered; redeliver sends the same id', async () => {
+    // The first two calls answer 500, every later one 200.
+    const hook = await receiver((_event, index) => ({ status: index < 2 ? 500 : 200 }));
+    const made = await subscribe(api, hook.url, ['ping']);
+    const ping = expectShape(webhookDelivery, await ok(api.post(`${BASE}/${made.id}/ping`)));
+    expect(ping).toMatchObject({ event_type: 'ping', status: 'pending', attempt_count: 0 });
+
+    const failing = await eventually(
+      () => deliveriesOf(api, made.id),
+      ([d]) => d.attempt_count >= 1 && d.status === 'pending',
+    );
+    expect(failing[0]).toMatchObject({ last_status_code: 500, last_error: 'HTTP 500' });
+    expect(failing[0].next_attempt_at).not.toBeNull();
+
+    const [done] = await eventually(
+      () => deliveriesOf(api, made.id),
+      ([d]) => d.status === 'delivered',
+    );
+    expect(done).toMatchObject({
+      attempt_count: 3,
+      last_status_code: 200,
+      last_error: null,
+      next_attempt_at: null,
+    });
+    const ids = hook.received.map((e) => e.headers['webhook-id']);
+    expect(ids).toEqual([ping.event_id, ping.event_id, ping.event_id]);
+    // Each retry is signed afresh.
+    for (const event of hook.received) expect(verifiedSignatures(event, made.secret)).toBe(1);
+
+    const again = await ok(api.post(`${BASE}/${made.id}/deliveries/${done.id}/redeliver`));
+    expect(again).toMatchObject({ event_id: ping.event_id, status: 'pending', attempt_count: 0 });
+    expect(again.id).not.toBe(done.id);
+    await hook.until((r) => r.length === 4);
+    expect(hook.received[3].headers['webhook-id']).toBe(ping.event_id);
+    expect(hook.received[3].raw).toBe(hook.received[2].raw);
+    const page = await ok(api.get(`${BASE}/${made.id}/deliveries`, { limit: 1 }));
+    expect(page).toMatchObject({ has_more: true, deliveries: [{ id: again.id }] });
+    const next = await ok(api.get(`${BASE}/${made.id}/deliveries`, { limit: 1, cursor: page.next_cursor }));
+    expect(next).toMatchObject({ has_more: false, next_cursor: null, deliveries: [{ id: done.id }] });
+    expect((await api.post(`${BASE}/${made.id}/deliveries/nope/redeliver`)).status).toBe(404);
+    await ok(api.delete(`${BASE}/${made.id}`));
+  });
+
+  test('a receiver that always fails: the delivery ends failed, the subscription is disabled and the user told', async () => {
+    const hook = await receiver(() => ({ status: 503 }));
+    const owner = await newUser(server);
+    const made = await subscribe(owner.client, hook.url, ['memory.created']);
+    await created(owner.client.post('/v1/dev/user/memories', { content: 'never arrives' }));
+    const [failed] = await eventually(
+      () => deliveriesOf(owner.client, made.id),
+      ([d]) => d.status === 'failed',
+    );
+    expect(failed.attempt_count).toBeGreaterThanOrEqual(2);
+    expect(failed).toMatchObject({ last_status_code: 503, next_attempt_at: null, delivered_at: null });
+    expect(hook.received.length).toBe(failed.attempt_count);
+
+    const disabled = await eventually(
+      () => ok(owner.client.get(`${BASE}/${made.id}`)),
+      (w) => w.active === false,
+    );
+    expect(disabled.active).toBe(false);
+    const inbox = await eventually(
+      () => ok(owner.client.get('/v1/dev/user/notifications')),
+      (page) => page.notifications.length > 0,
+    );
+    expect(inbox.notifications[0]).toMatchObject({ title: 'Webhook disabled' });
+    expect(inbox.notifications[0].text).toContain(hook.url);
+
+    // Disabled: new events wait for nobody (none is written); enabling it again resumes.
+    const before = hook.received.length;
+    await created(owner.client.post('/v1/dev/user/memories', { content: 'while disabled' }));
+    expect(await server.count('webhook_deliveries', { subscription_id: made.id })).toBe(1);
+    await ok(owner.client.patch(`${BASE}/${made.id}`, { active: true }));
+    await ok(owner.client.post(`${BASE}/${made.id}/deliveries/${failed.id}/redeliver`));
+    await hook.until((r) => r.length > before);
+    await ok(owner.client.delete(`${BASE}/${made.id}`));
+  });
+
+  test('rotation: both secrets sign during the grace period, then only the new one', async () => {
+    const hook = await receiver();
+    const made = await subscribe(api, hook.url, ['ping']);
+    const rotated = expectShape(webhookWithSecret, await ok(api.post(`${BASE}/${made.id}/rotate-secret`)));
+    expect(rotated.secret).not.toBe(made.secret);
+    expect(rotated.id).toBe(made.id);
+
+    await ok(api.post(`${BASE}/${made.id}/ping`));
+    const [first] = await hook.until((r) => r.length === 1);
+    expect(String(first.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(verifiedSignatures(first, rotated.secret)).toBe(1);
+    expect(verifiedSignatures(first, made.secret)).toBe(1);
+
+    // Ping until a call carries one signature: the grace period (2 s here) is over.
+    let last: ReceivedEvent;
+    do {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await ok(api.post(`${BASE}/${made.id}/ping`));
+      const count = hook.received.length + 1;
+      last = (await hook.until((r) => r.length >= count)).at(-1)!;
+    } while (String(last.headers['webhook-signature']).includes(' '));
+    expect(verifiedSignatures(last, rotated.secret)).toBe(1);
+    expect(verifiedSignatures(last, made.secret)).toBe(0);
+    await ok(api.delete(`${BASE}/${made.id}`));
+  });
+
+  test('deleting a subscription deletes its deliveries', async () => {
+    const hook = await receiver();
+    const made = await subscribe(api, hook.url, ['ping']);
+    await ok(api.post(`${BASE}/${made.id}/ping`));
+    await hook.until((r) => r.length === 1);
+    await ok(api.delete(`${BASE}/${made.id}`));
+    expect(await server.count('webhook_deliveries', { subscription_id: made.id })).toBe(0);
+  });
+});
+
+describe('registration in production mode', () => {
+  /** Test DNS: these names answer with fixed addresses; the server never connects to any of them. */
+  const answers: Record<string, string> = {
+    'public.example.test': '93.184.215.14',
+    'private.example.test': '10.0.0.1',
+    'metadata.example.test': '169.254.169.254',
+    'loopback.example.test': '127.0.0.1',
+    'ula.example.test': 'fd00:ec2::254',
+  };
+  const resolve: Resolve = async (hostname) => {
+    const address = answers[hostname];
+    if (!address) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+    return [{ address, family: address.includes(':') ? 6 : 4 }];
+  };
+  const server = forSuite<TestServer>(() =>
+    startServer('sqlite', { allowLoopbackWebhooks: false, events: EVENTS }, { resolve }),
+  );
+
+  test.each([
+    ['http://127.0.0.1:9/hook', 'loopback'],
+    ['https://127.0.0.1/hook', 'loopback address'],
+    ['https://loopback.example.test/hook', 'loopback address'],
+    ['https://private.example.test/hook', 'private, reserved or metadata'],
+    ['https://metadata.example.test/hook', 'private, reserved or metadata'],
+    ['https://169.254.169.254/latest/meta-data', 'private, reserved or metadata'],
+    ['https://ula.example.test/hook', 'private, reserved or metadata'],
+    ['https://[::1]/hook', 'loopback address'],
+    ['http://public.example.test/hook', 'must use https'],
+    ['https://nowhere.example.test/hook', 'does not resolve'],
+  ])('%s is refused at creation', async (url, why) => {
+    const reply = await devClient(server).post(BASE, { url, events: ['*'] });
+    expect422(reply, ['body', 'url']);
+    expect(JSON.stringify(reply.body)).toContain(why === 'loopback' ? 'https' : why);
+  });
+
+  test('an https URL to a public address is accepted, and nothing is called', async () => {
+    const api = devClient(server);
+    const made = await subscribe(api, 'https://public.example.test/hook', ['ping']);
+    expect(made.url).toBe('https://public.example.test/hook');
+    expect(await ok(api.get(`${BASE}/${made.id}/deliveries`))).toMatchObject({ deliveries: [] });
+    await ok(api.delete(`${BASE}/${made.id}`));
+  });
+});
