@@ -62,13 +62,13 @@ export function startWriters(
         const descriptions = Array.from({ length: count }, () => `item ${serial++}`);
         const created =
           count === 1
-            ? [await ok(api.post(ITEMS, { description: descriptions[0] }), 201)]
+            ? [await ok(api.post(ITEMS, { description: descriptions[0] }), 200)]
             : (
                 await ok(
                   api.post(`${ITEMS}/batch`, {
                     action_items: descriptions.map((description) => ({ description })),
                   }),
-                  201,
+                  200,
                 )
               ).action_items;
         fresh.push(...created.map((item: ActionItemRecord) => item.id));

@@ -111,7 +111,7 @@ export const FEED_RESOURCES: FeedResource[] = [
         const items = Array.from({ length: Math.min(50, n - i) }, (_, j) => ({
           description: `item ${i + j}`,
         }));
-        await ok(api.post(`${DEV}/action-items/batch`, { action_items: items }), 201);
+        await ok(api.post(`${DEV}/action-items/batch`, { action_items: items }), 200);
       }
     },
     async update(api, id, round) {
@@ -127,7 +127,7 @@ export const FEED_RESOURCES: FeedResource[] = [
         const memories = Array.from({ length: Math.min(25, n - i) }, (_, j) => ({
           content: `fact ${i + j}`,
         }));
-        await ok(api.post(`${DEV}/memories/batch`, { memories }), 201);
+        await ok(api.post(`${DEV}/memories/batch`, { memories }), 200);
       }
     },
     async update(api, id, round) {
@@ -143,7 +143,7 @@ export const FEED_RESOURCES: FeedResource[] = [
         8,
         Array.from(
           { length: n },
-          (_, i) => () => ok(api.post(`${DEV}/conversations`, { text: `talk ${i}` }), 201),
+          (_, i) => () => ok(api.post(`${DEV}/conversations`, { text: `talk ${i}` }), 200),
         ),
       );
     },
@@ -165,7 +165,7 @@ export const FEED_RESOURCES: FeedResource[] = [
         8,
         Array.from(
           { length: n },
-          (_, i) => () => ok(api.post(`${DEV}/goals`, { title: `goal ${i}`, target_value: 1000 }), 201),
+          (_, i) => () => ok(api.post(`${DEV}/goals`, { title: `goal ${i}`, target_value: 1000 }), 200),
         ),
       );
     },

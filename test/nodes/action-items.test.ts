@@ -18,7 +18,7 @@ async function userWithActionItems(count: number) {
     const reply = await user.client.post('/v1/dev/user/action-items/batch', {
       action_items: Array.from({ length: size }, (_, i) => ({ description: `task ${start + i}` })),
     });
-    expect(reply.status).toBe(201);
+    expect(reply.status).toBe(200);
   }
   return { ...user, credentials: credentialsFor(server, user.key) };
 }
@@ -149,7 +149,7 @@ describe('Action Item → Create Many', () => {
 
     const batches = server.requestsTo('POST', '/v1/dev/user/action-items/batch').slice(before);
     expect(batches).toHaveLength(3);
-    expect(batches.every((r) => r.status === 201)).toBe(true);
+    expect(batches.every((r) => r.status === 200)).toBe(true);
 
     const output = result.output(NODE);
     expect(output).toHaveLength(120);
@@ -280,7 +280,7 @@ describe('Action Item → Update', () => {
       description: 'original',
       due_at: '2026-12-01T10:00:00Z',
     });
-    expect(reply.status).toBe(201);
+    expect(reply.status).toBe(200);
     return reply.body as { id: string };
   }
 

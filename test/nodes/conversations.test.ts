@@ -136,7 +136,7 @@ describe('Conversation → Get Many', () => {
         text: `Conversation number ${i}`,
         started_at: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(),
       });
-      expect(reply.status).toBe(201);
+      expect(reply.status).toBe(200);
     }
     const credentials = credentialsFor(server, user.key);
     const list = (params: Record<string, unknown>) =>

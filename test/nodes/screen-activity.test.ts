@@ -23,7 +23,7 @@ beforeAll(async () => {
         };
       }),
     });
-    expect(reply.status).toBe(201);
+    expect(reply.status).toBe(200);
   }
   const first = await user.client.get('/v1/dev/user/screen-activity', { limit: 1000 });
   expectShape(screenActivityPage, first.body);

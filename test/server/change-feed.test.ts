@@ -57,7 +57,7 @@ describe.each(DIALECTS)('change feed on %s', (dialect) => {
           const items = Array.from({ length: 50 }, (_, i) => ({ description: `task ${b}-${i}` }));
           expectShape(
             actionItemsBatchResponse,
-            await ok(user.client.post(`${PATH}/batch`, { action_items: items }), 201),
+            await ok(user.client.post(`${PATH}/batch`, { action_items: items }), 200),
           );
         }),
       );
@@ -263,7 +263,7 @@ describe.each(DIALECTS)('change feed on %s', (dialect) => {
       const PATH = `${DEV}/action-items`;
       let item = await ok(
         user.client.post(PATH, { description: 'ship it', due_at: '2026-12-24T12:00:00Z' }),
-        201,
+        200,
       );
       const read = async () =>
         (await ok(user.client.get(PATH, { order: 'updated_at', limit: 1000 }))).find(
@@ -289,7 +289,7 @@ describe.each(DIALECTS)('change feed on %s', (dialect) => {
 
     it('moves on memory edits, not on a no-op', async () => {
       const PATH = `${DEV}/memories`;
-      let m = await ok(user.client.post(PATH, { content: 'Likes tea', tags: ['drinks'] }), 201);
+      let m = await ok(user.client.post(PATH, { content: 'Likes tea', tags: ['drinks'] }), 200);
       const read = async () =>
         (await ok(user.client.get(PATH, { order: 'updated_at', limit: 1000 }))).find(
           (r: Change) => r.id === m.id,
@@ -308,7 +308,7 @@ describe.each(DIALECTS)('change feed on %s', (dialect) => {
 
     it('moves on conversation discard, rename, folder moves and folder renames, not on a no-op', async () => {
       const PATH = `${DEV}/conversations`;
-      let c = await ok(user.client.post(PATH, { text: 'We planned the launch' }), 201);
+      let c = await ok(user.client.post(PATH, { text: 'We planned the launch' }), 200);
       expect(c.updated_at).toBe(c.created_at);
       const read = async () => expectShape(conversation, await ok(user.client.get(`${PATH}/${c.id}`)));
       const patch = (body: unknown) => () => ok(user.client.patch(`${PATH}/${c.id}`, body));
@@ -324,7 +324,7 @@ describe.each(DIALECTS)('change feed on %s', (dialect) => {
         ),
       ).not.toContain(c.id);
       c = await moves(patch({ title: 'Launch plan' }), read, c.updated_at);
-      const folder = await ok(user.client.post(`${DEV}/folders`, { name: 'Work' }), 201);
+      const folder = await ok(user.client.post(`${DEV}/folders`, { name: 'Work' }), 200);
       c = await moves(patch({ folder_id: folder.id }), read, c.updated_at);
       c = await moves(
         () => ok(user.client.patch(`${DEV}/folders/${folder.id}`, { name: 'Office' })),
@@ -341,7 +341,7 @@ describe.each(DIALECTS)('change feed on %s', (dialect) => {
 
     it('moves on goal progress, edits and abandoning; DELETE is an update, not a deletion', async () => {
       const PATH = `${DEV}/goals`;
-      let g = await ok(user.client.post(PATH, { title: 'Read 20 books', target_value: 20 }), 201);
+      let g = await ok(user.client.post(PATH, { title: 'Read 20 books', target_value: 20 }), 200);
       const read = async () => expectShape(goal, await ok(user.client.get(`${PATH}/${g.id}`)));
       const progress = (value: number) => () =>
         ok(user.client.patch(`${PATH}/${g.id}/progress`, undefined, { current_value: value }));
@@ -389,7 +389,7 @@ describe.each(DIALECTS)('change feed on %s', (dialect) => {
         other.client.post(`${PATH}/batch`, {
           action_items: Array.from({ length: 30 }, (_, i) => ({ description: `t${i}` })),
         }),
-        201,
+        200,
       );
       // The batch is one write: one stamp, ordered by id.
       expect(new Set(batch.action_items.map((r: Change) => r.updated_at)).size).toBe(1);
@@ -407,16 +407,16 @@ describe.each(DIALECTS)('change feed on %s', (dialect) => {
     it('records deletions with their type, in order, and pages them by since and after_id', async () => {
       const user = await newUser(server);
       const api = user.client;
-      const item = await ok(api.post(`${DEV}/action-items`, { description: 'gone soon' }), 201);
-      const talk = await ok(api.post(`${DEV}/conversations`, { text: 'A talk to delete' }), 201);
+      const item = await ok(api.post(`${DEV}/action-items`, { description: 'gone soon' }), 200);
+      const talk = await ok(api.post(`${DEV}/conversations`, { text: 'A talk to delete' }), 200);
       const linked = await ok(
         api.post(`${DEV}/action-items`, { description: 'stays', conversation_id: talk.id }),
-        201,
+        200,
       );
-      const fact = await ok(api.post(`${DEV}/memories`, { content: 'to forget' }), 201);
-      const folder = await ok(api.post(`${DEV}/folders`, { name: 'Old' }), 201);
-      const person = await ok(api.post(`${DEV}/people`, { name: 'Alex' }), 201);
-      const keep = await ok(api.post(`${DEV}/memories`, { content: 'to keep' }), 201);
+      const fact = await ok(api.post(`${DEV}/memories`, { content: 'to forget' }), 200);
+      const folder = await ok(api.post(`${DEV}/folders`, { name: 'Old' }), 200);
+      const person = await ok(api.post(`${DEV}/people`, { name: 'Alex' }), 200);
+      const keep = await ok(api.post(`${DEV}/memories`, { content: 'to keep' }), 200);
       expect(await ok(api.get(DELETED))).toEqual([]);
 
       await ok(api.delete(`${DEV}/action-items/${item.id}`));
@@ -526,16 +526,16 @@ describe.each(DIALECTS)('change feed on %s', (dialect) => {
       expect((await kept()).sort()).toEqual(['old', 'recent']);
       expect(TOMBSTONE_RETENTION_MS).toBeGreaterThanOrEqual(30 * DAY_MS);
 
-      const m = await ok(user.client.post(`${DEV}/memories`, { content: 'x' }), 201);
+      const m = await ok(user.client.post(`${DEV}/memories`, { content: 'x' }), 200);
       await ok(user.client.delete(`${DEV}/memories/${m.id}`));
       expect((await kept()).sort()).toEqual([m.id, 'recent'].sort());
     });
 
     it('needs the read scope of the type; without type, answers the types the key can read', async () => {
       const user = await newUser(server);
-      const item = await ok(user.client.post(`${DEV}/action-items`, { description: 'x' }), 201);
-      const fact = await ok(user.client.post(`${DEV}/memories`, { content: 'y' }), 201);
-      const folder = await ok(user.client.post(`${DEV}/folders`, { name: 'F' }), 201);
+      const item = await ok(user.client.post(`${DEV}/action-items`, { description: 'x' }), 200);
+      const fact = await ok(user.client.post(`${DEV}/memories`, { content: 'y' }), 200);
+      const folder = await ok(user.client.post(`${DEV}/folders`, { name: 'F' }), 200);
       await ok(user.client.delete(`${DEV}/action-items/${item.id}`));
       await ok(user.client.delete(`${DEV}/memories/${fact.id}`));
       await ok(user.client.delete(`${DEV}/folders/${folder.id}`));

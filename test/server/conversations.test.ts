@@ -27,7 +27,7 @@ describe.each(DIALECTS)('conversations on %s', (dialect) => {
 
   const createText = async (as: Client, body: Record<string, unknown>) => {
     const reply = await as.post(BASE, body);
-    expect(reply.status).toBe(201);
+    expect(reply.status).toBe(200);
     return expectShape(conversation, reply.body);
   };
 
@@ -162,7 +162,7 @@ describe.each(DIALECTS)('conversations on %s', (dialect) => {
           { text: 'Sure.', start: 91, end: 92 },
         ],
       });
-      expect(reply.status).toBe(201);
+      expect(reply.status).toBe(200);
       const created = expectShape(conversation, reply.body);
       const segments = created.transcript_segments!;
       expect(segments.map((s) => [s.speaker_id, s.speaker_name, s.is_user])).toEqual([
@@ -196,7 +196,7 @@ describe.each(DIALECTS)('conversations on %s', (dialect) => {
         finished_at: '2025-05-05T10:00:00Z',
         transcript_segments: [{ text: 'One minute of talk', start: 0, end: 60 }],
       });
-      expect(reply.status).toBe(201);
+      expect(reply.status).toBe(200);
       expect(reply.body).toMatchObject({
         started_at: '2025-05-05T09:59:00.000Z',
         finished_at: '2025-05-05T10:00:00.000Z',
@@ -209,7 +209,7 @@ describe.each(DIALECTS)('conversations on %s', (dialect) => {
         transcript_segments: [{ text: 'Retry me', start: 0, end: 1 }],
       };
       const first = await api.post(FROM_SEGMENTS, body);
-      expect(first.status).toBe(201);
+      expect(first.status).toBe(200);
       const second = await api.post(FROM_SEGMENTS, {
         ...body,
         transcript_segments: [{ text: 'Other', start: 0, end: 9 }],
@@ -222,12 +222,12 @@ describe.each(DIALECTS)('conversations on %s', (dialect) => {
       // Another user may use the same session id for their own conversation.
       const other = await newUser(server);
       const theirs = await other.client.post(FROM_SEGMENTS, body);
-      expect(theirs.status).toBe(201);
+      expect(theirs.status).toBe(200);
       expect(theirs.body.id).not.toBe(first.body.id);
 
       const racing = { ...body, client_session_id: `session-${dialect}-race` };
       const replies = await Promise.all(Array.from({ length: 8 }, () => api.post(FROM_SEGMENTS, racing)));
-      expect(replies.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 201]);
+      expect(replies.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 200]);
       expect(new Set(replies.map((r) => r.body.id)).size).toBe(1);
       expect(await countRows({ clientSessionId: racing.client_session_id })).toBe(1);
     });
@@ -264,7 +264,7 @@ describe.each(DIALECTS)('conversations on %s', (dialect) => {
       expect(await countRows()).toBe(before);
 
       const max = await api.post(FROM_SEGMENTS, { transcript_segments: Array(500).fill(segment) });
-      expect(max.status).toBe(201);
+      expect(max.status).toBe(200);
       expect(max.body.transcript_segments).toHaveLength(500);
       expect(await countRows()).toBe(before + 1);
     });
@@ -428,7 +428,7 @@ describe.each(DIALECTS)('conversations on %s', (dialect) => {
         description: 'Call the plumber',
         conversation_id: created.id,
       });
-      expect(item.status).toBe(201);
+      expect(item.status).toBe(200);
       const fetched = expectShape(conversation, (await api.get(`${BASE}/${created.id}`)).body);
       expect(fetched.structured.action_items).toEqual([
         expect.objectContaining({ description: 'Call the plumber', completed: false, due_at: null }),

@@ -18,13 +18,13 @@ describe.each(DIALECTS)('folders on %s', (dialect) => {
 
   const createFolder = async (as: Client, body: Record<string, unknown>) => {
     const reply = await as.post(BASE, body);
-    expect(reply.status).toBe(201);
+    expect(reply.status).toBe(200);
     return expectShape(folder, reply.body);
   };
 
   const createConversation = async (as: Client, body: Record<string, unknown>) => {
     const reply = await as.post(CONVERSATIONS, body);
-    expect(reply.status).toBe(201);
+    expect(reply.status).toBe(200);
     return expectShape(conversation, reply.body);
   };
 
@@ -43,7 +43,8 @@ describe.each(DIALECTS)('folders on %s', (dialect) => {
     });
     expect(created.created_at).toBe(created.updated_at);
     const bare = await createFolder(user.client, { name: 'Inbox' });
-    expect(bare).toMatchObject({ description: null, color: null, conversation_count: 0 });
+    // Without a color, the real service's default (issue 26, decision 7).
+    expect(bare).toMatchObject({ description: null, color: '#6B7280', conversation_count: 0 });
 
     await createConversation(user.client, { text: 'one', folder_id: created.id });
     await createConversation(user.client, { text: 'two', folder_id: created.id });
@@ -73,12 +74,12 @@ describe.each(DIALECTS)('folders on %s', (dialect) => {
     expect(expectShape(folder, cleared.body)).toMatchObject({
       name: 'Archive',
       description: 'Old',
-      color: null,
+      color: '#6B7280',
     });
     expect(await storedFolder(created.id)).toMatchObject({
       name: 'Archive',
       description: 'Old',
-      color: null,
+      color: '#6B7280',
     });
     const noop = await user.client.patch(`${BASE}/${created.id}`, {});
     expect(noop.status).toBe(200);

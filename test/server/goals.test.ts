@@ -21,7 +21,7 @@ describe.each(DIALECTS)('goals on %s', (dialect) => {
 
   async function create(client: Client, body: Record<string, unknown>) {
     const reply = await client.post(BASE, body);
-    expect(reply.status).toBe(201);
+    expect(reply.status).toBe(200);
     return expectShape(goal, reply.body);
   }
 
@@ -77,15 +77,11 @@ describe.each(DIALECTS)('goals on %s', (dialect) => {
     ]);
   });
 
-  it('refuses inconsistent numbers with a loc naming the field', async () => {
+  // Issue 26, decision 4: no cross-field range checks (the real service stores such numbers as given).
+  it('refuses bad fields with a loc naming the field, not numbers outside min–max', async () => {
     const cases: [Record<string, unknown>, (string | number)[]][] = [
       [{ title: 'No target' }, ['body', 'target_value']],
       [{ title: 'No target', goal_type: 'numeric', current_value: 3 }, ['body', 'target_value']],
-      [{ title: 'x', target_value: 5, min_value: 10, max_value: 2 }, ['body', 'min_value']],
-      [{ title: 'x', target_value: 50, max_value: 20 }, ['body', 'target_value']],
-      [{ title: 'x', goal_type: 'scale', current_value: 11 }, ['body', 'current_value']],
-      [{ title: 'x', goal_type: 'scale', max_value: 5, target_value: 8 }, ['body', 'target_value']],
-      [{ title: 'x', goal_type: 'boolean', current_value: -1 }, ['body', 'current_value']],
       [{ title: 'x', goal_type: 'weekly' }, ['body', 'goal_type']],
       [{ title: 'x', target_value: 'ten' }, ['body', 'target_value']],
       [{ title: 'x', target_value: 1, status: 'done' }, ['body', 'status']],
@@ -103,9 +99,14 @@ describe.each(DIALECTS)('goals on %s', (dialect) => {
       });
     }
     expect(await server.count('goals')).toBe(before);
+
+    const crossed = await create(api, { title: 'x', target_value: 5, min_value: 10, max_value: 2 });
+    expect(crossed).toMatchObject({ target_value: 5, min_value: 10, max_value: 2 });
+    const above = await create(api, { title: 'x', goal_type: 'scale', max_value: 5, target_value: 8 });
+    expect(above).toMatchObject({ target_value: 8, max_value: 5 });
   });
 
-  it('updates only the fields sent and validates the merged values', async () => {
+  it('updates only the fields sent and stores numbers outside min–max as given', async () => {
     await clearOfBoundary(DAY_MS, 30_000);
     const g = await create(api, {
       title: 'Meditate',
@@ -132,23 +133,10 @@ describe.each(DIALECTS)('goals on %s', (dialect) => {
     expect(Date.parse(u.updated_at)).toBeGreaterThan(Date.parse(g.updated_at));
     expect(expectShape(goal, (await api.get(`${BASE}/${g.id}`)).body)).toEqual(u);
 
-    // Lowering max below the stored current value is refused; the field sent is named.
-    const tooLow = await api.patch(`${BASE}/${g.id}`, { max_value: 1 });
-    expect(tooLow.status).toBe(422);
-    expect(tooLow.body.detail.map((d: { loc: unknown }) => d.loc)).toEqual([
-      ['body', 'max_value'],
-      ['body', 'max_value'],
-    ]);
-    const outside = await api.patch(`${BASE}/${g.id}`, { current_value: 12 });
-    expect(outside.status).toBe(422);
-    expect(outside.body.detail[0].loc).toEqual(['body', 'current_value']);
-    const crossed = await api.patch(`${BASE}/${g.id}`, { min_value: 11 });
-    expect(crossed.status).toBe(422);
-    expect(crossed.body.detail[0].loc).toEqual(['body', 'min_value']);
     const wrongType = await api.patch(`${BASE}/${g.id}`, { current_value: '5' });
     expect(wrongType.status).toBe(422);
     expect(wrongType.body.detail[0].loc).toEqual(['body', 'current_value']);
-    // Nothing was written by the refused updates.
+    // Nothing was written by the refused update.
     expect(expectShape(goal, (await api.get(`${BASE}/${g.id}`)).body)).toEqual(u);
 
     const widened = await api.patch(`${BASE}/${g.id}`, {
@@ -219,9 +207,9 @@ describe.each(DIALECTS)('goals on %s', (dialect) => {
     }
   });
 
-  it('refuses progress outside the range or not a number', async () => {
+  it('refuses progress that is not a number, and stores one outside min–max as given', async () => {
     const g = await create(api, { title: 'Rate my focus', goal_type: 'scale', current_value: 5 });
-    for (const value of ['11', '-0.5', 'lots', '', 'Infinity']) {
+    for (const value of ['lots', '', 'Infinity']) {
       const reply = await api.patch(`${BASE}/${g.id}/progress`, undefined, { current_value: value });
       expect({ value, status: reply.status }).toEqual({ value, status: 422 });
       expect(expectShape(validationErrorBody, reply.body).detail[0].loc).toEqual(['query', 'current_value']);
@@ -233,6 +221,13 @@ describe.each(DIALECTS)('goals on %s', (dialect) => {
     const edge = await api.patch(`${BASE}/${g.id}/progress`, undefined, { current_value: 10 });
     expect(edge.status).toBe(200);
     expect(edge.body.current_value).toBe(10);
+    for (const value of [11, -0.5]) {
+      const outside = await api.patch(`${BASE}/${g.id}/progress`, undefined, {
+        current_value: String(value),
+      });
+      expect(outside.status).toBe(200);
+      expect(outside.body).toMatchObject({ current_value: value, min_value: 0, max_value: 10 });
+    }
   });
 
   it('lists active goals newest first; delete abandons a goal', async () => {

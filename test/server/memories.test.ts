@@ -13,7 +13,7 @@ describe.each(DIALECTS)('memories on %s', (dialect) => {
 
   it('creates, lists, updates and deletes a memory', async () => {
     const created = await api.post(BASE, { content: 'Prefers green tea', tags: ['food'] });
-    expect(created.status).toBe(201);
+    expect(created.status).toBe(200);
     const item = expectShape(memory, created.body);
     expect(item).toMatchObject({
       content: 'Prefers green tea',
@@ -57,7 +57,7 @@ describe.each(DIALECTS)('memories on %s', (dialect) => {
     const made: string[] = [];
     for (const [i, category] of ['manual', 'interesting', 'system', 'interesting', 'manual'].entries()) {
       const reply = await user.client.post(BASE, { content: `fact ${i}`, category });
-      expect(reply.status).toBe(201);
+      expect(reply.status).toBe(200);
       made.push(reply.body.id);
     }
     const newestFirst = [...made].reverse();
@@ -84,7 +84,7 @@ describe.each(DIALECTS)('memories on %s', (dialect) => {
     const user = await newUser(server);
     const entries = Array.from({ length: 25 }, (_, i) => ({ content: `batch fact ${i}`, tags: [`t${i}`] }));
     const batch = await user.client.post(`${BASE}/batch`, { memories: entries });
-    expect(batch.status).toBe(201);
+    expect(batch.status).toBe(200);
     const body = expectShape(memoriesBatchResponse, batch.body);
     expect(body.created_count).toBe(25);
     expect(body.memories.map((m) => m.content)).toEqual(entries.map((e) => e.content));
@@ -179,7 +179,7 @@ describe.each(DIALECTS)('memories on %s', (dialect) => {
   it("hides another user's memories", async () => {
     const other = await newUser(server);
     const mine = await api.post(BASE, { content: 'mine only' });
-    expect(mine.status).toBe(201);
+    expect(mine.status).toBe(200);
     const patch = await other.client.patch(`${BASE}/${mine.body.id}`, { content: 'stolen' });
     expect(patch.status).toBe(404);
     expect(patch.body).toEqual({ detail: 'Memory not found' });

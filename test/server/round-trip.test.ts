@@ -37,7 +37,7 @@ describe.each(DIALECTS)('writes that round-trip on %s', (dialect) => {
         content,
         tags: [content.slice(0, 50).trim()],
       });
-      expect(created.status).toBe(201);
+      expect(created.status).toBe(200);
       expect(created.body.content).toBe(content);
       const id = created.body.id;
       await readsBack(
@@ -71,7 +71,7 @@ describe.each(DIALECTS)('writes that round-trip on %s', (dialect) => {
       goal_type: 'numeric',
       ...values,
     });
-    expect(created.status).toBe(201);
+    expect(created.status).toBe(200);
     const id = created.body.id;
     const readers = [
       async () => created,
@@ -95,7 +95,7 @@ describe.each(DIALECTS)('writes that round-trip on %s', (dialect) => {
       started_at: '2026-01-01T00:00:00Z',
       transcript_segments: segments,
     });
-    expect(conversation.status).toBe(201);
+    expect(conversation.status).toBe(200);
     const conversationId = conversation.body.id;
     const pickSegments = (c: any) =>
       c.transcript_segments.map((s: any) => ({
@@ -136,7 +136,7 @@ describe.each(DIALECTS)('writes that round-trip on %s', (dialect) => {
     ];
     for (const [sent, shown] of cases) {
       const item = await dev.post('/v1/dev/user/action-items', { description: `due ${sent}`, due_at: sent });
-      expect(item.status).toBe(201);
+      expect(item.status).toBe(200);
       const id = item.body.id;
       await readsBack(
         [
@@ -154,7 +154,7 @@ describe.each(DIALECTS)('writes that round-trip on %s', (dialect) => {
         started_at: sent,
         finished_at: sent,
       });
-      expect(conversation.status).toBe(201);
+      expect(conversation.status).toBe(200);
       await readsBack(
         [
           async () => conversation,
@@ -176,7 +176,7 @@ describe.each(DIALECTS)('writes that round-trip on %s', (dialect) => {
         ocr_text: 't',
       })),
     });
-    expect(screen.status).toBe(201);
+    expect(screen.status).toBe(200);
     const page = await dev.get('/v1/dev/user/screen-activity', { app: 'Edge' });
     expect(page.body.screen_activity.map((r: any) => r.timestamp)).toEqual([
       '0001-01-01T00:00:00.000Z',
@@ -200,7 +200,7 @@ describe.each(DIALECTS)('writes that round-trip on %s', (dialect) => {
       completed: true,
       due_at: null,
     });
-    expect(item.status).toBe(201);
+    expect(item.status).toBe(200);
     expect([item.body.completed, item.body.due_at]).toEqual([true, null]);
     const reopened = await dev.patch(`/v1/dev/user/action-items/${item.body.id}`, { completed: false });
     expect([reopened.body.completed, reopened.body.completed_at]).toEqual([false, null]);
@@ -230,7 +230,7 @@ describe.each(DIALECTS)('writes that round-trip on %s', (dialect) => {
       why_it_matters: null,
       success_criteria: ['one', 'two'],
     });
-    expect(goal.status).toBe(201);
+    expect(goal.status).toBe(200);
     const read = await dev.get(`/v1/dev/user/goals/${goal.body.id}`);
     expect([
       read.body.horizon_at,

@@ -96,7 +96,7 @@ describe.each(DIALECTS)('screen activity on %s', (dialect) => {
       );
       for (let start = 0; start < entries.length; start += 1000) {
         const reply = await user.client.post(PATH, { screen_activity: entries.slice(start, start + 1000) });
-        expect(reply.status).toBe(201);
+        expect(reply.status).toBe(200);
         expect(expectShape(createScreenActivityResponse, reply.body)).toEqual({
           created_count: Math.min(1000, entries.length - start),
         });
@@ -261,7 +261,7 @@ describe.each(DIALECTS)('screen activity on %s', (dialect) => {
     const ok = await user.client.post(PATH, {
       screen_activity: [row(1), { timestamp: '2026-05-01T11:00:00Z', app_name: 'Mail' }],
     });
-    expect(ok.status).toBe(201);
+    expect(ok.status).toBe(200);
     expect(ok.body).toEqual({ created_count: 2 });
     const defaults = expectShape(screenActivityPage, (await user.client.get(PATH, { app: 'Mail' })).body);
     expect(defaults.screen_activity[0]).toMatchObject({ window_title: '', ocr_text: '' });
@@ -304,7 +304,7 @@ describe.each(DIALECTS)('screen activity on %s', (dialect) => {
     const read = await writeOnly.get(PATH);
     expect(read.status).toBe(403);
     expect(read.body).toEqual({ detail: 'Insufficient permissions. Required scope: screen_activity:read' });
-    expect((await writeOnly.post(PATH, { screen_activity: [entry] })).status).toBe(201);
+    expect((await writeOnly.post(PATH, { screen_activity: [entry] })).status).toBe(200);
 
     const readOnly = await keyWithScopes(server, ['screen_activity:read']);
     const write = await readOnly.post(PATH, { screen_activity: [entry] });

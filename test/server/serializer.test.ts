@@ -49,7 +49,7 @@ describe.each(DIALECTS)('compiled response serializers (%s)', (dialect) => {
 
     await ok(api.get('/v1/dev/key'));
     // Goals: the optional metric.unit absent and present, nullable fields null and set, history.
-    const goal = await ok(api.post('/v1/dev/user/goals', { title: 'Run', target_value: 5 }), 201);
+    const goal = await ok(api.post('/v1/dev/user/goals', { title: 'Run', target_value: 5 }), 200);
     const withUnit = await ok(
       api.post('/v1/dev/user/goals', {
         title: 'Read "books" \u2028 \ud83d\udcda',
@@ -60,7 +60,7 @@ describe.each(DIALECTS)('compiled response serializers (%s)', (dialect) => {
         success_criteria: ['a', 'b\n"c"'],
         why_it_matters: 'because',
       }),
-      201,
+      200,
     );
     await ok(api.get(`/v1/dev/user/goals/${goal.id}`));
     await ok(api.get(`/v1/dev/user/goals/${withUnit.id}`));
@@ -73,28 +73,28 @@ describe.each(DIALECTS)('compiled response serializers (%s)', (dialect) => {
     // Action items: one, a batch, due_at and completed_at set and null, lists.
     const item = await ok(
       api.post('/v1/dev/user/action-items', { description: 'Call', due_at: '2026-11-21T09:30:00-05:00' }),
-      201,
+      200,
     );
     await ok(
       api.post('/v1/dev/user/action-items/batch', {
         action_items: [{ description: 'a' }, { description: 'b', completed: true }],
       }),
-      201,
+      200,
     );
     await ok(api.patch(`/v1/dev/user/action-items/${item.id}`, { completed: true, due_at: null }));
     await ok(api.get('/v1/dev/user/action-items', { limit: 100 }));
     await ok(api.get('/v1/dev/user/action-items', { order: 'updated_at' }));
     // Conversations, folders, memories, people, screen activity, notifications, tombstones.
-    const folder = await ok(api.post('/v1/dev/user/folders', { name: 'Work', color: '#4f46e5' }), 201);
+    const folder = await ok(api.post('/v1/dev/user/folders', { name: 'Work', color: '#4f46e5' }), 200);
     const conversation = await ok(
       api.post('/v1/dev/user/conversations', { text: 'We agreed to ship on Friday.', folder_id: folder.id }),
-      201,
+      200,
     );
     await ok(
       api.post('/v1/dev/user/conversations/from-segments', {
         transcript_segments: [{ text: 'Hello there', speaker: 'SPEAKER_00', start: 0, end: 1.5 }],
       }),
-      201,
+      200,
     );
     await ok(api.get(`/v1/dev/user/conversations/${conversation.id}`, { include_transcript: true }));
     await ok(api.get('/v1/dev/user/conversations', { include_transcript: true }));
@@ -105,19 +105,19 @@ describe.each(DIALECTS)('compiled response serializers (%s)', (dialect) => {
     await ok(api.patch(`/v1/dev/user/folders/${folder.id}`, { description: null }));
     const memory = await ok(
       api.post('/v1/dev/user/memories', { content: 'Likes tea', tags: ['drinks'] }),
-      201,
+      200,
     );
-    await ok(api.post('/v1/dev/user/memories/batch', { memories: [{ content: 'Lives in Oslo' }] }), 201);
+    await ok(api.post('/v1/dev/user/memories/batch', { memories: [{ content: 'Lives in Oslo' }] }), 200);
     await ok(api.patch(`/v1/dev/user/memories/${memory.id}`, { visibility: 'public' }));
     await ok(api.get('/v1/dev/user/memories'));
-    const person = await ok(api.post('/v1/dev/user/people', { name: 'Ada' }), 201);
+    const person = await ok(api.post('/v1/dev/user/people', { name: 'Ada' }), 200);
     await ok(api.patch(`/v1/dev/user/people/${person.id}`, { name: 'Ada L' }));
     await ok(api.get('/v1/dev/user/people'));
     await ok(
       api.post('/v1/dev/user/screen-activity', {
         screen_activity: [{ timestamp: '2026-11-21T09:30:00Z', app_name: 'Code', window_title: 'a.ts' }],
       }),
-      201,
+      200,
     );
     await ok(api.get('/v1/dev/user/screen-activity'));
     await ok(api.get('/v1/dev/user/notifications'));

@@ -33,7 +33,7 @@ export const listActionItemsQuery = z
 
 const description = z.string().trim().min(1).max(2000);
 
-export const newActionItem = z.object({
+export const newActionItem = z.strictObject({
   description,
   completed: z.boolean().default(false),
   due_at: instant.nullable().optional(),
@@ -51,7 +51,7 @@ export const { body: createActionItemsBatchBody, response: actionItemsBatchRespo
   actionItem,
 );
 
-export const updateActionItemBody = z.object({
+export const updateActionItemBody = z.strictObject({
   description: description.optional(),
   completed: z.boolean().optional(),
   due_at: instant.nullable().optional().meta({ description: 'New due date; null removes it' }),

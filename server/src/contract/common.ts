@@ -40,7 +40,7 @@ export function batchCreate<F extends string, N extends z.ZodType, R extends z.Z
   record: R,
 ) {
   return {
-    body: z.object({ [field]: z.array(newRecord).min(1).max(max) } as { [K in F]: z.ZodArray<N> }),
+    body: z.strictObject({ [field]: z.array(newRecord).min(1).max(max) } as { [K in F]: z.ZodArray<N> }),
     response: z.object({
       ...({ [field]: z.array(record) } as { [K in F]: z.ZodArray<R> }),
       created_count: z.number().int(),
@@ -233,4 +233,39 @@ export function idParam(name: string) {
     return typeof id === 'string' && id.length >= 1 && id.length <= MAX_ID_LENGTH;
   });
   return schema;
+}
+
+/** Levenshtein distance between two short strings (field names). */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = row;
+  }
+  return previous[b.length];
+}
+
+/** The known field `field` was most likely meant as: within two edits, or one containing the other. */
+export function closestField(field: string, known: readonly string[]): string | undefined {
+  let best: { name: string; distance: number } | undefined;
+  for (const name of known) {
+    const distance = editDistance(field.toLowerCase(), name.toLowerCase());
+    const contains = field.length > 0 && (name.includes(field) || field.includes(name));
+    if ((distance <= 2 || contains) && (best === undefined || distance < best.distance))
+      best = { name, distance };
+  }
+  return best?.name;
+}
+
+/**
+ * The 422 message for a body field that neither the interface nor the real service knows: it names the field
+ * and the one probably meant, or lists the fields the object takes.
+ */
+export function unknownFieldMessage(field: string, known: readonly string[]): string {
+  const meant = closestField(field, known);
+  if (meant !== undefined) return `Unknown field '${field}'; did you mean '${meant}'?`;
+  return `Unknown field '${field}'; fields here: ${known.join(', ')}`;
 }

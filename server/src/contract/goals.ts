@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { afterIdParam, feedQueryRules, orderParam, updatedSinceParam } from './change-feed';
-import { dateTime, instant, limitParam, queryBool, type ValidationIssue } from './common';
+import { dateTime, instant, limitParam, queryBool } from './common';
 import { UnprocessableError } from '../http/http-errors';
 
 export const GOAL_TYPES = ['boolean', 'scale', 'numeric'] as const;
@@ -62,7 +62,7 @@ export const listGoalsQuery = z
   .check(feedQueryRules);
 
 const editable = {
-  title: z.string().trim().min(1).max(200),
+  title: z.string().trim().min(1).max(500),
   desired_outcome: z.string().max(2000),
   status: goalStatus,
   target_value: z.number(),
@@ -76,7 +76,7 @@ const editable = {
   why_it_matters: z.string().max(2000).nullable(),
 };
 
-export const createGoalBody = z.object({
+export const createGoalBody = z.strictObject({
   title: editable.title,
   desired_outcome: editable.desired_outcome.default(''),
   goal_type: goalType.default('numeric'),
@@ -94,7 +94,7 @@ export const createGoalBody = z.object({
 });
 
 /** A goal's update: any of its editable fields, each optional. */
-export const updateGoalBody = z.object(editable).partial();
+export const updateGoalBody = z.strictObject(editable).partial();
 
 export const progressQuery = z.object({
   // A string first, so an empty or missing value is refused instead of being coerced to 0 or NaN.
@@ -103,7 +103,7 @@ export const progressQuery = z.object({
     .trim()
     .min(1, 'Input should be a valid number')
     .pipe(z.coerce.number({ error: 'Input should be a valid, finite number' }))
-    .meta({ description: 'The new current value, within [min_value, max_value]' }),
+    .meta({ description: 'The new current value (stored as given, even outside min_value–max_value)' }),
 });
 
 export const historyQuery = z.object({
@@ -130,47 +130,12 @@ export const goalHistory = z
   })
   .meta({ id: 'GoalHistory' });
 
-// The rules between a goal's numbers, which no single field's schema can see.
-
-/** A goal's numbers. */
+/** A goal's numbers. Like the real service, none is checked against the others: each is stored as given. */
 export interface GoalValues {
   min_value: number;
   max_value: number;
   target_value: number;
   current_value: number;
-}
-type ValueField = keyof GoalValues;
-
-/** The fields a request body sent (not undefined). */
-export const sentFields = (body: object): ReadonlySet<string> =>
-  new Set(Object.entries(body).flatMap(([k, value]) => (value === undefined ? [] : [k])));
-
-/**
- * Cross-field checks of a goal's numbers: min ≤ max, and target and current within [min, max]. Each issue is
- * located at the first of its fields the request sent (the one the caller most likely got wrong).
- */
-export function valueIssues(v: GoalValues, sent: ReadonlySet<string>): ValidationIssue[] {
-  const at = (fields: ValueField[]) => ['body', fields.find((f) => sent.has(f)) ?? fields[0]];
-  if (v.min_value > v.max_value) {
-    return [
-      {
-        loc: at(['min_value', 'max_value']),
-        msg: `min_value (${v.min_value}) must not be greater than max_value (${v.max_value})`,
-        type: 'value_error',
-      },
-    ];
-  }
-  const issues: ValidationIssue[] = [];
-  for (const field of ['target_value', 'current_value'] as const) {
-    if (v[field] < v.min_value || v[field] > v.max_value) {
-      issues.push({
-        loc: at([field, 'min_value', 'max_value']),
-        msg: `${field} (${v[field]}) must be between min_value (${v.min_value}) and max_value (${v.max_value})`,
-        type: 'value_error',
-      });
-    }
-  }
-  return issues;
 }
 
 /** The numbers of a new goal: what was sent, with defaults by goal type (422 for a numeric goal without target). */

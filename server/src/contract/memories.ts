@@ -2,7 +2,25 @@ import { z } from 'zod';
 import { afterIdParam, feedQueryRules, orderParam, updatedSinceParam } from './change-feed';
 import { batchCreate, dateTime, limitParam, offsetParam } from './common';
 
-export const MEMORY_CATEGORIES = ['interesting', 'system', 'manual'] as const;
+/**
+ * The categories a memory may have: the real service's current ones (interesting, system, manual) and its older
+ * ones, which it still accepts and stores as given.
+ */
+export const MEMORY_CATEGORIES = [
+  'interesting',
+  'system',
+  'manual',
+  'core',
+  'hobbies',
+  'lifestyle',
+  'interests',
+  'habits',
+  'work',
+  'skills',
+  'learnings',
+  'other',
+  'auto',
+] as const;
 export const memoryCategory = z.enum(MEMORY_CATEGORIES);
 export type MemoryCategory = z.infer<typeof memoryCategory>;
 
@@ -15,6 +33,10 @@ export const memory = z
     tags: z.array(z.string()),
     created_at: dateTime,
     updated_at: dateTime,
+    manually_added: z.boolean().meta({ description: 'True for memories made through the API' }),
+    reviewed: z.boolean(),
+    user_review: z.boolean().nullable(),
+    edited: z.boolean().meta({ description: 'True once a PATCH has carried content' }),
   })
   .meta({ id: 'Memory' });
 
@@ -48,7 +70,7 @@ export const listMemoriesQuery = z
   })
   .check(feedQueryRules);
 
-export const newMemory = z.object({
+export const newMemory = z.strictObject({
   content: z.string().trim().min(1).max(5000),
   category: memoryCategory.default('manual'),
   visibility: z.enum(['private', 'public']).default('private'),
@@ -63,7 +85,7 @@ export const { body: createMemoriesBatchBody, response: memoriesBatchResponse } 
   memory,
 );
 
-export const updateMemoryBody = z.object({
+export const updateMemoryBody = z.strictObject({
   content: newMemory.shape.content.optional(),
   category: memoryCategory.optional(),
   visibility: z.enum(['private', 'public']).optional(),

@@ -14,5 +14,5 @@ export const person = z
 export const peopleList = z.object({ people: z.array(person) });
 
 const name = z.string().trim().min(2).max(40);
-export const createPersonBody = z.object({ name });
-export const updatePersonBody = z.object({ name: name.optional() });
+export const createPersonBody = z.strictObject({ name });
+export const updatePersonBody = z.strictObject({ name: name.optional() });

@@ -22,10 +22,10 @@ export const listScreenActivityQuery = z.object({
 
 export const screenActivityPage = cursorPageOf('screen_activity', screenActivityRecord);
 
-export const createScreenActivityBody = z.object({
+export const createScreenActivityBody = z.strictObject({
   screen_activity: z
     .array(
-      z.object({
+      z.strictObject({
         timestamp: instant,
         app_name: z.string().min(1).max(200),
         window_title: z.string().max(1000).default(''),

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { z } from 'zod';
-import { quickCheck, textIssue, type ValidationIssue } from '../contract/common';
+import { quickCheck, textIssue, unknownFieldMessage, type ValidationIssue } from '../contract/common';
 import { HttpError, UnprocessableError } from './http-errors';
 import { Conflict, isUnavailable, NotFound } from '../store/db/store-errors';
 
@@ -23,24 +23,51 @@ function issueType(issue: z.core.$ZodIssue): string {
   return typeof type === 'string' ? type : issue.code;
 }
 
+/**
+ * The fields of each strict object that met unknown keys while a request part was parsed, by the object the
+ * request sent (zod's finished issue keeps that object, not the schema that knows the fields).
+ */
+type KnownFields = Map<unknown, string[]>;
+
+/** A per-parse error map that notes, for each unknown-keys issue, the fields its object takes. */
+function noteKnownFields(known: KnownFields): z.core.$ZodErrorMap {
+  return (issue) => {
+    if (issue.code !== 'unrecognized_keys') return undefined;
+    const shape = (issue.inst as { _zod?: { def?: { shape?: object } } } | undefined)?._zod?.def?.shape;
+    known.set(issue.input, shape ? Object.keys(shape) : []);
+    return undefined;
+  };
+}
+
 /** A request part that failed its zod schema; carries zod's issues so they become FastAPI-style `loc`s. */
 export class RequestValidationError extends Error {
   readonly statusCode = 422;
   constructor(
     readonly part: string,
     readonly issues: z.core.$ZodIssue[],
+    private readonly knownFields: KnownFields = new Map(),
   ) {
     super(issues.map((i) => i.message).join('; '));
   }
 
   toIssues(): ValidationIssue[] {
     const where = LOCATION[this.part] ?? this.part;
-    return this.issues.map((issue) => {
+    return this.issues.flatMap((issue): ValidationIssue | ValidationIssue[] => {
+      const path = issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p));
+      // One issue per unknown field, as FastAPI reports a model that forbids extra fields.
+      if (issue.code === 'unrecognized_keys') {
+        const known = this.knownFields.get(issue.input) ?? [];
+        return issue.keys.map((key) => ({
+          loc: [where, ...path, key],
+          msg: unknownFieldMessage(key, known),
+          type: 'extra_forbidden',
+        }));
+      }
       // An absent body reaches the schema as null; anything else absent as undefined.
       const absent = issue.input === undefined || (issue.input === null && issue.path.length === 0);
       const missing = issue.code === 'invalid_type' && absent;
       return {
-        loc: [where, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
+        loc: [where, ...path],
         msg: missing ? 'Field required' : issue.message,
         type: missing ? 'missing' : issueType(issue),
       };
@@ -69,9 +96,10 @@ async function errorsPlugin(app: FastifyInstance) {
     const quick = quickCheck(schema);
     return (data) => {
       if (quick?.(data)) return { value: data };
-      const result = schema.safeParse(data, { reportInput: true });
+      const knownFields: KnownFields = new Map();
+      const result = schema.safeParse(data, { reportInput: true, error: noteKnownFields(knownFields) });
       if (result.success) return { value: result.data };
-      return { error: new RequestValidationError(httpPart ?? 'body', result.error.issues) };
+      return { error: new RequestValidationError(httpPart ?? 'body', result.error.issues, knownFields) };
     };
   });
 

@@ -132,7 +132,10 @@ export function recordRoutes(app: App, itemPath: `/${string}/:${string}`, resour
       );
     },
 
-    /** POST `path`: one new record, answered with 201; `notFound` when the body may name a missing record. */
+    /**
+     * POST `path`: one new record, answered with 200 as the real service answers its creates; `notFound` when
+     * the body may name a missing record.
+     */
     create<B extends z.ZodType, R extends z.ZodType>(
       doc: RouteDoc & { body: B; response: R; notFound?: true },
       create: (userId: string, body: z.output<B>) => Promise<z.input<R>>,
@@ -141,15 +144,14 @@ export function recordRoutes(app: App, itemPath: `/${string}/:${string}`, resour
       const failures = doc.notFound ? errors(401, 403, 404, 422, 429) : errors(401, 403, 422, 429);
       app.post(
         path,
-        write({ ...docOf(doc), body, response: { 201: doc.response as AnySchema, ...failures } }),
-        async (request, reply) =>
-          reply.code(201).send(await create(callerId(request), request.body as z.output<B>)),
+        write({ ...docOf(doc), body, response: { 200: doc.response as AnySchema, ...failures } }),
+        async (request) => create(callerId(request), request.body as z.output<B>),
       );
     },
 
     /**
      * POST `path/batch`: the records in the body's `field` array, created all or none (the whole batch is
-     * validated before the handler runs), answered with 201 `{ [field]: created, created_count }`.
+     * validated before the handler runs), answered with 200 `{ [field]: created, created_count }`.
      */
     createMany<B extends z.ZodType<Record<F, unknown[]>>, R extends z.ZodType, F extends string>(
       doc: RouteDoc & { body: B; response: R },
@@ -162,11 +164,11 @@ export function recordRoutes(app: App, itemPath: `/${string}/:${string}`, resour
         write({
           ...docOf(doc),
           body,
-          response: { 201: doc.response as AnySchema, ...errors(401, 403, 422, 429) },
+          response: { 200: doc.response as AnySchema, ...errors(401, 403, 422, 429) },
         }),
-        async (request, reply) => {
+        async (request) => {
           const created = await createMany(callerId(request), (request.body as z.output<B>)[field]);
-          return reply.code(201).send({ [field]: created, created_count: created.length });
+          return { [field]: created, created_count: created.length };
         },
       );
     },

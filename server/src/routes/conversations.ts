@@ -78,9 +78,9 @@ const conversations: FastifyPluginAsyncZod = async (app) => {
     routes.write({
       summary: 'Create a conversation from transcript segments (idempotent by client_session_id)',
       description:
-        'Answers 201 with the new conversation, or 200 with the existing one when this client_session_id was used before.',
+        'Answers 200 with the new conversation, or with the existing one when this client_session_id was used before.',
       body: createFromSegmentsBody,
-      response: { 200: conversation, 201: conversation, ...errors(401, 403, 404, 422, 429) },
+      response: { 200: conversation, ...errors(401, 403, 404, 422, 429) },
     }),
     async (request, reply) => {
       const userId = callerId(request);
@@ -90,7 +90,7 @@ const conversations: FastifyPluginAsyncZod = async (app) => {
       if (existing) return reply.code(200).send(existing);
       checkSegmentTimes(input.transcript_segments, 'transcript_segments');
       const result = await repository.create(userId, input, sessionId, checkSpan);
-      return reply.code(result.created ? 201 : 200).send(result.conversation);
+      return reply.code(200).send(result.conversation);
     },
   );
 

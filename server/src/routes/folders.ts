@@ -23,7 +23,8 @@ const folders: FastifyPluginAsyncZod = async (app) => {
 
   routes.update(
     {
-      summary: 'Update a folder (only the fields sent; null clears description or color)',
+      summary:
+        'Update a folder (only the fields sent; null clears description and resets color or icon to the default)',
       description:
         "A new name is a change of the folder's conversations too (their folder_name): their updated_at moves.",
       body: updateFolderBody,

@@ -19,14 +19,11 @@ const people: FastifyPluginAsyncZod = async (app) => {
     routes.write({
       summary: 'Create a person, or return the one with this name',
       description:
-        'Idempotent by name (case-insensitive): answers 201 with a new person, or 200 with the existing one.',
+        'Idempotent by name (case-insensitive): answers 200 with a new person or with the existing one.',
       body: createPersonBody,
-      response: { 200: person, 201: person, ...errors(401, 403, 422, 429) },
+      response: { 200: person, ...errors(401, 403, 422, 429) },
     }),
-    async (request, reply) => {
-      const { person, created } = await repository.findOrCreate(callerId(request), request.body.name);
-      return reply.code(created ? 201 : 200).send(person);
-    },
+    async (request) => (await repository.findOrCreate(callerId(request), request.body.name)).person,
   );
 
   routes.update(

@@ -1,6 +1,7 @@
 // Conversation folders: every query, and how a row reads back. A folder's name is part of each of its
 // conversations (their folder_name), so renaming or deleting one is a change of those conversations too.
 import type { Kysely } from 'kysely';
+import { DEFAULT_FOLDER_COLOR } from '../contract/folders';
 import { newId } from '../ids';
 import { userWrite } from './db/write-clock';
 import { createOwned, deleteOwned, found, updateChanged, type Row } from './db/records';
@@ -11,20 +12,29 @@ export interface Folder {
   id: string;
   name: string;
   description: string | null;
-  color: string | null;
+  color: string;
+  icon: string;
+  order: number;
+  is_default: boolean;
+  is_system: boolean;
+  category_mapping: string | null;
   conversation_count: number;
   created_at: string;
   updated_at: string;
 }
 
+/** A folder as a request gives it; a color or icon omitted or null takes the default. */
 export interface NewFolder {
   name: string;
   description?: string | null;
   color?: string | null;
+  icon?: string | null;
 }
 
-/** The fields to change; absent ones stay, null clears description or color. */
-export type FolderChanges = Partial<NewFolder>;
+/** The fields to change; absent ones stay, null clears description and resets color or icon to the default. */
+export type FolderChanges = Partial<NewFolder> & { order?: number };
+
+const DEFAULT_ICON = 'folder';
 
 type FolderRow = Row<'folders'> & { conversation_count: number | string | bigint | null };
 
@@ -33,7 +43,12 @@ function decodeFolder({ conversation_count, ...row }: FolderRow): Folder {
     id: row.id,
     name: row.name,
     description: row.description,
-    color: row.color,
+    color: row.color ?? DEFAULT_FOLDER_COLOR,
+    icon: row.icon,
+    order: row.display_order,
+    is_default: row.is_default === 1,
+    is_system: row.is_system === 1,
+    category_mapping: row.category_mapping,
     conversation_count: Number(conversation_count ?? 0),
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
@@ -76,7 +91,12 @@ export function foldersRepository(db: Kysely<Database>) {
           user_id: userId,
           name: folder.name,
           description: folder.description ?? null,
-          color: folder.color ?? null,
+          color: folder.color ?? DEFAULT_FOLDER_COLOR,
+          icon: folder.icon ?? DEFAULT_ICON,
+          display_order: 0,
+          is_default: 0,
+          is_system: 0,
+          category_mapping: null,
           created_at: now,
           updated_at: now,
         },
@@ -88,7 +108,19 @@ export function foldersRepository(db: Kysely<Database>) {
     async update(userId: string, id: string, changes: FolderChanges): Promise<Folder> {
       return userWrite(db, userId, async (trx, at) => {
         const current = await findRow(trx, userId, id);
-        const { row, changed } = await updateChanged(trx, 'folders', current, changes, at);
+        const { row, changed } = await updateChanged(
+          trx,
+          'folders',
+          current,
+          {
+            name: changes.name,
+            description: changes.description,
+            color: changes.color === null ? DEFAULT_FOLDER_COLOR : changes.color,
+            icon: changes.icon === null ? DEFAULT_ICON : changes.icon,
+            display_order: changes.order,
+          },
+          at,
+        );
         if (changed.name !== undefined) {
           await trx
             .updateTable('conversations')

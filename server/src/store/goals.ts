@@ -162,14 +162,9 @@ export function goalsRepository(db: Kysely<Database>) {
 
     /**
      * Changes the caller's goal; only a changed value moves updated_at, and a changed current value is also
-     * today's history entry. `validate` sees the numbers the goal would have and throws to refuse them.
+     * today's history entry.
      */
-    async update(
-      userId: string,
-      id: string,
-      changes: GoalChanges,
-      validate: (values: GoalValues) => void,
-    ): Promise<Goal> {
+    async update(userId: string, id: string, changes: GoalChanges): Promise<Goal> {
       return userWrite(db, userId, async (trx, at) => {
         const current = await findOwned(trx, 'goals', userId, id);
         const values: GoalValues = {
@@ -178,7 +173,6 @@ export function goalsRepository(db: Kysely<Database>) {
           target_value: changes.target_value ?? current.target_value,
           current_value: changes.current_value ?? current.current_value,
         };
-        validate(values);
         const { row, changed } = await updateChanged(
           trx,
           'goals',
@@ -206,17 +200,11 @@ export function goalsRepository(db: Kysely<Database>) {
 
     /**
      * Sets the caller's goal's current value and records it as today's history entry, even when unchanged (a
-     * report is a measurement). `validate` sees the goal's numbers as stored and throws to refuse the report.
+     * report is a measurement).
      */
-    async reportProgress(
-      userId: string,
-      id: string,
-      value: number,
-      validate: (current: GoalValues) => void,
-    ): Promise<Goal> {
+    async reportProgress(userId: string, id: string, value: number): Promise<Goal> {
       return userWrite(db, userId, async (trx, at) => {
         const current = await findOwned(trx, 'goals', userId, id);
-        validate(current);
         const { row } = await updateChanged(trx, 'goals', current, { current_value: value }, at);
         await recordHistory(trx, row.id, row.current_value, at);
         const reported = decodeGoal(row);

@@ -19,6 +19,10 @@ export interface Memory {
   tags: string[];
   created_at: string;
   updated_at: string;
+  manually_added: boolean;
+  reviewed: boolean;
+  user_review: boolean | null;
+  edited: boolean;
 }
 
 export interface NewMemory {
@@ -44,6 +48,10 @@ function decodeMemory(row: Row<'memories'>): Memory {
     tags: fromJson<string[]>(row.tags),
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
+    manually_added: row.manually_added === 1,
+    reviewed: row.reviewed === 1,
+    user_review: row.user_review === null ? null : row.user_review === 1,
+    edited: row.edited === 1,
   };
 }
 
@@ -55,6 +63,11 @@ function newRow(userId: string, memory: NewMemory, at: number): Row<'memories'> 
     category: memory.category,
     visibility: memory.visibility,
     tags: toJson(memory.tags),
+    // Made through the API: added by hand, reviewed and approved, as the real service marks such memories.
+    manually_added: 1,
+    reviewed: 1,
+    user_review: 1,
+    edited: 0,
     created_at: at,
     updated_at: at,
   };
@@ -90,7 +103,10 @@ export function memoriesRepository(db: Kysely<Database>) {
 
     createMany,
 
-    /** Only a changed value moves updated_at. */
+    /**
+     * Only a changed value moves updated_at. A PATCH carrying content marks the memory edited, as the real
+     * service does (the first time, that is a change).
+     */
     async update(userId: string, id: string, changes: Partial<NewMemory>): Promise<Memory> {
       return userWrite(db, userId, async (trx, at) => {
         const current = await findOwned(trx, 'memories', userId, id);
@@ -103,6 +119,7 @@ export function memoriesRepository(db: Kysely<Database>) {
             category: changes.category,
             visibility: changes.visibility,
             tags: changes.tags === undefined ? undefined : toJson(changes.tags),
+            edited: changes.content === undefined ? undefined : 1,
           },
           at,
         );

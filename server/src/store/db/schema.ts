@@ -92,6 +92,12 @@ export interface FoldersTable {
   name: string;
   description: string | null;
   color: string | null;
+  icon: Generated<string>;
+  /** The folder's place in the user's list (`order` on the wire). */
+  display_order: Generated<number>;
+  is_default: Generated<number>;
+  is_system: Generated<number>;
+  category_mapping: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -103,6 +109,11 @@ export interface MemoriesTable {
   category: string;
   visibility: string;
   tags: string;
+  manually_added: Generated<number>;
+  reviewed: Generated<number>;
+  /** The user's verdict: 1 approved, 0 rejected, null none. */
+  user_review: number | null;
+  edited: Generated<number>;
   created_at: number;
   updated_at: number;
 }

@@ -2,6 +2,7 @@ import type { Migration } from 'kysely';
 import * as initial from './0001_initial';
 import * as proactive from './0002_proactive';
 import * as changeFeed from './0003_change_feed';
+import * as realServiceFields from './0004_real_service_fields';
 import * as eventWebhooks from './0007_event_webhooks';
 
 // Versioned migrations, applied in key order. Never edit one that has shipped; add the next file.
@@ -9,5 +10,6 @@ export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_proactive': proactive,
   '0003_change_feed': changeFeed,
+  '0004_real_service_fields': realServiceFields,
   '0007_event_webhooks': eventWebhooks,
 };

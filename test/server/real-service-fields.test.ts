@@ -1,0 +1,205 @@
+import { actionItem } from '../../server/src/contract/action-items';
+import { validationErrorBody } from '../../server/src/contract/common';
+import { folder } from '../../server/src/contract/folders';
+import { goal } from '../../server/src/contract/goals';
+import { MEMORY_CATEGORIES, memory } from '../../server/src/contract/memories';
+import { person } from '../../server/src/contract/people';
+import { devClient, expectShape, newUser } from '../helpers/http';
+import { DIALECTS, forSuite, startServer } from '../helpers/server';
+
+// Issue 26: what clients written for the real service send and read back (server/README.md, Compatibility).
+const DEV = '/v1/dev/user';
+
+describe.each(DIALECTS)('fields and statuses of the real service on %s', (dialect) => {
+  const server = forSuite(() => startServer(dialect));
+  const api = devClient(server);
+
+  const expect422 = (reply: { status: number; body: unknown }) => {
+    expect(reply.status).toBe(422);
+    return expectShape(validationErrorBody, reply.body).detail;
+  };
+
+  it('answers 200 to every create under /v1/dev/', async () => {
+    const creates: [string, object][] = [
+      ['/folders', { name: 'Work' }],
+      ['/goals', { title: 'Run', target_value: 5 }],
+      ['/people', { name: 'Ada' }],
+      ['/people', { name: 'ada' }],
+      ['/screen-activity', { screen_activity: [{ timestamp: '2026-11-20T10:00:00Z', app_name: 'Editor' }] }],
+      ['/memories', { content: 'Likes tea' }],
+      ['/memories/batch', { memories: [{ content: 'Lives in Oslo' }] }],
+      ['/action-items', { description: 'Buy milk' }],
+      ['/action-items/batch', { action_items: [{ description: 'Call Bob' }] }],
+      ['/conversations', { text: 'We agreed to ship on Friday.' }],
+    ];
+    for (const [path, body] of creates) {
+      const reply = await api.post(`${DEV}${path}`, body);
+      expect({ path, status: reply.status }).toEqual({ path, status: 200 });
+    }
+    const segments = {
+      client_session_id: 'replayed',
+      transcript_segments: [{ text: 'Hello there', start: 0, end: 1 }],
+    };
+    expect((await api.post(`${DEV}/conversations/from-segments`, segments)).status).toBe(200);
+    expect((await api.post(`${DEV}/conversations/from-segments`, segments)).status).toBe(200);
+  });
+
+  it('refuses an unknown body field with 422 naming it and the field probably meant', async () => {
+    const typo = await api.post(`${DEV}/action-items`, {
+      description: 'x',
+      due_date: '2026-12-01T10:00:00Z',
+    });
+    expect(expect422(typo)).toEqual([
+      {
+        loc: ['body', 'due_date'],
+        msg: "Unknown field 'due_date'; did you mean 'due_at'?",
+        type: 'extra_forbidden',
+      },
+    ]);
+
+    // Nested: an entry of a batch; nothing of the batch is stored.
+    const user = await newUser(server);
+    const batch = await user.client.post(`${DEV}/action-items/batch`, {
+      action_items: [
+        { description: 'a' },
+        { description: 'b' },
+        { description: 'c' },
+        { description: 'd', complted: true },
+      ],
+    });
+    expect(expect422(batch)).toEqual([
+      {
+        loc: ['body', 'action_items', 3, 'complted'],
+        msg: "Unknown field 'complted'; did you mean 'completed'?",
+        type: 'extra_forbidden',
+      },
+    ]);
+    expect(await server.count('action_items', { user_id: user.id })).toBe(0);
+
+    // Nothing close: the fields the object takes are listed.
+    const far = await api.post(`${DEV}/memories`, { content: 'x', xyzzy: 1 });
+    expect(expect422(far)).toEqual([
+      {
+        loc: ['body', 'xyzzy'],
+        msg: "Unknown field 'xyzzy'; fields here: content, category, visibility, tags",
+        type: 'extra_forbidden',
+      },
+    ]);
+
+    // Every unknown field of a body is named, each at its own loc, on updates too.
+    const item = expectShape(actionItem, (await api.post(`${DEV}/action-items`, { description: 'y' })).body);
+    const update = await api.patch(`${DEV}/action-items/${item.id}`, { done: true, dueAt: null });
+    expect(expect422(update).map((issue) => [issue.loc, issue.type])).toEqual([
+      [['body', 'done'], 'extra_forbidden'],
+      [['body', 'dueAt'], 'extra_forbidden'],
+    ]);
+    const webhook = await api.post(`${DEV}/screen-activity`, {
+      screen_activity: [{ timestamp: '2026-11-20T10:00:00Z', app_name: 'Editor', window: 'x' }],
+    });
+    expect(expect422(webhook)[0]).toMatchObject({
+      loc: ['body', 'screen_activity', 0, 'window'],
+      msg: "Unknown field 'window'; did you mean 'window_title'?",
+    });
+    // Query parameters stay lenient: clients add their own.
+    expect((await api.get(`${DEV}/memories`, { client_tag: 'x' })).status).toBe(200);
+  });
+
+  it('accepts and stores every memory category of the real service, and filters by each', async () => {
+    const user = await newUser(server);
+    const ids: Record<string, string> = {};
+    for (const category of MEMORY_CATEGORIES) {
+      const reply = await user.client.post(`${DEV}/memories`, { content: `a ${category} fact`, category });
+      expect(reply.status).toBe(200);
+      const created = expectShape(memory, reply.body);
+      expect(created.category).toBe(category);
+      ids[category] = created.id;
+    }
+    for (const category of MEMORY_CATEGORIES) {
+      const listed = await user.client.get(`${DEV}/memories`, { categories: category });
+      expect(listed.status).toBe(200);
+      expect(expectShape(memory.array(), listed.body).map((m) => [m.id, m.category])).toEqual([
+        [ids[category], category],
+      ]);
+    }
+    const both = await user.client.get(`${DEV}/memories`, { categories: 'work,skills' });
+    expect(both.body.map((m: { category: string }) => m.category).sort()).toEqual(['skills', 'work']);
+    expect((await user.client.post(`${DEV}/memories`, { content: 'x', category: 'gossip' })).status).toBe(
+      422,
+    );
+  });
+
+  it('marks memories as the real service marks API-made ones; a PATCH with content marks them edited', async () => {
+    const created = expectShape(memory, (await api.post(`${DEV}/memories`, { content: 'Likes tea' })).body);
+    expect(created).toMatchObject({ manually_added: true, reviewed: true, user_review: true, edited: false });
+
+    const retagged = await api.patch(`${DEV}/memories/${created.id}`, { tags: ['drinks'] });
+    expect(expectShape(memory, retagged.body).edited).toBe(false);
+    const rewritten = await api.patch(`${DEV}/memories/${created.id}`, { content: 'Likes green tea' });
+    expect(expectShape(memory, rewritten.body)).toMatchObject({ content: 'Likes green tea', edited: true });
+    const listed = expectShape(memory.array(), (await api.get(`${DEV}/memories`)).body);
+    expect(listed.find((m) => m.id === created.id)).toMatchObject({ edited: true, manually_added: true });
+  });
+
+  it('stores goal values outside min–max as given, and titles up to 500 characters', async () => {
+    const title = 'g'.repeat(500);
+    const reply = await api.post(`${DEV}/goals`, {
+      title,
+      goal_type: 'scale',
+      target_value: 20,
+      current_value: -3,
+      min_value: 0,
+      max_value: 10,
+    });
+    expect(reply.status).toBe(200);
+    const created = expectShape(goal, reply.body);
+    expect(created).toMatchObject({
+      title,
+      target_value: 20,
+      current_value: -3,
+      min_value: 0,
+      max_value: 10,
+    });
+
+    const updated = await api.patch(`${DEV}/goals/${created.id}`, { min_value: 50, max_value: 40 });
+    expect(expectShape(goal, updated.body)).toMatchObject({ min_value: 50, max_value: 40, target_value: 20 });
+    const progress = await api.patch(`${DEV}/goals/${created.id}/progress?current_value=99`);
+    expect(progress.status).toBe(200);
+    expect(expectShape(goal, (await api.get(`${DEV}/goals/${created.id}`)).body).current_value).toBe(99);
+    expect((await api.post(`${DEV}/goals`, { title: 'g'.repeat(501), target_value: 1 })).status).toBe(422);
+  });
+
+  it("gives folders the real service's defaults and takes its icon and order", async () => {
+    const plain = expectShape(folder, (await api.post(`${DEV}/folders`, { name: 'Plain' })).body);
+    expect(plain).toMatchObject({
+      color: '#6B7280',
+      icon: 'folder',
+      order: 0,
+      is_default: false,
+      is_system: false,
+      category_mapping: null,
+    });
+    const styled = expectShape(
+      folder,
+      (await api.post(`${DEV}/folders`, { name: 'Styled', color: '#4f46e5', icon: 'briefcase' })).body,
+    );
+    expect(styled).toMatchObject({ color: '#4f46e5', icon: 'briefcase' });
+    const moved = await api.patch(`${DEV}/folders/${styled.id}`, { order: 3, color: null });
+    expect(expectShape(folder, moved.body)).toMatchObject({ order: 3, color: '#6B7280', icon: 'briefcase' });
+    const listed = expectShape(folder.array(), (await api.get(`${DEV}/folders`)).body);
+    expect(listed.find((f) => f.id === styled.id)).toMatchObject({ order: 3, color: '#6B7280' });
+    // is_default and is_system are the service's to set, not a client's.
+    expect(expect422(await api.patch(`${DEV}/folders/${styled.id}`, { is_system: true }))[0].loc).toEqual([
+      'body',
+      'is_system',
+    ]);
+  });
+
+  it('still refuses a person body with an unknown field', async () => {
+    const reply = await api.post(`${DEV}/people`, { name: 'Grace', nam: 'x' });
+    expect(expect422(reply)[0]).toMatchObject({
+      loc: ['body', 'nam'],
+      msg: "Unknown field 'nam'; did you mean 'name'?",
+    });
+    expectShape(person, (await api.post(`${DEV}/people`, { name: 'Grace' })).body);
+  });
+});
