@@ -497,8 +497,15 @@ export async function startReferenceService(): Promise<ReferenceService> {
           need(scopes(), 'conversations:read');
           const includeTranscript = queryBool(query, 'include_transcript') ?? false;
           const starred = queryBool(query, 'starred');
+          const folderId = query.get('folder_id');
+          const categories = query.get('categories')?.split(',').filter(Boolean) ?? [];
           const list = newestFirst(conversations.values()).filter(
-            (c) => !c.discarded && inRange(c.created_at, query) && (starred === undefined || !starred),
+            (c) =>
+              !c.discarded &&
+              inRange(c.created_at, query) &&
+              (starred === undefined || !starred) &&
+              (folderId === null || c.folder_id === folderId) &&
+              (!categories.length || categories.includes(c.structured.category)),
           );
           return { body: page(list, query, 25).map((c) => conversationOut(c, includeTranscript)) };
         },

@@ -8,6 +8,8 @@
 // - Screen Activity → Get Many (no screen activity)
 // - Developer Key → Get Current (no `GET /v1/dev/key`; its keys are listed under `/v1/dev/keys`)
 // Proactive Reply → Build sends nothing: it builds the webhook reply locally, which the real service reads too.
+// Goal → Abandon deletes the goal there (the real service has no abandoned status). The node has no operation on
+// the notifications inbox or live transcripts (only the triggers use those), so none is listed here.
 import type { INodeParameters } from 'n8n-workflow';
 import { operations } from '../../nodes/DevData/actions/router';
 import { startReferenceService, type ReferenceService } from '../helpers/reference-service';
