@@ -18,6 +18,8 @@ const SCOPES = [
   'people:read',
   'people:write',
   'notifications:read',
+  'webhooks:read',
+  'webhooks:write',
   'keys:read',
   'keys:write',
 ];
