@@ -32,6 +32,7 @@ export const CATEGORIES = [
   'news',
   'entertainment',
   'psychology',
+  'real',
   'design',
   'family',
   'economics',
@@ -65,16 +66,33 @@ export const geolocation = z
 /** An action item as a conversation's structured summary shows it: without its id and conversation. */
 export const embeddedActionItem = actionItem.omit({ id: true, conversation_id: true });
 
+/** An event found in a conversation (a calendar entry), as the real service models it. */
+export const conversationEvent = z
+  .object({
+    title: z.string(),
+    description: z.string(),
+    start: dateTime,
+    duration: z.number().int().meta({ description: 'Minutes' }),
+    created: z.boolean().meta({ description: 'Whether the event was added to a calendar' }),
+  })
+  .meta({ id: 'ConversationEvent' });
+
+/** The emoji of a conversation whose summary names none (the real service's default). */
+export const DEFAULT_EMOJI = '🧠';
+
 export const structured = z
   .object({
     title: z.string(),
     overview: z.string(),
     category: z.string(),
-    emoji: z.string().optional(),
+    emoji: z.string().meta({ description: `${DEFAULT_EMOJI} when none was given` }),
     action_items: z.array(embeddedActionItem).optional(),
-    events: z.array(z.record(z.string(), z.unknown())).optional(),
+    events: z.array(conversationEvent),
   })
   .meta({ id: 'Structured' });
+
+/** What kind of text a conversation created from text holds (the real service's `text_source`). */
+export const TEXT_SOURCES = ['audio_transcript', 'message', 'other_text'] as const;
 
 export const conversation = z
   .object({
@@ -82,8 +100,8 @@ export const conversation = z
     created_at: dateTime,
     updated_at: dateTime.meta({
       description:
-        'Last change of the conversation itself (title, discarded, folder and its name, transcript); changes ' +
-        'to its action items show in their own updated_at',
+        'Last change of the conversation itself (title, discarded, starred, folder and its name, ' +
+        'transcript); changes to its action items show in their own updated_at',
     }),
     started_at: dateTime,
     finished_at: dateTime,
@@ -91,12 +109,56 @@ export const conversation = z
     source: z.string(),
     structured,
     transcript_segments: z.array(transcriptSegment).optional(),
-    geolocation: geolocation.nullable(),
+    geolocation: geolocation.optional().meta({ description: 'Absent when the conversation has no place' }),
     folder_id: z.string().nullable(),
     folder_name: z.string().nullable(),
     discarded: z.boolean(),
+    starred: z
+      .boolean()
+      .meta({ description: 'Set by PATCH (an extension of devdata-server); false by default' }),
+    text_source: z
+      .enum(TEXT_SOURCES)
+      .nullable()
+      .meta({
+        description:
+          'What kind of text a conversation created from text holds; null for one created from segments or a ' +
+          'live transcript',
+      }),
+    text_source_spec: z
+      .string()
+      .nullable()
+      .meta({ description: "Where that text came from, as the caller said (e.g. 'email', 'slack')" }),
   })
   .meta({ id: 'Conversation' });
+
+/** A create's answer: the whole record, and the processing status the real service answers with. */
+export const createdConversation = conversation
+  .extend({
+    status: z.enum(['completed']).meta({ description: 'Always completed: the server processes at once' }),
+  })
+  .meta({ id: 'CreatedConversation' });
+
+/** The list's `categories`: a comma-separated list of categories, each one known (422 naming any other). */
+const categoriesParam = z
+  .string()
+  .optional()
+  .transform((value, ctx) => {
+    if (value === undefined) return undefined;
+    const list = value
+      .split(',')
+      .map((category) => category.trim())
+      .filter(Boolean);
+    const unknown = list.filter((category) => !(CATEGORIES as readonly string[]).includes(category));
+    if (unknown.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `Unknown categor${unknown.length > 1 ? 'ies' : 'y'} ${unknown.join(', ')}; use ${CATEGORIES.join(', ')}`,
+      });
+      return z.NEVER;
+    }
+    return list;
+  })
+  .meta({ description: 'Comma-separated categories; a conversation in any of them is listed' });
 
 export const listConversationsQuery = z
   .object({
@@ -105,13 +167,15 @@ export const listConversationsQuery = z
       .meta({ description: 'Started at or after (date or date-time)' }),
     end_date: dateBound('end').optional().meta({ description: 'Started at or before (date or date-time)' }),
     folder_id: z.string().min(1).optional(),
+    categories: categoriesParam,
+    starred: queryBool.optional().meta({ description: 'true: starred ones only; false: the others only' }),
     include_transcript: queryBool.default(false),
     include_discarded: queryBool.optional().meta({
       description:
         'Include discarded conversations. Default false, but true with updated_since or order=updated_at (a ' +
         'discard is a change a sync must see); pass false to leave them out.',
     }),
-    limit: limitParam(100, 25),
+    limit: limitParam(1000, 25),
     offset: offsetParam,
     updated_since: updatedSinceParam,
     order: orderParam('started_at_desc', 'newest started first'),
@@ -121,26 +185,59 @@ export const listConversationsQuery = z
 
 export const getConversationQuery = z.object({ include_transcript: queryBool.default(false) });
 
+export const MAX_TITLE = 500;
+export const MAX_EVENTS = 100;
+
+/** An event as a caller gives it; what it leaves out takes the real service's defaults. */
+const eventInput = z.object({
+  title: z.string().max(MAX_TITLE),
+  description: z.string().max(5000).default(''),
+  start: instant,
+  duration: z
+    .number()
+    .int()
+    .min(0)
+    .max(525_600)
+    .default(30)
+    .meta({ description: 'Minutes (at most a year)' }),
+  created: z.boolean().default(false),
+});
+
 /** Caller-supplied summary fields; whatever is missing is derived from the text. */
 const structuredInput = z.object({
-  title: z.string().trim().min(1).max(200).optional(),
+  title: z.string().trim().min(1).max(MAX_TITLE).optional(),
   overview: z.string().max(5000).optional(),
   category: z.enum(CATEGORIES).optional(),
   emoji: z.string().max(16).optional(),
+  events: z.array(eventInput).max(MAX_EVENTS).optional(),
 });
 
+// null stands for "not given" where the real service takes null (its fields are Optional).
 const conversationInput = {
-  started_at: instant.optional(),
-  finished_at: instant.optional(),
-  language: z.string().min(2).max(10).default('en'),
+  started_at: instant.nullable().optional(),
+  finished_at: instant.nullable().optional(),
+  language: z
+    .string()
+    .min(2)
+    .max(10)
+    .nullable()
+    .default('en')
+    .transform((language) => language ?? 'en'),
   source: z.string().min(1).max(50).default('api'),
-  geolocation: geolocation.optional(),
+  geolocation: geolocation.nullable().optional(),
   folder_id: z.string().min(1).nullable().optional(),
   structured: structuredInput.optional(),
 };
 
 export const createConversationBody = z.object({
   text: z.string().trim().min(1).max(200_000),
+  text_source: z.enum(TEXT_SOURCES).default('other_text'),
+  text_source_spec: z
+    .string()
+    .max(200)
+    .nullable()
+    .optional()
+    .meta({ description: "Where the text came from, e.g. 'email', 'slack', 'whatsapp'" }),
   ...conversationInput,
 });
 
@@ -187,8 +284,9 @@ export const createFromSegmentsBody = z.object({
 });
 
 export const updateConversationBody = z.object({
-  title: z.string().trim().min(1).max(200).optional(),
+  title: z.string().trim().min(1).max(MAX_TITLE).optional(),
   discarded: z.boolean().optional(),
+  starred: z.boolean().optional().meta({ description: 'An extension of devdata-server' }),
   folder_id: z
     .string()
     .min(1)

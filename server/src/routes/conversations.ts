@@ -6,6 +6,7 @@ import {
   checkSegmentTimes,
   conversation,
   createConversationBody,
+  createdConversation,
   createFromSegmentsBody,
   getConversationQuery,
   listConversationsQuery,
@@ -13,7 +14,10 @@ import {
 } from '../contract/conversations';
 import { UnprocessableError } from '../http/http-errors';
 import { recordRoutes, tombstoneNote } from '../http/record-routes';
-import { type NewConversation } from '../store/conversations';
+import { type Conversation, type NewConversation } from '../store/conversations';
+
+/** A create's answer, as the real service's: the record is processed at once, so always completed. */
+const completed = (record: Conversation) => ({ ...record, status: 'completed' as const });
 
 /**
  * Refuses a conversation that would finish before it starts, or whose start or finish, as given or as derived
@@ -41,9 +45,9 @@ const conversations: FastifyPluginAsyncZod = async (app) => {
       description: changeFeedDescription(
         'With updated_since or order=updated_at, include_discarded defaults to true, so a discard shows up as ' +
           'a change (discarded: true). A conversation’s updated_at moves when the conversation itself changes ' +
-          '(title, discarded, folder, the folder’s name, transcript); changes to its action items show in the ' +
-          'action items’ own updated_at. Deleting a conversation leaves a tombstone and unlinks its action ' +
-          'items, which counts as a change of each of them.',
+          '(title, discarded, starred, folder, the folder’s name, transcript); changes to its action items ' +
+          'show in the action items’ own updated_at. Deleting a conversation leaves a tombstone and unlinks ' +
+          'its action items, which counts as a change of each of them.',
       ),
       querystring: listConversationsQuery,
       response: conversation.array(),
@@ -60,7 +64,7 @@ const conversations: FastifyPluginAsyncZod = async (app) => {
     {
       summary: 'Create a conversation from text',
       body: createConversationBody,
-      response: conversation,
+      response: createdConversation,
       notFound: true,
     },
     async (userId, { text, ...rest }) => {
@@ -69,7 +73,7 @@ const conversations: FastifyPluginAsyncZod = async (app) => {
         transcript_segments: [{ text, is_user: false, start: 0, end: 0 }],
       };
       checkSegmentTimes(input.transcript_segments, 'transcript_segments');
-      return (await repository.create(userId, input, null, checkSpan)).conversation;
+      return completed((await repository.create(userId, input, null, checkSpan)).conversation);
     },
   );
 
@@ -80,23 +84,23 @@ const conversations: FastifyPluginAsyncZod = async (app) => {
       description:
         'Answers 200 with the new conversation, or with the existing one when this client_session_id was used before.',
       body: createFromSegmentsBody,
-      response: { 200: conversation, ...errors(401, 403, 404, 422, 429) },
+      response: { 200: createdConversation, ...errors(401, 403, 404, 422, 429) },
     }),
     async (request, reply) => {
       const userId = callerId(request);
       const { client_session_id: sessionId = null, ...input } = request.body;
       // A retry answers with the conversation its first request made, whatever else it sends.
       const existing = sessionId === null ? undefined : await repository.findBySession(userId, sessionId);
-      if (existing) return reply.code(200).send(existing);
+      if (existing) return reply.code(200).send(completed(existing));
       checkSegmentTimes(input.transcript_segments, 'transcript_segments');
       const result = await repository.create(userId, input, sessionId, checkSpan);
-      return reply.code(200).send(result.conversation);
+      return reply.code(200).send(completed(result.conversation));
     },
   );
 
   routes.update(
     {
-      summary: 'Rename, discard or move a conversation (only the fields sent)',
+      summary: 'Rename, discard, star or move a conversation (only the fields sent)',
       description:
         'Sets updated_at to the write time when a stored value changes (a discard too); a PATCH with an empty ' +
         'body or with the values the conversation already has changes nothing and keeps updated_at.',

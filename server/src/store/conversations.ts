@@ -2,11 +2,14 @@
 // extracted from them: every query, and how a row reads back.
 import type { Kysely } from 'kysely';
 import type { z } from 'zod';
-import type {
-  createFromSegmentsBody,
-  geolocation,
-  structured,
-  transcriptSegment,
+import {
+  DEFAULT_EMOJI,
+  type conversationEvent,
+  type createConversationBody,
+  type createFromSegmentsBody,
+  type geolocation,
+  type TEXT_SOURCES,
+  type transcriptSegment,
 } from '../contract/conversations';
 import { newId } from '../ids';
 import { userWrite } from './db/write-clock';
@@ -25,9 +28,20 @@ type Geolocation = z.infer<typeof geolocation>;
 // gives the summary fields the caller left out. Shared by conversations created whole and live sessions.
 export type Segment = z.infer<typeof transcriptSegment>;
 export type SegmentInput = z.infer<typeof createFromSegmentsBody>['transcript_segments'][number];
-/** The summary as stored: the action items and events are not part of it. */
-export type StoredStructured = Omit<z.infer<typeof structured>, 'action_items' | 'events'>;
+type ConversationEvent = z.infer<typeof conversationEvent>;
+/**
+ * The summary as stored: the emoji and events only when given (read back with their defaults), the action
+ * items not at all (they are records of their own).
+ */
+interface StoredStructured {
+  title: string;
+  overview: string;
+  category: string;
+  emoji?: string;
+  events?: ConversationEvent[];
+}
 type StructuredInput = z.infer<typeof createFromSegmentsBody>['structured'];
+type TextSource = (typeof TEXT_SOURCES)[number];
 
 const TITLE_WORDS = 8;
 const TITLE_MAX = 200;
@@ -48,6 +62,9 @@ function summarize(text: string, given: StructuredInput): StoredStructured {
     overview: given?.overview ?? cut(words.join(' '), OVERVIEW_MAX),
     category: given?.category ?? 'other',
     ...(given?.emoji !== undefined ? { emoji: given.emoji } : {}),
+    ...(given?.events !== undefined
+      ? { events: given.events.map((event) => ({ ...event, start: iso(event.start) })) }
+      : {}),
   };
 }
 
@@ -77,7 +94,8 @@ function readSegments(json: string): Segment[] {
 }
 
 /** What a new conversation is made of: its segments and what the caller says about it (instants in epoch ms). */
-export type NewConversation = Omit<z.infer<typeof createFromSegmentsBody>, 'client_session_id'>;
+export type NewConversation = Omit<z.infer<typeof createFromSegmentsBody>, 'client_session_id'> &
+  Partial<Pick<z.infer<typeof createConversationBody>, 'text_source' | 'text_source_spec'>>;
 
 export interface Conversation {
   id: string;
@@ -87,12 +105,20 @@ export interface Conversation {
   finished_at: string;
   language: string;
   source: string;
-  structured: StoredStructured & { action_items: EmbeddedActionItem[] };
+  structured: Omit<StoredStructured, 'emoji' | 'events'> & {
+    emoji: string;
+    events: ConversationEvent[];
+    action_items: EmbeddedActionItem[];
+  };
   transcript_segments?: Segment[];
-  geolocation: Geolocation | null;
+  /** Absent when the conversation has no place. */
+  geolocation?: Geolocation;
   folder_id: string | null;
   folder_name: string | null;
   discarded: boolean;
+  starred: boolean;
+  text_source: TextSource | null;
+  text_source_spec: string | null;
 }
 
 export interface ConversationFilter extends FeedQuery {
@@ -100,6 +126,9 @@ export interface ConversationFilter extends FeedQuery {
   start_date?: number;
   end_date?: number;
   folder_id?: string;
+  /** In any of these categories. */
+  categories?: string[];
+  starred?: boolean;
   include_transcript: boolean;
   /** Absent: discarded ones are left out, unless the query asks for changes. */
   include_discarded?: boolean;
@@ -111,6 +140,7 @@ export interface ConversationFilter extends FeedQuery {
 export interface ConversationChanges {
   title?: string;
   discarded?: boolean;
+  starred?: boolean;
   folder_id?: string | null;
 }
 
@@ -119,6 +149,12 @@ type ConversationRow = Omit<Row<'conversations'>, 'transcript_segments' | 'clien
   folder_name: string | null;
   transcript_segments?: string;
 };
+
+/** The stored summary with the emoji and events a summary always shows (their defaults when none were given). */
+function decodeStructured(json: string, actionItems: EmbeddedActionItem[]): Conversation['structured'] {
+  const { emoji = DEFAULT_EMOJI, events = [], ...rest } = fromJson<StoredStructured>(json);
+  return { ...rest, emoji, events, action_items: actionItems };
+}
 
 function decodeConversation(
   row: ConversationRow,
@@ -133,14 +169,17 @@ function decodeConversation(
     finished_at: iso(row.finished_at),
     language: row.language,
     source: row.source,
-    structured: { ...fromJson<StoredStructured>(row.structured), action_items: actionItems },
+    structured: decodeStructured(row.structured, actionItems),
     ...(withTranscript && row.transcript_segments !== undefined
       ? { transcript_segments: readSegments(row.transcript_segments) }
       : {}),
-    geolocation: fromJson<Geolocation>(row.geolocation),
+    ...(row.geolocation !== null ? { geolocation: fromJson<Geolocation>(row.geolocation) } : {}),
     folder_id: row.folder_id,
     folder_name: row.folder_name,
     discarded: fromFlag(row.discarded),
+    starred: fromFlag(row.starred),
+    text_source: row.text_source as TextSource | null,
+    text_source_spec: row.text_source_spec,
   };
 }
 
@@ -163,6 +202,9 @@ export function conversationsRepository(
         'c.structured',
         'c.geolocation',
         'c.discarded',
+        'c.starred',
+        'c.text_source',
+        'c.text_source_spec',
         'c.started_at',
         'c.finished_at',
         'c.created_at',
@@ -218,6 +260,15 @@ export function conversationsRepository(
       if (filter.start_date !== undefined) query = query.where('c.started_at', '>=', filter.start_date);
       if (filter.end_date !== undefined) query = query.where('c.started_at', '<=', filter.end_date);
       if (filter.folder_id !== undefined) query = query.where('c.folder_id', '=', filter.folder_id);
+      const categories = filter.categories;
+      if (categories !== undefined && categories.length > 0) {
+        // The category sits in the summary's JSON, written by JSON.stringify: a quote inside a text is escaped
+        // there, so this pattern only matches the category field itself. Categories are lowercase letters only.
+        query = query.where((eb) =>
+          eb.or(categories.map((category) => eb('c.structured', 'like', `%"category":"${category}"%`))),
+        );
+      }
+      if (filter.starred !== undefined) query = query.where('c.starred', '=', toFlag(filter.starred));
       if (!(filter.include_discarded ?? asksForChanges(filter))) query = query.where('c.discarded', '=', 0);
       const rows = await inFeedOrder(query, filter, { table: 'c', newest: 'started_at' })
         .limit(filter.limit)
@@ -256,7 +307,7 @@ export function conversationsRepository(
             folder = input.folder_id ? await folderName(trx, userId, input.folder_id) : null;
             const durationMs = Math.round(Math.max(...input.transcript_segments.map((s) => s.end)) * 1000);
             const startedAt =
-              input.started_at ?? (input.finished_at !== undefined ? input.finished_at - durationMs : now);
+              input.started_at ?? (input.finished_at != null ? input.finished_at - durationMs : now);
             const finishedAt = input.finished_at ?? startedAt + durationMs;
             validate({ started_at: startedAt, finished_at: finishedAt });
             const segments = input.transcript_segments.map((s) => toSegment(s, now));
@@ -273,6 +324,9 @@ export function conversationsRepository(
               geolocation: input.geolocation ? toJson(input.geolocation) : null,
               discarded: 0,
               live: 0,
+              starred: 0,
+              text_source: input.text_source ?? null,
+              text_source_spec: input.text_source_spec ?? null,
               started_at: startedAt,
               finished_at: finishedAt,
               created_at: now,
@@ -297,7 +351,7 @@ export function conversationsRepository(
     },
 
     /**
-     * Renames, discards or moves the caller's conversation; only a changed value moves updated_at. A folder
+     * Renames, discards, stars or moves the caller's conversation; only a changed value moves updated_at. A folder
      * given is checked even when it is the stored one (NotFound "Folder" when not the caller's).
      */
     async update(userId: string, id: string, changes: ConversationChanges): Promise<Conversation> {
@@ -318,6 +372,7 @@ export function conversationsRepository(
                 ? toJson({ ...stored, title: changes.title })
                 : undefined,
             discarded: changes.discarded === undefined ? undefined : toFlag(changes.discarded),
+            starred: changes.starred === undefined ? undefined : toFlag(changes.starred),
             folder_id: changes.folder_id,
           },
           at,

@@ -84,6 +84,11 @@ export interface ConversationsTable {
   updated_at: number;
   /** 1 while a live transcript session is open (see 0002_proactive). */
   live: Generated<number>;
+  /** 0/1, set by PATCH (see 0005_conversation_fields). */
+  starred: Generated<number>;
+  /** What kind of text a conversation created from text holds; null for the others. */
+  text_source: string | null;
+  text_source_spec: string | null;
 }
 
 export interface FoldersTable {

@@ -3,6 +3,7 @@ import * as initial from './0001_initial';
 import * as proactive from './0002_proactive';
 import * as changeFeed from './0003_change_feed';
 import * as realServiceFields from './0004_real_service_fields';
+import * as conversationFields from './0005_conversation_fields';
 import * as eventWebhooks from './0007_event_webhooks';
 
 // Versioned migrations, applied in key order. Never edit one that has shipped; add the next file.
@@ -11,5 +12,6 @@ export const migrations: Record<string, Migration> = {
   '0002_proactive': proactive,
   '0003_change_feed': changeFeed,
   '0004_real_service_fields': realServiceFields,
+  '0005_conversation_fields': conversationFields,
   '0007_event_webhooks': eventWebhooks,
 };
