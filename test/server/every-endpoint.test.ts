@@ -45,6 +45,15 @@ const ENDPOINTS: [Method, string, Scope][] = [
   ['get', '/v1/dev/keys', 'keys:read'],
   ['post', '/v1/dev/keys', 'keys:write'],
   ['delete', `/v1/dev/keys/${ID}`, 'keys:write'],
+  ['get', '/v1/dev/user/webhooks', 'webhooks:read'],
+  ['post', '/v1/dev/user/webhooks', 'webhooks:write'],
+  ['get', `/v1/dev/user/webhooks/${ID}`, 'webhooks:read'],
+  ['patch', `/v1/dev/user/webhooks/${ID}`, 'webhooks:write'],
+  ['delete', `/v1/dev/user/webhooks/${ID}`, 'webhooks:write'],
+  ['post', `/v1/dev/user/webhooks/${ID}/rotate-secret`, 'webhooks:write'],
+  ['get', `/v1/dev/user/webhooks/${ID}/deliveries`, 'webhooks:read'],
+  ['post', `/v1/dev/user/webhooks/${ID}/deliveries/${ID}/redeliver`, 'webhooks:write'],
+  ['post', `/v1/dev/user/webhooks/${ID}/ping`, 'webhooks:write'],
 ];
 
 const GARBAGE_BODIES: unknown[] = [
@@ -84,6 +93,9 @@ const TABLES = [
   'screen_activity',
   'notifications',
   'api_keys',
+  'webhook_subscriptions',
+  'webhook_events',
+  'webhook_deliveries',
 ] as const;
 
 describe.each(DIALECTS)('every developer endpoint on %s', (dialect) => {
