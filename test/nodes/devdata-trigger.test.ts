@@ -165,6 +165,23 @@ describe('activation and deactivation', () => {
     expect((await api.get(`${WEBHOOKS}/${second.subscriptionId}`)).status).toBe(200);
   });
 
+  test('a subscription for other events than the node’s is replaced at the next activation, the old one deleted', async () => {
+    const workflow = await serve(['goal.created', 'goal.updated']);
+    await workflow.activate();
+    const first = stored(workflow);
+    // What the node keeps after its Events were changed in the editor: the subscription is for the old ones.
+    workflow.staticData().events = ['goal.created'];
+    expect(await workflow.runHook('checkExists')).toBe(false);
+    await workflow.activate('init');
+    const second = stored(workflow);
+    expect(second.subscriptionId).not.toBe(first.subscriptionId);
+    expect((await api.get(`${WEBHOOKS}/${first.subscriptionId}`)).status).toBe(404);
+    expect((await api.get(`${WEBHOOKS}/${second.subscriptionId}`)).body.events).toEqual([
+      'goal.created',
+      'goal.updated',
+    ]);
+  });
+
   test('listening for a test event subscribes the test URL', async () => {
     const workflow = await serveWorkflow(triggerWorkflow(['memory.created']), credentialsFor(server), {
       mode: 'manual',
