@@ -419,8 +419,9 @@ describe('registration in production mode', () => {
     'loopback.example.test': '127.0.0.1',
     'ula.example.test': 'fd00:ec2::254',
   };
+  let rebindTo = '93.184.215.14';
   const resolve: Resolve = async (hostname) => {
-    const address = answers[hostname];
+    const address = hostname === 'rebind.example.test' ? rebindTo : answers[hostname];
     if (!address) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
     return [{ address, family: address.includes(':') ? 6 : 4 }];
   };
@@ -443,6 +444,20 @@ describe('registration in production mode', () => {
     const reply = await devClient(server).post(BASE, { url, events: ['*'] });
     expect422(reply, ['body', 'url']);
     expect(JSON.stringify(reply.body)).toContain(why === 'loopback' ? 'https' : why);
+  });
+
+  test('a host that resolves inward by the time of the call is refused before connecting', async () => {
+    const api = devClient(server);
+    const made = await subscribe(api, 'https://rebind.example.test/hook', ['ping']);
+    rebindTo = '10.0.0.1';
+    await ok(api.post(`${BASE}/${made.id}/ping`));
+    const [attempted] = await eventually(
+      () => deliveriesOf(api, made.id),
+      ([d]) => d.attempt_count >= 1,
+    );
+    expect(attempted.last_status_code).toBeNull();
+    expect(attempted.last_error).toContain('Refused by the outbound policy');
+    await ok(api.delete(`${BASE}/${made.id}`));
   });
 
   test('an https URL to a public address is accepted, and nothing is called', async () => {
