@@ -28,6 +28,7 @@ import memories from './routes/memories';
 import notifications from './routes/notifications';
 import people from './routes/people';
 import screenActivity from './routes/screen-activity';
+import search from './routes/search';
 import transcripts from './routes/transcripts';
 import webhooks from './routes/webhooks';
 import { FixedWindowLimiter, RedisWindowLimiter, type RequestLimiter } from './auth/rate-limit';
@@ -179,6 +180,7 @@ export async function buildApp({ store, config, logger = false, resolve }: AppOp
       await dev.register(screenActivity, { prefix: '/user' });
       await dev.register(actionItems, { prefix: '/user' });
       await dev.register(conversations, { prefix: '/user' });
+      await dev.register(search, { prefix: '/user' });
       await dev.register(folders, { prefix: '/user' });
       await dev.register(memories, { prefix: '/user' });
       await dev.register(goals, { prefix: '/user' });

@@ -73,6 +73,32 @@ const HOSTILE_STRINGS = [
   '😀',
   "'; DROP TABLE users; --",
 ];
+/** Search queries that mean something to an engine's query language (FTS5, tsquery) or nothing at all. */
+export const HOSTILE_SEARCH_QUERIES = [
+  'NEAR(budget anna)',
+  'budget NEAR anna',
+  '"unbalanced quote',
+  'budget" OR "x',
+  '***',
+  'budg*',
+  '-budget',
+  'budget -anna',
+  'title:budget',
+  '{title overview}: budget',
+  '^budget',
+  'budget AND OR NOT',
+  '(budget',
+  "budget' OR 1=1 --",
+  'bud\u0000get',
+  'budget & | ! <-> :*',
+  "'",
+  '\\',
+  '"""',
+  '"" ""',
+  '💼 budget',
+  'x'.repeat(500),
+  'word '.repeat(100),
+];
 const HOSTILE_NUMBERS = [1e308, -1e308, -0, 1e21, -1e21, 2 ** 53, -(2 ** 53), 0.1, -1, 1e-320, 4294967296];
 
 const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
@@ -250,6 +276,9 @@ function requestFor(
     param.name === 'cursor'
       ? cursorArbitrary(pools.cursors)
       : fc.oneof(
+          ...(param.name === 'query'
+            ? [{ weight: 5, arbitrary: fc.constantFrom(...HOSTILE_SEARCH_QUERIES) }]
+            : []),
           { weight: 5, arbitrary: shaped(param.schema, spec, pools.ids).map((v) => String(v)) },
           { weight: 2, arbitrary: fc.constantFrom(...HOSTILE_STRINGS) },
         );

@@ -2,6 +2,7 @@
 // JSON nested 100,000 deep, tampered cursors, dates outside the years 0001–9999, segment times that overflow the
 // conversation's instants, lone surrogates, HEAD on a list. Every refusal leaves the lists readable.
 import { fingerprint } from '../../server/src/contract/cursor';
+import { HOSTILE_SEARCH_QUERIES } from '../helpers/fuzz';
 import { adminClient, devClient, expect422 } from '../helpers/http';
 import { DIALECTS, forSuite, startServer } from '../helpers/server';
 
@@ -175,5 +176,20 @@ describe.each(DIALECTS)('hostile input on %s', (dialect) => {
         body: '',
       });
     }
+  });
+
+  it('takes search queries in any engine syntax as words, or refuses them with a 422 naming query', async () => {
+    await dev.post('/v1/dev/user/conversations', { text: 'budget anna title overview word' });
+    for (const path of [
+      '/v1/dev/user/conversations/search',
+      '/v1/dev/user/memories/search',
+      '/v1/dev/user/action-items',
+    ]) {
+      for (const query of [...HOSTILE_SEARCH_QUERIES, '', '"', 'x'.repeat(501)]) {
+        const reply = await dev.get(path, { query });
+        if (reply.status !== 200) expect422(reply, ['query', 'query']);
+      }
+    }
+    await listsStillAnswer();
   });
 });

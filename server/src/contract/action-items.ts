@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { afterIdParam, feedQueryRules, orderParam, updatedSinceParam } from './change-feed';
 import { batchCreate, dateBound, dateTime, instant, limitParam, offsetParam, queryBool } from './common';
+import { searchQueryParam } from './search-query';
 
 export const actionItem = z
   .object({
@@ -28,8 +29,23 @@ export const listActionItemsQuery = z
     updated_since: updatedSinceParam,
     order: orderParam('created_at_desc', 'newest created first'),
     after_id: afterIdParam,
+    query: searchQueryParam.optional().meta({
+      description:
+        'Only the items whose description matches: plain words, all required (stemmed), a phrase in double ' +
+        'quotes; most relevant first. Not with updated_since or order=updated_at.',
+    }),
   })
-  .check(feedQueryRules);
+  .check(feedQueryRules)
+  .check((payload) => {
+    const q = payload.value;
+    if (q.query !== undefined && (q.updated_since !== undefined || q.order === 'updated_at'))
+      payload.issues.push({
+        code: 'custom',
+        input: q,
+        path: ['query'],
+        message: 'query ranks by relevance: use it without updated_since and order=updated_at',
+      });
+  });
 
 const description = z.string().trim().min(1).max(2000);
 

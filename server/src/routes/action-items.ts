@@ -19,7 +19,9 @@ const actionItems: FastifyPluginAsyncZod = async (app) => {
 
   routes.list(
     {
-      summary: 'List action items, newest first, or the changes since a point (order=updated_at)',
+      summary:
+        'List action items, newest first, or the changes since a point (order=updated_at), or those a query ' +
+        'matches, most relevant first',
       description: changeFeedDescription(),
       querystring: listActionItemsQuery,
       response: actionItem.array(),

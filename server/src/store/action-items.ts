@@ -14,6 +14,8 @@ import {
 import { recordEvents } from './db/outbox';
 import { fromFlag, iso, toFlag } from './db/rows';
 import type { Database } from './db/schema';
+import { matching } from './search';
+import type { SearchTerms } from '../contract/search-query';
 
 export interface ActionItem {
   id: string;
@@ -50,6 +52,8 @@ export interface ActionItemFilter extends FeedQuery {
   /** Created at or after / at or before, epoch ms. */
   start_date?: number;
   end_date?: number;
+  /** Only the items whose description these terms match, most relevant first (the contract keeps feed order out). */
+  query?: SearchTerms;
   limit: number;
   offset: number;
 }
@@ -95,7 +99,15 @@ export function actionItemsRepository(db: Kysely<Database>) {
       if (filter.completed !== undefined) query = query.where('completed', '=', toFlag(filter.completed));
       if (filter.start_date !== undefined) query = query.where('created_at', '>=', filter.start_date);
       if (filter.end_date !== undefined) query = query.where('created_at', '<=', filter.end_date);
-      const rows = await inFeedOrder(query, filter).limit(filter.limit).offset(filter.offset).execute();
+      const terms = filter.query;
+      const ordered = terms
+        ? query
+            .innerJoin(matching(db, 'action_items', terms), 'm.id', 'action_items.id')
+            .orderBy('m.score', 'desc')
+            .orderBy('created_at', 'desc')
+            .orderBy('action_items.id', 'desc')
+        : inFeedOrder(query, filter);
+      const rows = await ordered.limit(filter.limit).offset(filter.offset).execute();
       return rows.map(decodeActionItem);
     },
 

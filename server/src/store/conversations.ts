@@ -21,6 +21,8 @@ import { recordEvents } from './db/outbox';
 import { fromFlag, fromJson, iso, toFlag, toJson } from './db/rows';
 import type { ActionItemsRepository, EmbeddedActionItem } from './action-items';
 import type { Database } from './db/schema';
+import { matching } from './search';
+import type { SearchTerms } from '../contract/search-query';
 
 type Geolocation = z.infer<typeof geolocation>;
 
@@ -275,6 +277,31 @@ export function conversationsRepository(
         .offset(filter.offset)
         .execute();
       return decodeAll(userId, rows, filter.include_transcript);
+    },
+
+    /**
+     * The caller's conversations that `terms` match (title, overview, transcript), most relevant first, each with
+     * its score; discarded ones are left out.
+     */
+    async search(
+      userId: string,
+      terms: SearchTerms,
+      filter: Pick<ConversationFilter, 'start_date' | 'end_date' | 'include_transcript' | 'limit'>,
+    ): Promise<{ conversation: Conversation; score: number }[]> {
+      let query = select(userId, filter.include_transcript)
+        .innerJoin(matching(db, 'conversations', terms), 'm.id', 'c.id')
+        .select('m.score')
+        .where('c.discarded', '=', 0);
+      if (filter.start_date !== undefined) query = query.where('c.started_at', '>=', filter.start_date);
+      if (filter.end_date !== undefined) query = query.where('c.started_at', '<=', filter.end_date);
+      const rows = await query
+        .orderBy('m.score', 'desc')
+        .orderBy('c.started_at', 'desc')
+        .orderBy('c.id', 'desc')
+        .limit(filter.limit)
+        .execute();
+      const conversations = await decodeAll(userId, rows, filter.include_transcript);
+      return conversations.map((conversation, i) => ({ conversation, score: Number(rows[i].score) }));
     },
 
     /** The caller's conversation, or NotFound "Conversation". */

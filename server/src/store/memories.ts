@@ -8,6 +8,8 @@ import { createOwned, deleteOwned, findOwned, updateChanged, type Row } from './
 import { recordEvents } from './db/outbox';
 import { fromJson, iso, toJson } from './db/rows';
 import type { Database } from './db/schema';
+import { matching } from './search';
+import type { SearchTerms } from '../contract/search-query';
 
 export type MemoryVisibility = 'private' | 'public';
 
@@ -94,6 +96,29 @@ export function memoriesRepository(db: Kysely<Database>) {
         query = query.where('category', 'in', filter.categories);
       const rows = await inFeedOrder(query, filter).limit(filter.limit).offset(filter.offset).execute();
       return rows.map(decodeMemory);
+    },
+
+    /** The caller's memories that `terms` match, most relevant first (then newest), each with its score. */
+    async search(
+      userId: string,
+      terms: SearchTerms,
+      filter: Pick<MemoryFilter, 'categories' | 'limit'>,
+    ): Promise<{ memory: Memory; score: number }[]> {
+      let query = db
+        .selectFrom('memories')
+        .innerJoin(matching(db, 'memories', terms), 'm.id', 'memories.id')
+        .selectAll('memories')
+        .select('m.score')
+        .where('memories.user_id', '=', userId);
+      if (filter.categories !== undefined && filter.categories.length > 0)
+        query = query.where('memories.category', 'in', filter.categories);
+      const rows = await query
+        .orderBy('m.score', 'desc')
+        .orderBy('memories.created_at', 'desc')
+        .orderBy('memories.id', 'desc')
+        .limit(filter.limit)
+        .execute();
+      return rows.map((row) => ({ memory: decodeMemory(row), score: Number(row.score) }));
     },
 
     async create(userId: string, memory: NewMemory): Promise<Memory> {

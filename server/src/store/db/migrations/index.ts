@@ -5,6 +5,7 @@ import * as changeFeed from './0003_change_feed';
 import * as realServiceFields from './0004_real_service_fields';
 import * as conversationFields from './0005_conversation_fields';
 import * as eventWebhooks from './0007_event_webhooks';
+import * as search from './0008_search';
 
 // Versioned migrations, applied in key order. Never edit one that has shipped; add the next file.
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '0004_real_service_fields': realServiceFields,
   '0005_conversation_fields': conversationFields,
   '0007_event_webhooks': eventWebhooks,
+  '0008_search': search,
 };

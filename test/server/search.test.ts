@@ -1,0 +1,229 @@
+import { actionItem } from '../../server/src/contract/action-items';
+import { errorBody } from '../../server/src/contract/common';
+import { conversationSearchResult, memorySearchResult } from '../../server/src/contract/search';
+import { devClient, expect422, expectShape, keyWithScopes, newUser, ok, type Client } from '../helpers/http';
+import { HOSTILE_SEARCH_QUERIES } from '../helpers/fuzz';
+import { DIALECTS, forSuite, startServer } from '../helpers/server';
+
+const USER = '/v1/dev/user';
+
+describe.each(DIALECTS)('search on %s', (dialect) => {
+  const server = forSuite(() => startServer(dialect));
+  const api = devClient(server);
+
+  async function conversation(
+    client: Client,
+    title: string,
+    transcript: string,
+    startedAt = '2026-03-01T10:00:00Z',
+    overview = `About ${title.toLowerCase()}`,
+  ): Promise<string> {
+    const body = await ok(
+      client.post(`${USER}/conversations`, {
+        text: transcript,
+        started_at: startedAt,
+        structured: { title, overview },
+      }),
+    );
+    return body.id;
+  }
+
+  const searchConversations = async (client: Client, query: Record<string, string | number>) =>
+    expectShape(
+      conversationSearchResult.array(),
+      await ok(client.get(`${USER}/conversations/search`, query)),
+    );
+  const found = async (query: Record<string, string | number>, client: Client = api) =>
+    (await searchConversations(client, query)).map((result) => result.conversation.id);
+
+  let budget: string; // title and transcript
+  let planning: string; // transcript only
+  let promise: string;
+  let reversed: string;
+  let nextDay: string;
+  let stranger: Awaited<ReturnType<typeof newUser>>;
+  let strangers: string;
+
+  beforeAll(async () => {
+    budget = await conversation(api, 'Quarterly budget review', 'We went through the budget line by line.');
+    planning = await conversation(
+      api,
+      'Team planning',
+      'Anna asked whether the budget covers travel meetings.',
+    );
+    promise = await conversation(api, 'Call with Anna', 'I promised Anna the slides by Friday.');
+    reversed = await conversation(api, 'Call with Ben', 'Anna promised me she would review it.');
+    nextDay = await conversation(
+      api,
+      'Garden',
+      'Planting tomatoes in the greenhouse.',
+      '2026-03-02T08:30:00Z',
+    );
+    stranger = await newUser(server);
+    strangers = await conversation(stranger.client, 'Budget of a stranger', 'budget budget tomatoes Anna');
+  });
+
+  it('finds conversations by words in title, overview or transcript, the title ranking first', async () => {
+    const results = await searchConversations(api, { query: 'budget' });
+    expect(results.map((r) => r.conversation.id)).toEqual([budget, planning]);
+    expect(results[0].score).toBeGreaterThan(results[1].score);
+    expect(results[0].conversation.transcript_segments).toBeUndefined();
+    expect(await found({ query: 'greenhouse' })).toEqual([nextDay]);
+  });
+
+  it('requires every word, drops stop words, and ignores case', async () => {
+    expect(await found({ query: 'budget Anna' })).toEqual([planning]);
+    expect(await found({ query: 'what did I promise Anna' })).toEqual(
+      expect.arrayContaining([promise, reversed]),
+    );
+    expect(await found({ query: 'BUDGET travel' })).toEqual([planning]);
+    expect(await found({ query: 'budget zeppelin' })).toEqual([]);
+  });
+
+  it('matches a phrase in double quotes in its order only', async () => {
+    expect(await found({ query: '"promised Anna"' })).toEqual([promise]);
+    expect(await found({ query: '"Anna promised"' })).toEqual([reversed]);
+    expect(await found({ query: '"line by line" budget' })).toEqual([budget]);
+  });
+
+  it('stems words: meetings finds meeting, promise finds promised', async () => {
+    expect(await found({ query: 'meeting' })).toEqual([planning]);
+    expect(await found({ query: 'promise slides' })).toEqual([promise]);
+    expect(await found({ query: 'planted tomato' })).toEqual([nextDay]);
+  });
+
+  it('filters on when the conversation started, a date alone meaning its whole UTC day', async () => {
+    expect(await found({ query: 'tomatoes', start_date: '2026-03-02' })).toEqual([nextDay]);
+    expect(await found({ query: 'tomatoes', end_date: '2026-03-01' })).toEqual([]);
+    expect(await found({ query: 'tomatoes', end_date: '2026-03-02' })).toEqual([nextDay]);
+    expect(await found({ query: 'tomatoes', start_date: '2026-03-02T08:31:00Z' })).toEqual([]);
+    expect(await found({ query: 'anna', start_date: '2026-03-01', end_date: '2026-03-01' })).toHaveLength(3);
+    expect(await found({ query: 'anna', limit: 1 })).toHaveLength(1);
+  });
+
+  it("never returns another user's conversations, and theirs never returns ours", async () => {
+    expect(await found({ query: 'stranger' })).toEqual([]);
+    expect(await found({ query: 'budget' })).not.toContain(strangers);
+    expect(await found({ query: 'budget' }, stranger.client)).toEqual([strangers]);
+    expect(await found({ query: 'promised' }, stranger.client)).toEqual([]);
+  });
+
+  it('keeps the index in step with renames, discards and deletes', async () => {
+    const id = await conversation(
+      api,
+      'Kayak trip',
+      'Paddling along the fjord.',
+      undefined,
+      'A day outdoors',
+    );
+    expect(await found({ query: 'kayak' })).toEqual([id]);
+    expect(await found({ query: 'outdoors' })).toEqual([id]);
+    await ok(api.patch(`${USER}/conversations/${id}`, { title: 'Canoe outing' }));
+    expect(await found({ query: 'kayak' })).toEqual([]);
+    expect(await found({ query: 'canoe fjord' })).toEqual([id]);
+    await ok(api.patch(`${USER}/conversations/${id}`, { discarded: true }));
+    expect(await found({ query: 'canoe' })).toEqual([]);
+    await ok(api.patch(`${USER}/conversations/${id}`, { discarded: false }));
+    await ok(api.delete(`${USER}/conversations/${id}`));
+    expect(await found({ query: 'canoe' })).toEqual([]);
+  });
+
+  it('finds what a live transcript session appended', async () => {
+    const session = `search-${Math.random().toString(36).slice(2)}`;
+    await ok(
+      api.post(`${USER}/transcripts/${session}/segments`, {
+        segments: [{ text: 'The harpsichord needs tuning', speaker: 'SPEAKER_00', start: 0, end: 2 }],
+      }),
+      202,
+    );
+    const [hit] = await searchConversations(api, { query: 'harpsichord', include_transcript: 'true' });
+    expect(hit.conversation.transcript_segments?.[0].text).toBe('The harpsichord needs tuning');
+  });
+
+  it('is not taken for a conversation id, and needs conversations:read', async () => {
+    expect422(await api.get(`${USER}/conversations/search`), ['query', 'query']);
+    const memoriesOnly = await keyWithScopes(server, ['memories:read']);
+    const refused = await memoriesOnly.get(`${USER}/conversations/search`, { query: 'budget' });
+    expect(refused.status).toBe(403);
+    expectShape(errorBody, refused.body);
+  });
+
+  describe('memories', () => {
+    const memory = async (client: Client, content: string, category = 'manual') =>
+      (await ok(client.post(`${USER}/memories`, { content, category }))).id as string;
+    const foundMemories = async (query: Record<string, string>, client: Client = api) =>
+      expectShape(memorySearchResult.array(), await ok(client.get(`${USER}/memories/search`, query))).map(
+        (r) => r.memory.id,
+      );
+
+    it('finds memories by words, phrases and stems, within the categories given, and the caller’s only', async () => {
+      const cycling = await memory(api, 'Anna loves cycling to work on sunny days', 'interesting');
+      const coffee = await memory(api, 'Prefers black coffee in the morning', 'system');
+      const theirs = await memory(stranger.client, 'Anna loves cycling too');
+      expect(await foundMemories({ query: 'cycles' })).toEqual([cycling]);
+      expect(await foundMemories({ query: '"black coffee"' })).toEqual([coffee]);
+      expect(await foundMemories({ query: '"coffee black"' })).toEqual([]);
+      expect(await foundMemories({ query: 'cycling', categories: 'system,manual' })).toEqual([]);
+      expect(await foundMemories({ query: 'cycling', categories: 'interesting' })).toEqual([cycling]);
+      expect(await foundMemories({ query: 'cycling' }, stranger.client)).toEqual([theirs]);
+      expect422(await api.get(`${USER}/memories/search`, { query: 'x', categories: 'bogus' }), [
+        'query',
+        'categories',
+      ]);
+
+      await ok(api.patch(`${USER}/memories/${coffee}`, { content: 'Prefers green tea in the morning' }));
+      expect(await foundMemories({ query: 'coffee' })).toEqual([]);
+      expect(await foundMemories({ query: 'tea' })).toEqual([coffee]);
+      await ok(api.delete(`${USER}/memories/${coffee}`));
+      expect(await foundMemories({ query: 'tea' })).toEqual([]);
+    });
+  });
+
+  describe('action items', () => {
+    const list = async (query: Record<string, string | number>, client: Client = api) =>
+      expectShape(actionItem.array(), await ok(client.get(`${USER}/action-items`, query))).map((a) => a.id);
+
+    it('ranks the list by relevance with query, keeping its filters, and keeps the index in step', async () => {
+      const batch = await ok(
+        api.post(`${USER}/action-items/batch`, {
+          action_items: [
+            { description: 'Send Anna the invoice' },
+            { description: 'Invoice the invoice of the invoices', completed: true },
+            { description: 'Water the plants' },
+          ],
+        }),
+      );
+      const [anna, invoices, plants] = batch.action_items.map((item: { id: string }) => item.id);
+      await ok(stranger.client.post(`${USER}/action-items`, { description: 'Send the invoice' }));
+      expect(await list({ query: 'invoicing' })).toEqual([invoices, anna]);
+      expect(await list({ query: 'invoice', completed: 'false' })).toEqual([anna]);
+      expect(await list({ query: 'invoice', limit: 1, offset: 1 })).toEqual([anna]);
+      expect(await list({ query: 'plants' })).toEqual([plants]);
+      await ok(api.patch(`${USER}/action-items/${plants}`, { description: 'Repot the cactus' }));
+      expect(await list({ query: 'plants' })).toEqual([]);
+      expect(await list({ query: 'cactus' })).toEqual([plants]);
+      await ok(api.delete(`${USER}/action-items/${plants}`));
+      expect(await list({ query: 'cactus' })).toEqual([]);
+      expect422(await api.get(`${USER}/action-items`, { query: 'invoice', order: 'updated_at' }), [
+        'query',
+        'query',
+      ]);
+    });
+  });
+
+  it('treats hostile query syntax as words or refuses it with a 422 naming query, never a 5xx', async () => {
+    const paths = [`${USER}/conversations/search`, `${USER}/memories/search`, `${USER}/action-items`];
+    for (const path of paths) {
+      for (const query of [...HOSTILE_SEARCH_QUERIES, '', '   ', '"', 'x'.repeat(501)]) {
+        const reply = await api.get(path, { query });
+        if (reply.status !== 200) expect422(reply, ['query', 'query']);
+      }
+    }
+    expect(await found({ query: 'NEAR(budget line)' })).toEqual([]);
+    expect(await found({ query: 'budget -anna' })).toEqual([planning]);
+    expect(await found({ query: 'budg*' })).toEqual([]);
+    expect(await found({ query: '"unbalanced quote budget' })).toEqual([]);
+    expect422(await api.get(`${USER}/conversations/search`, { query: 'bud\u0000get' }), ['query', 'query']);
+    expect422(await api.get(`${USER}/conversations/search`, { query: '***' }), ['query', 'query']);
+  });
+});
