@@ -99,7 +99,12 @@ describe('Conversation → Get', () => {
   test('gets a conversation, with the transcript when asked', async () => {
     const created = jsonOut(await fromText('A short note about the garden.'))[0];
     const plain = jsonOut(
-      await runDevData(server, { resource: 'conversation', operation: 'get', conversationId: created.id }),
+      await runDevData(server, {
+        resource: 'conversation',
+        operation: 'get',
+        conversationId: created.id,
+        simplify: false,
+      }),
     );
     expect(expectShape(conversation, plain[0]).transcript_segments).toBeUndefined();
     const withTranscript = jsonOut(
@@ -107,6 +112,7 @@ describe('Conversation → Get', () => {
         resource: 'conversation',
         operation: 'get',
         conversationId: created.id,
+        simplify: false,
         options: { includeTranscript: true },
       }),
     );
@@ -140,7 +146,11 @@ describe('Conversation → Get Many', () => {
     }
     const credentials = credentialsFor(server, user.key);
     const list = (params: Record<string, unknown>) =>
-      runDevData(server, { resource: 'conversation', operation: 'getAll', ...params }, { credentials });
+      runDevData(
+        server,
+        { resource: 'conversation', operation: 'getAll', simplify: false, ...params },
+        { credentials },
+      );
 
     let before = server.requests.length;
     const all = jsonOut(await list({ returnAll: true }));

@@ -55,9 +55,9 @@ test('Goal → Create (numeric and scale), Get, Update, Update Progress, Get His
   );
   expect(scale).toMatchObject({ goal_type: 'scale', target_value: 8, max_value: 10 });
 
-  expect(expectShape(goal, jsonOut(await run({ operation: 'get', goalId: numeric.id }))[0]).id).toBe(
-    numeric.id,
-  );
+  expect(
+    expectShape(goal, jsonOut(await run({ operation: 'get', goalId: numeric.id, simplify: false }))[0]).id,
+  ).toBe(numeric.id);
 
   const updated = expectShape(
     goal,
@@ -90,7 +90,7 @@ test('Goal → Create (numeric and scale), Get, Update, Update Progress, Get His
   expect(history).toMatchObject({ goal_id: numeric.id, days: 7 });
   expect(history.history.at(-1)?.value).toBe(42.5);
 
-  const active = jsonOut(await run({ operation: 'getAll', returnAll: true })).map((g) =>
+  const active = jsonOut(await run({ operation: 'getAll', returnAll: true, simplify: false })).map((g) =>
     expectShape(goal, g),
   );
   expect(active.map((g) => g.id)).toEqual([scale.id, numeric.id]);

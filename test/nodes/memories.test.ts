@@ -72,7 +72,11 @@ test('Memory → Create Many: 60 items in batches of 25 (3 requests), then Get M
   });
 
   const all = jsonOut(
-    await runDevData(server, { resource: 'memory', operation: 'getAll', returnAll: true }, { credentials }),
+    await runDevData(
+      server,
+      { resource: 'memory', operation: 'getAll', returnAll: true, simplify: false },
+      { credentials },
+    ),
   );
   expect(new Set(all.map((m) => m.id))).toEqual(new Set(output.map((i) => i.json.id)));
   all.forEach((m) => expectShape(memory, m));

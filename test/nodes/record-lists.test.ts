@@ -140,7 +140,11 @@ test('operations take the locator values n8n saves: picked from the list, or by 
   const got = expectShape(
     goal,
     jsonOut(
-      await runDevData(server, { resource: 'goal', operation: 'get', goalId: fromList }, { credentials }),
+      await runDevData(
+        server,
+        { resource: 'goal', operation: 'get', goalId: fromList, simplify: false },
+        { credentials },
+      ),
     )[0],
   );
   expect(got).toMatchObject({ id: picked.id, title: 'Swim 10 km' });

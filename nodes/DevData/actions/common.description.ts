@@ -25,17 +25,25 @@ export function returnAllOrLimit(limitHint?: string): INodeProperties[] {
 
 /**
  * The record an operation addresses: picked from a searchable list of the user's records, or given by ID (typed,
- * or mapped with an expression). Read it with `getNodeParameter(name, i, '', { extractValue: true })`.
+ * or mapped with an expression). Read it with `getNodeParameter(name, i, '', { extractValue: true })`. Named an ID,
+ * and described as one, because an AI agent filling it sees only the name and the description: without them a
+ * model passes the record's title. `nameField` is the field a model might mistake for the ID (e.g. `title`).
  */
-export function recordId(name: string, record: string, searchListMethod: string): INodeProperties {
+export function recordId(
+  name: string,
+  record: string,
+  searchListMethod: string,
+  nameField?: string,
+): INodeProperties {
   const noun = record.toLowerCase();
+  const notName = nameField === undefined ? '' : ` (not its ${nameField})`;
   return {
-    displayName: record,
+    displayName: `${record} ID`,
     name,
     type: 'resourceLocator',
     required: true,
     default: { mode: 'list', value: '' },
-    description: `The ${noun} to work with`,
+    description: `The ID of the ${noun}${notName}; get it from ${record} → Get Many`,
     modes: [
       {
         displayName: 'From List',
@@ -91,3 +99,15 @@ export const filters = (options: INodeProperties[]) =>
 /** Options: further settings of an operation. */
 export const operationOptions = (options: INodeProperties[]) =>
   collection('Options', 'options', 'Add Option', 'Further settings for this operation', options);
+
+/**
+ * Simplify, n8n's usual switch between the few fields a workflow or an AI agent needs and the record as the API
+ * answers it. On by default: a record read whole (a long transcript above all) can fill a model's context.
+ */
+export const simplifyField: INodeProperties = {
+  displayName: 'Simplify',
+  name: 'simplify',
+  type: 'boolean',
+  default: true,
+  description: 'Whether to return a simplified version of the response instead of the raw data',
+};

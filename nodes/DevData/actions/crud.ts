@@ -16,11 +16,13 @@ export interface RecordSpec {
   idName: string;
   /** The list search that offers the user's records of this kind, e.g. `searchFolders`. */
   searchListMethod: string;
+  /** The field a model might pass instead of the ID, e.g. `title`; the ID parameter's description names it. */
+  nameField?: string;
 }
 
 /** The picker of the record an operation addresses. */
 export function recordLocator(spec: RecordSpec): INodeProperties {
-  return recordId(spec.idName, spec.label, spec.searchListMethod);
+  return recordId(spec.idName, spec.label, spec.searchListMethod, spec.nameField);
 }
 
 /**

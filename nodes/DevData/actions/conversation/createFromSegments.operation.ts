@@ -3,7 +3,13 @@ import { NodeOperationError, jsonParse, updateDisplayOptions } from 'n8n-workflo
 
 import { devDataRequest } from '../../../shared';
 import { byDisplayName, operationOptions } from '../common.description';
-import { conversationBody, conversationOptions, conversationRecord } from './fields';
+import {
+  conversationBody,
+  conversationOptions,
+  conversationRecord,
+  createdOutput,
+  includeTranscriptInOutputField,
+} from './fields';
 
 const properties: INodeProperties[] = [
   {
@@ -99,6 +105,7 @@ const properties: INodeProperties[] = [
           'Idempotency key: sending the same value again returns the conversation created the first time instead of a new one',
       },
       ...conversationOptions,
+      includeTranscriptInOutputField,
     ]),
   ),
 ];
@@ -130,8 +137,8 @@ function segmentsOf(this: IExecuteFunctions, itemIndex: number): IDataObject[] {
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
   const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-  const { clientSessionId, ...rest } = options;
-  return (await devDataRequest.call(this, {
+  const { clientSessionId, includeTranscriptInOutput, ...rest } = options;
+  const answer = (await devDataRequest.call(this, {
     method: 'POST',
     path: `${conversationRecord.path}/from-segments`,
     body: {
@@ -141,4 +148,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
     },
     itemIndex,
   })) as IDataObject;
+  return createdOutput(answer, includeTranscriptInOutput);
 }

@@ -3,7 +3,14 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../../shared';
 import { byDisplayName, operationOptions } from '../common.description';
-import { conversationBody, conversationOptions, conversationRecord } from './fields';
+import {
+  conversationBody,
+  conversationOptions,
+  conversationRecord,
+  createdOutput,
+  includeTranscriptInOutputField,
+  textSourceFields,
+} from './fields';
 
 const properties: INodeProperties[] = [
   {
@@ -15,7 +22,9 @@ const properties: INodeProperties[] = [
     default: '',
     description: 'The conversation as plain text (up to 200,000 characters)',
   },
-  operationOptions(byDisplayName(conversationOptions)),
+  operationOptions(
+    byDisplayName([...conversationOptions, includeTranscriptInOutputField, ...textSourceFields]),
+  ),
 ];
 
 export const description = updateDisplayOptions(
@@ -24,8 +33,12 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-  const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-  return (await devDataRequest.call(this, {
+  const { includeTranscriptInOutput, ...options } = this.getNodeParameter(
+    'options',
+    itemIndex,
+    {},
+  ) as IDataObject;
+  const answer = (await devDataRequest.call(this, {
     method: 'POST',
     path: conversationRecord.path,
     body: {
@@ -34,4 +47,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
     },
     itemIndex,
   })) as IDataObject;
+  return createdOutput(answer, includeTranscriptInOutput);
 }

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { RecordSpec } from '../crud';
+import { simplifyField } from '../common.description';
 import { toWireFields } from '../utils';
 
 export const CATEGORIES = [
@@ -27,6 +28,7 @@ export const CATEGORIES = [
   'philosophy',
   'politics',
   'psychology',
+  'real',
   'romantic',
   'science',
   'social',
@@ -38,7 +40,7 @@ export const CATEGORIES = [
   'work',
 ] as const;
 
-const capitalize = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
+export const capitalize = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
 
 /** The folder picker; `purpose` says what the chosen folder is for. */
 export function folderIdField(purpose: string): INodeProperties {
@@ -67,6 +69,30 @@ const finishedAtField: INodeProperties = {
   default: '',
   description: "When the conversation ended (no UTC offset means the workflow's timezone)",
 };
+
+/** What kind of text Create From Text stores (the server's text_source). */
+export const textSourceFields: INodeProperties[] = [
+  {
+    displayName: 'Text Source',
+    name: 'textSource',
+    type: 'options',
+    default: 'other_text',
+    options: [
+      { name: 'Audio Transcript', value: 'audio_transcript' },
+      { name: 'Message', value: 'message' },
+      { name: 'Other Text', value: 'other_text' },
+    ],
+    description: 'What kind of text this is (default Other Text)',
+  },
+  {
+    displayName: 'Text Source Spec',
+    name: 'textSourceSpec',
+    type: 'string',
+    default: '',
+    placeholder: 'e.g. email',
+    description: 'Where the text came from, in your own words, e.g. email or slack',
+  },
+];
 
 /** Fields shared by both ways of creating a conversation (the body's `conversationInput`). */
 export const conversationOptions: INodeProperties[] = [
@@ -194,4 +220,80 @@ export const conversationRecord: RecordSpec = {
   path: '/v1/dev/user/conversations',
   idName: 'conversationId',
   searchListMethod: 'searchConversations',
+  nameField: 'title',
 };
+
+/** The most transcript segments a simplified conversation shows; the rest are counted. */
+export const SIMPLIFIED_SEGMENTS = 50;
+/**
+ * The most transcript characters a simplified conversation shows: a conversation created from text is one segment
+ * of up to 200,000 characters, so the segment count alone does not bound the size.
+ */
+export const SIMPLIFIED_TRANSCRIPT_CHARS = 8000;
+
+/** Simplify for a conversation read: the fields an agent needs and the transcript capped. */
+export const simplifyConversationField: INodeProperties = {
+  ...simplifyField,
+  description: `${simplifyField.description}: the conversation's ID, title, overview, category, times, folder, flags and action items, and at most the first ${SIMPLIFIED_SEGMENTS} transcript segments (${SIMPLIFIED_TRANSCRIPT_CHARS} characters), the rest counted in transcript_segments_omitted`,
+};
+
+/**
+ * A conversation as Simplify shows it: the summary flattened, the action items' descriptions and states, and the
+ * transcript (when the record has one) capped at the first segments and characters, with the count of segments
+ * left out, so that a model can tell there is more and ask for the raw record.
+ */
+export function simplifyConversation(record: IDataObject): IDataObject {
+  const structured = (record.structured ?? {}) as IDataObject;
+  const actionItems = (structured.action_items ?? []) as IDataObject[];
+  const simplified: IDataObject = {
+    id: record.id,
+    title: structured.title,
+    overview: structured.overview,
+    category: structured.category,
+    started_at: record.started_at,
+    finished_at: record.finished_at,
+    language: record.language,
+    folder_id: record.folder_id,
+    folder_name: record.folder_name,
+    starred: record.starred,
+    discarded: record.discarded,
+    action_items: actionItems.map(({ description, completed, due_at }) => ({
+      description,
+      completed,
+      due_at,
+    })),
+  };
+  if (Array.isArray(record.transcript_segments)) {
+    const segments = record.transcript_segments as IDataObject[];
+    const kept: IDataObject[] = [];
+    let budget = SIMPLIFIED_TRANSCRIPT_CHARS;
+    for (const { speaker_name, is_user, start, end, text } of segments) {
+      if (kept.length === SIMPLIFIED_SEGMENTS || budget <= 0) break;
+      const whole = String(text ?? '');
+      const shown = whole.length > budget ? `${whole.slice(0, budget)}…` : whole;
+      budget -= whole.length;
+      kept.push({ speaker_name, is_user, start, end, text: shown });
+    }
+    simplified.transcript_segments = kept;
+    simplified.transcript_segments_omitted = segments.length - kept.length;
+  }
+  return simplified;
+}
+
+/** Include Transcript in Output: a create answers the whole record, which a long transcript makes large. */
+export const includeTranscriptInOutputField: INodeProperties = {
+  displayName: 'Include Transcript in Output',
+  name: 'includeTranscriptInOutput',
+  type: 'boolean',
+  default: false,
+  description:
+    'Whether the node outputs the transcript segments the server stored (off: the new conversation without its transcript_segments; the transcript is stored either way)',
+};
+
+/** A create's output: the server's answer, without the transcript unless Include Transcript in Output is on. */
+export function createdOutput(answer: IDataObject, includeTranscript: unknown): IDataObject {
+  if (includeTranscript === true) return answer;
+  const compact = { ...answer };
+  delete compact.transcript_segments;
+  return compact;
+}

@@ -5,14 +5,30 @@ import { offsetPaginate } from '../../../shared';
 import { filters, operationOptions, returnAllOrLimit } from '../common.description';
 import { toRangeBound } from '../dates';
 import { limitOf } from '../utils';
-import { conversationRecord, folderIdField } from './fields';
+import {
+  CATEGORIES,
+  capitalize,
+  conversationRecord,
+  folderIdField,
+  simplifyConversation,
+  simplifyConversationField,
+} from './fields';
 
 /** The server's largest page of conversations. */
 export const PAGE_SIZE = 100;
 
 const properties: INodeProperties[] = [
   ...returnAllOrLimit(),
+  simplifyConversationField,
   filters([
+    {
+      displayName: 'Categories',
+      name: 'categories',
+      type: 'multiOptions',
+      default: [],
+      options: CATEGORIES.map((c) => ({ name: capitalize(c), value: c })),
+      description: 'Return only conversations in any of these categories',
+    },
     folderIdField('Return only the conversations in this folder'),
     {
       displayName: 'Started After',
@@ -28,6 +44,13 @@ const properties: INodeProperties[] = [
       default: '',
       description:
         'Return conversations started at or before this time (a date alone includes the whole UTC day)',
+    },
+    {
+      displayName: 'Starred',
+      name: 'starred',
+      type: 'boolean',
+      default: true,
+      description: 'Whether to return only starred conversations (on) or only the others (off)',
     },
   ]),
   operationOptions([
@@ -56,10 +79,13 @@ export const description = updateDisplayOptions(
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
   const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
   const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-  return await offsetPaginate.call(this, {
+  const categories = (filters.categories as string[] | undefined) ?? [];
+  const records = await offsetPaginate.call(this, {
     path: conversationRecord.path,
     qs: {
       folder_id: filters.folderId,
+      categories: categories.length ? categories.join(',') : undefined,
+      starred: filters.starred,
       start_date: filters.startDate
         ? toRangeBound.call(this, filters.startDate, 'Started After', itemIndex)
         : undefined,
@@ -73,4 +99,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
     pageSize: PAGE_SIZE,
     limit: limitOf.call(this, itemIndex),
   });
+  return this.getNodeParameter('simplify', itemIndex, true) ? records.map(simplifyConversation) : records;
 }

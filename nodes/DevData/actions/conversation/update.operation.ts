@@ -30,6 +30,13 @@ const properties: INodeProperties[] = [
     folderField,
     removeFromFolderField,
     {
+      displayName: 'Starred',
+      name: 'starred',
+      type: 'boolean',
+      default: true,
+      description: 'Whether the conversation is starred',
+    },
+    {
       displayName: 'Title',
       name: 'title',
       type: 'string',

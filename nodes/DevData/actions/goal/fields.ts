@@ -1,4 +1,6 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
+
+import { simplifyField } from '../common.description';
 
 import type { RecordSpec } from '../crud';
 import type { DateField } from '../utils';
@@ -106,4 +108,22 @@ export const goalRecord: RecordSpec = {
   path: '/v1/dev/user/goals',
   idName: 'goalId',
   searchListMethod: 'searchGoals',
+  nameField: 'title',
 };
+
+/** Simplify for a goal read. */
+export const simplifyGoalField: INodeProperties = {
+  ...simplifyField,
+  description: `${simplifyField.description}: the goal without goal_id (the same as id) and metric (the same as goal_type, current_value, target_value, min_value, max_value and unit)`,
+};
+
+/**
+ * A goal as Simplify shows it: each value once. The API answers `goal_id` beside `id` and `metric` beside the
+ * fields it repeats, as the real service does; a model reading both wastes context and may take them for two things.
+ */
+export function simplifyGoal(record: IDataObject): IDataObject {
+  const simplified = { ...record };
+  delete simplified.goal_id;
+  delete simplified.metric;
+  return simplified;
+}

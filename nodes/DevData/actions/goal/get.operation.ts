@@ -3,9 +3,9 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../../shared';
 import { addressedRecord, recordLocator } from '../crud';
-import { goalRecord } from './fields';
+import { goalRecord, simplifyGoal, simplifyGoalField } from './fields';
 
-const properties: INodeProperties[] = [recordLocator(goalRecord)];
+const properties: INodeProperties[] = [recordLocator(goalRecord), simplifyGoalField];
 
 export const description = updateDisplayOptions(
   { show: { resource: ['goal'], operation: ['get'] } },
@@ -13,8 +13,9 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-  return (await devDataRequest.call(this, {
+  const record = (await devDataRequest.call(this, {
     method: 'GET',
     ...addressedRecord.call(this, goalRecord, itemIndex),
   })) as IDataObject;
+  return this.getNodeParameter('simplify', itemIndex, true) ? simplifyGoal(record) : record;
 }

@@ -4,13 +4,14 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { devDataRequest } from '../../../shared';
 import { operationOptions, returnAllOrLimit } from '../common.description';
 import { limitOf } from '../utils';
-import { goalRecord } from './fields';
+import { goalRecord, simplifyGoal, simplifyGoalField } from './fields';
 
 /** The most goals the server returns; the goal list has no further pages. */
 export const MAX_GOALS = 1000;
 
 const properties: INodeProperties[] = [
   ...returnAllOrLimit('The server returns at most 1000 goals'),
+  simplifyGoalField,
   operationOptions([
     {
       displayName: 'Include Inactive',
@@ -30,10 +31,11 @@ export const description = updateDisplayOptions(
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
   const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
   const limit = limitOf.call(this, itemIndex);
-  return (await devDataRequest.call(this, {
+  const records = (await devDataRequest.call(this, {
     method: 'GET',
     path: goalRecord.path,
     qs: { limit: Math.min(limit ?? MAX_GOALS, MAX_GOALS), include_inactive: options.includeInactive },
     itemIndex,
   })) as IDataObject[];
+  return this.getNodeParameter('simplify', itemIndex, true) ? records.map(simplifyGoal) : records;
 }

@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { simplifyField } from '../common.description';
 import type { RecordSpec } from '../crud';
 import { splitList } from '../utils';
 
@@ -70,4 +71,23 @@ export const memoryRecord: RecordSpec = {
   path: '/v1/dev/user/memories',
   idName: 'memoryId',
   searchListMethod: 'searchMemories',
+  nameField: 'content',
 };
+
+/** Simplify for a memory read. */
+export const simplifyMemoryField: INodeProperties = {
+  ...simplifyField,
+  description: `${simplifyField.description}: the memory's ID, content, category, tags and times`,
+};
+
+/** A memory as Simplify shows it: what it says and when, without the review and visibility flags. */
+export function simplifyMemory({
+  id,
+  content,
+  category,
+  tags,
+  created_at,
+  updated_at,
+}: IDataObject): IDataObject {
+  return { id, content, category, tags, created_at, updated_at };
+}

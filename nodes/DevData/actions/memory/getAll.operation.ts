@@ -4,13 +4,14 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { offsetPaginate } from '../../../shared';
 import { filters, returnAllOrLimit } from '../common.description';
 import { limitOf } from '../utils';
-import { CATEGORY_OPTIONS, memoryRecord } from './fields';
+import { CATEGORY_OPTIONS, memoryRecord, simplifyMemory, simplifyMemoryField } from './fields';
 
 /** The server's largest page of memories. */
 export const PAGE_SIZE = 1000;
 
 const properties: INodeProperties[] = [
   ...returnAllOrLimit(),
+  simplifyMemoryField,
   filters([
     {
       displayName: 'Categories',
@@ -31,11 +32,12 @@ export const description = updateDisplayOptions(
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
   const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
   const categories = (filters.categories as string[] | undefined) ?? [];
-  return await offsetPaginate.call(this, {
+  const records = await offsetPaginate.call(this, {
     path: memoryRecord.path,
     qs: { categories: categories.length ? categories.join(',') : undefined },
     itemIndex,
     pageSize: PAGE_SIZE,
     limit: limitOf.call(this, itemIndex),
   });
+  return this.getNodeParameter('simplify', itemIndex, true) ? records.map(simplifyMemory) : records;
 }
