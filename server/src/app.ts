@@ -9,6 +9,7 @@ import { configFromEnv, type ServerConfig } from './config';
 import openapi from './http/openapi';
 import errors, { clientErrorHandler, frameworkErrors } from './http/error-handler';
 import loadShedding from './http/load-shedding';
+import mcp from './mcp/endpoint';
 import { ResponseCache } from './http/response-cache';
 import { RequestLog } from './http/request-log';
 import actionItems from './routes/action-items';
@@ -173,9 +174,11 @@ export async function buildApp({ store, config, logger = false, resolve }: AppOp
     },
   );
 
+  // One rate limit per key across the developer API and the MCP endpoint.
+  const developerLimiter = limiterFor(app.config.rateLimit, app.redis, store);
   await app.register(
     async (dev) => {
-      guard(dev, developerAuth(limiterFor(app.config.rateLimit, app.redis, store)), 'developerApiKey');
+      guard(dev, developerAuth(developerLimiter), 'developerApiKey');
       await dev.register(key);
       await dev.register(screenActivity, { prefix: '/user' });
       await dev.register(actionItems, { prefix: '/user' });
@@ -192,6 +195,7 @@ export async function buildApp({ store, config, logger = false, resolve }: AppOp
     },
     { prefix: '/v1/dev' },
   );
+  await app.register(mcp, { limiter: developerLimiter });
 
   await app.register(
     async (scope) => {

@@ -239,6 +239,35 @@ const encodeQueryValue = (value: string): string => {
   }
 };
 
+/**
+ * JSON-RPC tools/call bodies for the MCP endpoint (serialized by hand, so hostile values such as nesting 100,000
+ * deep survive): a listed tool or an unknown one, arguments shaped by the tool's input schema with hostile values
+ * mixed in, now and then arguments that are no object at all.
+ */
+export function mcpToolCalls(
+  tools: { name: string; inputSchema: Schema }[],
+  ids: string[],
+): fc.Arbitrary<string> {
+  const args = fc.oneof(
+    {
+      weight: 9,
+      arbitrary: fc
+        .constantFrom(...tools)
+        .chain((tool) => fc.tuple(fc.constant(tool.name), fromSchema(tool.inputSchema, {}, ids))),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(fc.constantFrom(...tools.map((t) => t.name), 'no_such_tool'), hostileValue),
+    },
+  );
+  return fc
+    .tuple(fc.nat(1_000_000), args)
+    .map(
+      ([id, [name, value]]) =>
+        `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":${JSON.stringify(name)},"arguments":${serialize(value)}}}`,
+    );
+}
+
 export interface FuzzRequest {
   method: string;
   path: string;

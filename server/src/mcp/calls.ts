@@ -1,0 +1,116 @@
+// A tool call from arguments to result. Every refusal is a tool result (isError, with the real service's error
+// code in structuredContent.error.code), never a JSON-RPC error: a model reads a tool result and can act on it.
+import type { FastifyBaseLogger } from 'fastify';
+import { z } from 'zod';
+import { textIssue, unknownFieldMessage } from '../contract/common';
+import type { Scope } from '../contract/scopes';
+import { UnprocessableError } from '../http/http-errors';
+import { Conflict, isUnavailable, NotFound } from '../store/db/store-errors';
+import { TOOLS, type McpTool, type ToolContext } from './tools';
+
+export const ERROR_CODES = [
+  'invalid_arguments',
+  'not_found',
+  'authorization_denied',
+  'rate_limited',
+  'unavailable',
+  'internal',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export interface ToolResult {
+  [key: string]: unknown;
+  content: { type: 'text'; text: string }[];
+  structuredContent: Record<string, unknown>;
+  isError?: true;
+}
+
+export function refusal(code: ErrorCode, message: string): ToolResult {
+  return {
+    content: [{ type: 'text', text: `${code}: ${message}` }],
+    structuredContent: { error: { code, message } },
+    isError: true,
+  };
+}
+
+/** The answer as JSON text (what most clients hand the model) and as structured content. */
+function answer(value: unknown): ToolResult {
+  const structured = (
+    typeof value === 'object' && value !== null && !Array.isArray(value) ? value : { result: value }
+  ) as Record<string, unknown>;
+  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+}
+
+const TOOLS_BY_NAME = new Map(TOOLS.map((tool) => [tool.name, tool]));
+
+/** The tools as tools/list announces them: JSON Schema of the arguments, and hints on what each changes. */
+export const TOOL_LIST = TOOLS.map((tool) => {
+  const inputSchema: Record<string, unknown> = {
+    ...z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }),
+  };
+  // Clients read the arguments' schema without the dialect line, as the SDK's own servers send it.
+  delete inputSchema.$schema;
+  return {
+    name: tool.name,
+    description: `${tool.description} Needs the key scope ${tool.scope}.`,
+    inputSchema: inputSchema as { type: 'object'; [key: string]: unknown },
+    annotations: {
+      readOnlyHint: tool.kind === 'read',
+      destructiveHint: tool.kind === 'delete',
+      openWorldHint: false,
+    },
+  };
+});
+
+/** zod's issues as one sentence a model can fix its call by: each names the argument. */
+function argumentProblems(tool: McpTool, issues: z.core.$ZodIssue[]): string {
+  return issues
+    .flatMap((issue) => {
+      const at = issue.path.map(String).join('.');
+      if (issue.code === 'unrecognized_keys') {
+        const known = at === '' ? Object.keys(tool.input.shape) : [];
+        return issue.keys.map((key) => unknownFieldMessage(key, known));
+      }
+      const missing = issue.code === 'invalid_type' && issue.input === undefined;
+      return `${at || 'arguments'}: ${missing ? 'required' : issue.message}`;
+    })
+    .join('; ');
+}
+
+/** Runs tool `name` for the caller holding `scopes`; whatever happens, a tool result. */
+export async function callTool(
+  name: string,
+  args: unknown,
+  context: ToolContext,
+  scopes: readonly Scope[],
+  log: FastifyBaseLogger,
+): Promise<ToolResult> {
+  const tool = TOOLS_BY_NAME.get(name);
+  if (!tool)
+    return refusal(
+      'invalid_arguments',
+      `Unknown tool '${name}'; tools: ${[...TOOLS_BY_NAME.keys()].join(', ')}`,
+    );
+  // As on the REST routes, the scope is checked before the arguments.
+  if (!scopes.includes(tool.scope))
+    return refusal('authorization_denied', `Insufficient permissions. Required scope: ${tool.scope}`);
+  const given = args ?? {};
+  const unstorable = textIssue(given);
+  if (unstorable)
+    return refusal('invalid_arguments', `${unstorable.path.join('.') || 'arguments'}: ${unstorable.msg}`);
+  const parsed = tool.input.safeParse(given);
+  if (!parsed.success) return refusal('invalid_arguments', argumentProblems(tool, parsed.error.issues));
+  try {
+    return answer(await tool.run(context, parsed.data as never));
+  } catch (error) {
+    if (error instanceof NotFound) return refusal('not_found', error.message);
+    if (error instanceof Conflict || error instanceof UnprocessableError)
+      return refusal('invalid_arguments', error.message);
+    if (isUnavailable(error)) {
+      log.warn({ err: error }, 'database unavailable');
+      return refusal('unavailable', 'The database is out of reach; try again in a few seconds');
+    }
+    log.error({ err: error, tool: name }, 'MCP tool failed');
+    return refusal('internal', 'The server failed to run this tool');
+  }
+}

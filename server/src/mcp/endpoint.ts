@@ -1,0 +1,131 @@
+// POST /mcp: the Model Context Protocol over Streamable HTTP, stateless (no session: a new server and transport
+// per request), so any instance answers any request. The developer key authenticates it as it does /v1/dev, by
+// the same hook: a revoked key is a 401, and every POST counts against the key's rate limit.
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { developerAuth, type DeveloperKey } from '../auth/hooks';
+import type { RequestLimiter } from '../auth/rate-limit';
+import { HttpError } from '../http/http-errors';
+import { callTool, refusal, TOOL_LIST, type ToolResult } from './calls';
+
+/** Tool arguments are small: far below the developer API's 8 MB, which is there for batches of transcripts. */
+const BODY_LIMIT = 1024 * 1024;
+
+const INSTRUCTIONS =
+  "Tools over one user's data on devdata-server: conversations (with transcripts), memories (facts about the " +
+  'user), action items (tasks), goals and people. Ids come from the list tools; pass them as they are.';
+
+function jsonRpcError(code: number, message: string) {
+  return { jsonrpc: '2.0', error: { code, message }, id: null };
+}
+
+/** The id of a tools/call request, if `message` is one. */
+function toolCallId(message: unknown): string | number | undefined {
+  if (typeof message !== 'object' || message === null) return undefined;
+  const { method, id } = message as { method?: unknown; id?: unknown };
+  return method === 'tools/call' && (typeof id === 'string' || typeof id === 'number') ? id : undefined;
+}
+
+/** Answers the tools/call request `id` with `result` here, without the SDK. */
+function answerToolCall(reply: FastifyReply, id: string | number, result: ToolResult) {
+  return reply.type('application/json').send({ jsonrpc: '2.0', id, result });
+}
+
+/** A tools/call whose arguments are not an object, which the SDK would refuse as a protocol error. */
+function badArguments(message: unknown): boolean {
+  const params = (message as { params?: { arguments?: unknown } }).params;
+  const args = params?.arguments;
+  return args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args));
+}
+
+function mcpServer(key: DeveloperKey, reply: FastifyReply) {
+  const server = new Server(
+    { name: 'devdata-server', version: '1.0.0' },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+  );
+  const context = { userId: key.userId, repositories: reply.server.repositories };
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOL_LIST }));
+  server.setRequestHandler(CallToolRequestSchema, (request) =>
+    callTool(request.params.name, request.params.arguments, context, key.scopes, reply.log),
+  );
+  return server;
+}
+
+const mcp: FastifyPluginAsync<{ limiter: RequestLimiter }> = async (app, { limiter }) => {
+  const authenticate = developerAuth(limiter);
+
+  // The body reaches the handler as text: a refusal of a tool call's text (a NUL, say) is a tool result, not the
+  // developer API's 422.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string', bodyLimit: BODY_LIMIT },
+    (_request, body, done) => done(null, body),
+  );
+
+  app.post('/mcp', { schema: { hide: true } }, async (request, reply) => {
+    let message: unknown;
+    try {
+      message = JSON.parse(request.body as string);
+    } catch {
+      message = undefined;
+    }
+    try {
+      await authenticate.call(app, request, reply);
+    } catch (error) {
+      // Over the limit, a tool call is answered as a tool result a model can wait on; anything else as HTTP.
+      const id = toolCallId(message);
+      if (error instanceof HttpError && error.statusCode === 429 && id !== undefined) {
+        reply.headers(error.headers);
+        return answerToolCall(reply, id, refusal('rate_limited', error.detail));
+      }
+      throw error;
+    }
+    if (message === undefined)
+      return reply.code(400).send(jsonRpcError(-32700, 'Parse error: the body is not JSON'));
+    const callId = toolCallId(message);
+    if (callId !== undefined && badArguments(message))
+      return answerToolCall(reply, callId, refusal('invalid_arguments', 'arguments must be an object'));
+
+    const key = request.developerKey as DeveloperKey;
+    const server = mcpServer(key, reply);
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    // From here the SDK writes the response; the rate-limit headers set above go with it.
+    reply.hijack();
+    for (const [name, value] of Object.entries(reply.getHeaders())) {
+      if (value !== undefined) reply.raw.setHeader(name, value);
+    }
+    reply.raw.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(request.raw, reply.raw, message);
+    } catch (error) {
+      request.log.error({ err: error }, 'MCP request failed');
+      if (!reply.raw.headersSent) {
+        reply.raw.writeHead(500, { 'content-type': 'application/json' });
+        reply.raw.end(JSON.stringify(jsonRpcError(-32603, 'Internal error')));
+      }
+    }
+  });
+
+  // Stateless: no stream to open with GET, no session to end with DELETE.
+  const notAllowed = (_request: unknown, reply: FastifyReply) =>
+    reply
+      .code(405)
+      .header('allow', 'POST')
+      .send(
+        jsonRpcError(-32000, 'Method not allowed: this MCP server is stateless; POST each message to /mcp'),
+      );
+  app.get('/mcp', { schema: { hide: true } }, notAllowed);
+  app.delete('/mcp', { schema: { hide: true } }, notAllowed);
+};
+
+export default mcp;

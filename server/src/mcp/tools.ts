@@ -1,0 +1,333 @@
+// The MCP tools: each one the REST endpoint it stands for, as a model calls it. A tool checks the same scope as
+// its endpoint, parses its arguments with zod (the REST body schemas where the endpoint takes a body) and calls the
+// same repository method the route does; what it answers is the record as the API returns it, made compact where
+// a record can be large (a conversation's transcript).
+import { z } from 'zod';
+import { newActionItem, updateActionItemBody } from '../contract/action-items';
+import { dateBound, instant } from '../contract/common';
+import { newMemory, memoryCategory, updateMemoryBody } from '../contract/memories';
+import type { Scope } from '../contract/scopes';
+import type { Repositories } from '../store';
+import type { Conversation } from '../store/conversations';
+
+/** Who calls, and what a tool may reach. */
+export interface ToolContext {
+  userId: string;
+  repositories: Repositories;
+}
+
+export interface McpTool {
+  name: string;
+  description: string;
+  /** The scope of the REST endpoint this tool stands for. */
+  scope: Scope;
+  /** Arguments as JSON; `.meta({description})` on each field is what a model reads. */
+  input: z.ZodObject;
+  /** Reads only (no change on the server), or deletes. */
+  kind: 'read' | 'write' | 'delete';
+  run(context: ToolContext, args: never): Promise<unknown>;
+}
+
+/** A tool with its arguments typed by its schema. */
+function tool<S extends z.ZodObject>(
+  definition: Omit<McpTool, 'input' | 'run'> & {
+    input: S;
+    run(context: ToolContext, args: z.output<S>): Promise<unknown>;
+  },
+): McpTool {
+  return definition as McpTool;
+}
+
+/** The transcript segments a conversation read gives unless asked for more: a long meeting would fill a context. */
+export const DEFAULT_TRANSCRIPT_SEGMENTS = 50;
+const MAX_TRANSCRIPT_SEGMENTS = 1000;
+
+const id = (what: string) =>
+  z
+    .string()
+    .min(1)
+    .max(100)
+    .meta({
+      description: `The id of the ${what} (as a list or search tool returned it), not its title or text`,
+    });
+
+const limit = (max: number, fallback: number) =>
+  z
+    .number()
+    .int()
+    .min(1)
+    .max(max)
+    .default(fallback)
+    .meta({ description: `How many records to return at most (1–${max}, default ${fallback})` });
+
+const offset = z
+  .number()
+  .int()
+  .min(0)
+  .default(0)
+  .meta({ description: 'How many records to skip, for the next page (default 0)' });
+
+const startDate = (what: string) =>
+  dateBound('start')
+    .optional()
+    .meta({
+      description: `Only those ${what} on or after this: YYYY-MM-DD (the whole UTC day) or an ISO 8601 date-time`,
+    });
+const endDate = (what: string) =>
+  dateBound('end')
+    .optional()
+    .meta({
+      description: `Only those ${what} on or before this: YYYY-MM-DD (the whole UTC day) or an ISO 8601 date-time`,
+    });
+
+const dueAt = instant.nullable().optional().meta({
+  description: 'Due date-time, ISO 8601 (e.g. 2026-11-21T09:30:00Z; no offset means UTC); null for none',
+});
+
+const maxTranscriptSegments = z
+  .number()
+  .int()
+  .min(0)
+  .max(MAX_TRANSCRIPT_SEGMENTS)
+  .default(DEFAULT_TRANSCRIPT_SEGMENTS)
+  .meta({
+    description:
+      `How many transcript segments to return, from the start (0–${MAX_TRANSCRIPT_SEGMENTS}, default ` +
+      `${DEFAULT_TRANSCRIPT_SEGMENTS}); the answer says how many the conversation has`,
+  });
+
+/** The record as the list answers it, the transcript cut to its first `max` segments, each without its ids. */
+export function compactConversation(conversation: Conversation, max: number) {
+  const { transcript_segments: segments, ...rest } = conversation;
+  if (segments === undefined) return rest;
+  return {
+    ...rest,
+    transcript_segments: segments
+      .slice(0, max)
+      .map(({ text, speaker_name, is_user, start, end }) => ({ text, speaker_name, is_user, start, end })),
+    transcript_segments_total: segments.length,
+  };
+}
+
+export const TOOLS: McpTool[] = [
+  tool({
+    name: 'get_conversations',
+    description:
+      "List the user's conversations, newest first, without transcripts (use get_conversation for one " +
+      'transcript). Each has an id, when it started and finished, and a summary (title, overview, category, ' +
+      'action items).',
+    scope: 'conversations:read',
+    kind: 'read',
+    input: z.strictObject({
+      start_date: startDate('conversations started'),
+      end_date: endDate('conversations started'),
+      starred: z
+        .boolean()
+        .optional()
+        .meta({ description: 'true: starred ones only; false: the others only' }),
+      include_discarded: z
+        .boolean()
+        .default(false)
+        .meta({ description: 'Include conversations the user discarded (default false)' }),
+      limit: limit(100, 25),
+      offset,
+    }),
+    run: async ({ userId, repositories }, args) => ({
+      conversations: await repositories.conversations.list(userId, {
+        ...args,
+        include_transcript: false,
+        order: 'started_at_desc',
+      }),
+    }),
+  }),
+  tool({
+    name: 'get_conversation',
+    description:
+      'Read one conversation by its id, with its summary and the start of its transcript ' +
+      `(${DEFAULT_TRANSCRIPT_SEGMENTS} segments unless max_transcript_segments asks for more).`,
+    scope: 'conversations:read',
+    kind: 'read',
+    input: z.strictObject({
+      conversation_id: id('conversation'),
+      max_transcript_segments: maxTranscriptSegments,
+    }),
+    run: async ({ userId, repositories }, args) =>
+      compactConversation(
+        await repositories.conversations.findOwned(userId, args.conversation_id, true),
+        args.max_transcript_segments,
+      ),
+  }),
+  tool({
+    name: 'get_memories',
+    description:
+      'List what the service remembers about the user (memories: facts and preferences), newest first.',
+    scope: 'memories:read',
+    kind: 'read',
+    input: z.strictObject({
+      categories: z
+        .array(memoryCategory)
+        .optional()
+        .meta({ description: 'Only memories in these categories (all when absent)' }),
+      limit: limit(100, 25),
+      offset,
+    }),
+    run: async ({ userId, repositories }, args) => ({
+      memories: await repositories.memories.list(userId, { ...args, order: 'created_at_desc' }),
+    }),
+  }),
+  tool({
+    name: 'create_memory',
+    description: 'Remember a fact about the user (a memory). Answers the new memory with its id.',
+    scope: 'memories:write',
+    kind: 'write',
+    input: newMemory.extend({
+      content: newMemory.shape.content.meta({
+        description: 'The fact, one or two sentences (1–5000 characters)',
+      }),
+      category: newMemory.shape.category.meta({ description: 'Category (default manual)' }),
+      visibility: newMemory.shape.visibility.meta({ description: 'private (default) or public' }),
+      tags: newMemory.shape.tags.meta({ description: 'Up to 20 short tags (each 1–50 characters)' }),
+    }),
+    run: ({ userId, repositories }, args) => repositories.memories.create(userId, args),
+  }),
+  tool({
+    name: 'update_memory',
+    description: 'Change a memory: only the fields given change. Answers the memory as it now is.',
+    scope: 'memories:write',
+    kind: 'write',
+    input: updateMemoryBody.extend({
+      memory_id: id('memory'),
+      content: updateMemoryBody.shape.content.meta({ description: 'The new text (1–5000 characters)' }),
+      category: updateMemoryBody.shape.category.meta({ description: 'The new category' }),
+      visibility: updateMemoryBody.shape.visibility.meta({ description: 'private or public' }),
+      tags: updateMemoryBody.shape.tags.meta({
+        description: 'The new tags, replacing the old ones (up to 20, each 1–50 characters)',
+      }),
+    }),
+    run: ({ userId, repositories }, { memory_id: memoryId, ...changes }) =>
+      repositories.memories.update(userId, memoryId, changes),
+  }),
+  tool({
+    name: 'delete_memory',
+    description: 'Delete a memory for good.',
+    scope: 'memories:write',
+    kind: 'delete',
+    input: z.strictObject({ memory_id: id('memory') }),
+    run: async ({ userId, repositories }, args) => {
+      await repositories.memories.delete(userId, args.memory_id);
+      return { success: true };
+    },
+  }),
+  tool({
+    name: 'get_action_items',
+    description: "List the user's action items (tasks, promises, follow-ups), newest first.",
+    scope: 'action_items:read',
+    kind: 'read',
+    input: z.strictObject({
+      completed: z
+        .boolean()
+        .optional()
+        .meta({ description: 'true: completed ones only; false: open ones only; absent: both' }),
+      conversation_id: id('conversation the items came from').optional(),
+      start_date: startDate('items created'),
+      end_date: endDate('items created'),
+      limit: limit(100, 25),
+      offset,
+    }),
+    run: async ({ userId, repositories }, args) => ({
+      action_items: await repositories.actionItems.list(userId, { ...args, order: 'created_at_desc' }),
+    }),
+  }),
+  tool({
+    name: 'create_action_item',
+    description: 'Add an action item (a task or follow-up) for the user. Answers the new item with its id.',
+    scope: 'action_items:write',
+    kind: 'write',
+    input: newActionItem.extend({
+      description: newActionItem.shape.description.meta({
+        description: 'What is to be done (1–2000 characters)',
+      }),
+      completed: newActionItem.shape.completed.meta({ description: 'Already done (default false)' }),
+      due_at: dueAt,
+      conversation_id: z
+        .string()
+        .min(1)
+        .max(100)
+        .nullable()
+        .optional()
+        .meta({ description: 'The id of the conversation this item comes from (optional), not its title' }),
+    }),
+    run: ({ userId, repositories }, args) => repositories.actionItems.create(userId, args),
+  }),
+  tool({
+    name: 'update_action_item',
+    description: 'Change an action item: only the fields given change. Answers the item as it now is.',
+    scope: 'action_items:write',
+    kind: 'write',
+    input: updateActionItemBody.extend({
+      action_item_id: id('action item'),
+      description: updateActionItemBody.shape.description.meta({
+        description: 'New text of the item (1–2000 characters)',
+      }),
+      completed: updateActionItemBody.shape.completed.meta({
+        description: 'true marks it done, false open again',
+      }),
+      due_at: dueAt,
+    }),
+    run: ({ userId, repositories }, { action_item_id: itemId, ...changes }) =>
+      repositories.actionItems.update(userId, itemId, changes),
+  }),
+  tool({
+    name: 'complete_action_item',
+    description: 'Mark an action item done. Answers the item as it now is.',
+    scope: 'action_items:write',
+    kind: 'write',
+    input: z.strictObject({ action_item_id: id('action item') }),
+    run: ({ userId, repositories }, args) =>
+      repositories.actionItems.update(userId, args.action_item_id, { completed: true }),
+  }),
+  tool({
+    name: 'delete_action_item',
+    description: 'Delete an action item for good.',
+    scope: 'action_items:write',
+    kind: 'delete',
+    input: z.strictObject({ action_item_id: id('action item') }),
+    run: async ({ userId, repositories }, args) => {
+      await repositories.actionItems.delete(userId, args.action_item_id);
+      return { success: true };
+    },
+  }),
+  tool({
+    name: 'get_goals',
+    description:
+      "List the user's goals, newest first: active ones unless include_inactive. Each has its current and target value.",
+    scope: 'goals:read',
+    kind: 'read',
+    input: z.strictObject({
+      include_inactive: z
+        .boolean()
+        .default(false)
+        .meta({ description: 'Include achieved and abandoned goals (default false)' }),
+      limit: limit(100, 10),
+    }),
+    run: async ({ userId, repositories }, args) => ({
+      goals: await repositories.goals.list(userId, { ...args, order: 'created_at_desc' }),
+    }),
+  }),
+  tool({
+    name: 'get_goal',
+    description: 'Read one goal by its id (active or not).',
+    scope: 'goals:read',
+    kind: 'read',
+    input: z.strictObject({ goal_id: id('goal') }),
+    run: ({ userId, repositories }, args) => repositories.goals.findOwned(userId, args.goal_id),
+  }),
+  tool({
+    name: 'get_people',
+    description: 'List the people the user knows (speakers in conversations), by name, each with their id.',
+    scope: 'people:read',
+    kind: 'read',
+    input: z.strictObject({}),
+    run: async ({ userId, repositories }) => ({ people: await repositories.people.list(userId) }),
+  }),
+];

@@ -1,0 +1,469 @@
+// The MCP endpoint (issue 28), driven by the official TypeScript SDK's client over real HTTP on both databases:
+// the tools it lists, each tool against what the REST API stores and answers, refusals as tool results with the
+// real service's error codes (scopes, bad arguments, unknown ids, the rate limit), a revoked key, the size of a
+// long conversation's result, and generated hostile arguments.
+import fc from 'fast-check';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Scope } from '../../server/src/contract/scopes';
+import { mcpToolCalls } from '../helpers/fuzz';
+import { adminClient, client, devClient, newUser } from '../helpers/http';
+import { DIALECTS, forSuite, startServer, type TestServer } from '../helpers/server';
+
+const ERROR_CODES = [
+  'invalid_arguments',
+  'not_found',
+  'authorization_denied',
+  'rate_limited',
+  'unavailable',
+  'internal',
+];
+
+const TOOL_NAMES = [
+  'complete_action_item',
+  'create_action_item',
+  'create_memory',
+  'delete_action_item',
+  'delete_memory',
+  'get_action_items',
+  'get_conversation',
+  'get_conversations',
+  'get_goal',
+  'get_goals',
+  'get_memories',
+  'get_people',
+  'update_action_item',
+  'update_memory',
+];
+
+interface ToolResult {
+  content: { type: string; text: string }[];
+  structuredContent?: Record<string, any>;
+  isError?: boolean;
+}
+
+/** An MCP client connected to `server`'s /mcp with `key` as bearer. */
+async function connect(server: TestServer, key: string): Promise<Client> {
+  const mcp = new Client({ name: 'devdata-test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL('/mcp', server.baseUrl), {
+    requestInit: { headers: { authorization: `Bearer ${key}` } },
+  });
+  await mcp.connect(transport);
+  return mcp;
+}
+
+async function call(mcp: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
+  return (await mcp.callTool({ name, arguments: args })) as ToolResult;
+}
+
+/** The answer of a tool that succeeded. */
+async function answer(mcp: Client, name: string, args: Record<string, unknown> = {}): Promise<any> {
+  const result = await call(mcp, name, args);
+  expect({ name, isError: result.isError ?? false, content: result.structuredContent }).toMatchObject({
+    isError: false,
+  });
+  expect(JSON.parse(result.content[0].text)).toEqual(result.structuredContent);
+  return result.structuredContent;
+}
+
+/** The refusal of a tool call: its error code and message, shown the same in the text. */
+async function refusal(mcp: Client, name: string, args: Record<string, unknown> = {}) {
+  const result = await call(mcp, name, args);
+  expect(result.isError).toBe(true);
+  const error = result.structuredContent?.error as { code: string; message: string };
+  expect(ERROR_CODES).toContain(error.code);
+  expect(result.content[0].text).toBe(`${error.code}: ${error.message}`);
+  return error;
+}
+
+/** How the SDK's client reports a 401 of the endpoint. */
+const UNAUTHORIZED = { code: 401, message: expect.stringContaining('Invalid API Key') };
+
+const resultSize = (result: ToolResult) =>
+  Buffer.byteLength(JSON.stringify(result.content)) +
+  Buffer.byteLength(JSON.stringify(result.structuredContent));
+
+describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
+  const server = forSuite(() => startServer(dialect));
+  const admin = adminClient(server);
+  const open: Client[] = [];
+  const connected = async (key: string) => {
+    const mcp = await connect(server, key);
+    open.push(mcp);
+    return mcp;
+  };
+  afterAll(async () => {
+    await Promise.all(open.map((mcp) => mcp.close()));
+  });
+
+  /** A user with a key holding `scopes` (every scope when absent): its id, REST client and MCP client. */
+  const userWith = async (scopes?: Scope[]) => {
+    const user = await newUser(server, scopes);
+    return { ...user, mcp: await connected(user.key) };
+  };
+
+  it('lists its tools, each with a description and described arguments', async () => {
+    const { mcp } = await userWith();
+    const { tools } = await mcp.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(TOOL_NAMES);
+    for (const tool of tools) {
+      expect(tool.description).toMatch(/Needs the key scope [a-z_]+:(read|write)\.$/);
+      expect(tool.inputSchema.type).toBe('object');
+      for (const [name, property] of Object.entries(tool.inputSchema.properties ?? {})) {
+        expect({
+          tool: tool.name,
+          name,
+          description: (property as { description?: string }).description,
+        }).toEqual({
+          tool: tool.name,
+          name,
+          description: expect.stringMatching(/\w{3}/),
+        });
+      }
+    }
+    const get = tools.find((tool) => tool.name === 'get_conversation');
+    expect(get?.inputSchema.required).toEqual(['conversation_id']);
+    expect(get?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    expect(tools.find((tool) => tool.name === 'delete_memory')?.annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: true,
+    });
+  });
+
+  it('reads conversations, goals and people as the REST API answers them', async () => {
+    const user = await userWith();
+    const rest = user.client;
+    const created = await rest.post('/v1/dev/user/conversations/from-segments', {
+      transcript_segments: [
+        {
+          text: 'Anna, I will send you the budget on Friday.',
+          speaker: 'SPEAKER_00',
+          is_user: true,
+          start: 0,
+          end: 4,
+        },
+        { text: 'Thanks, that works for me.', speaker: 'Anna', start: 4, end: 7 },
+      ],
+      structured: { title: 'Budget call with Anna' },
+    });
+    expect(created.status).toBe(200);
+    const goal = await rest.post('/v1/dev/user/goals', {
+      title: 'Run 100 km',
+      goal_type: 'numeric',
+      target_value: 100,
+    });
+    expect(goal.status).toBe(200);
+    expect((await rest.post('/v1/dev/user/people', { name: 'Anna' })).status).toBe(200);
+
+    const listed = await answer(user.mcp, 'get_conversations', {});
+    expect(listed.conversations).toEqual((await rest.get('/v1/dev/user/conversations')).body);
+    expect(listed.conversations.map((c: { id: string }) => c.id)).toEqual([created.body.id]);
+    const inRange = await answer(user.mcp, 'get_conversations', {
+      start_date: '2000-01-01',
+      end_date: '2001-01-01',
+    });
+    expect(inRange.conversations).toEqual([]);
+
+    const one = await answer(user.mcp, 'get_conversation', { conversation_id: created.body.id });
+    const { transcript_segments: segments, ...record } = (
+      await rest.get(`/v1/dev/user/conversations/${created.body.id}`, { include_transcript: true })
+    ).body;
+    expect(one).toEqual({
+      ...record,
+      transcript_segments: segments.map(
+        ({ text, speaker_name, is_user, start, end }: Record<string, unknown>) => ({
+          text,
+          speaker_name,
+          is_user,
+          start,
+          end,
+        }),
+      ),
+      transcript_segments_total: 2,
+    });
+
+    expect((await answer(user.mcp, 'get_goals')).goals).toEqual((await rest.get('/v1/dev/user/goals')).body);
+    expect(await answer(user.mcp, 'get_goal', { goal_id: goal.body.id })).toEqual(goal.body);
+    expect(await answer(user.mcp, 'get_people')).toEqual((await rest.get('/v1/dev/user/people')).body);
+  });
+
+  it('creates, lists, updates and deletes memories, and what it writes is what REST reads', async () => {
+    const user = await userWith();
+    const created = await answer(user.mcp, 'create_memory', {
+      content: 'Anna prefers tea to coffee',
+      tags: ['anna'],
+    });
+    expect(created).toMatchObject({
+      content: 'Anna prefers tea to coffee',
+      category: 'manual',
+      tags: ['anna'],
+    });
+    expect((await user.client.get('/v1/dev/user/memories')).body).toEqual([created]);
+    expect((await answer(user.mcp, 'get_memories', { categories: ['manual'] })).memories).toEqual([created]);
+    expect((await answer(user.mcp, 'get_memories', { categories: ['work'] })).memories).toEqual([]);
+
+    const updated = await answer(user.mcp, 'update_memory', {
+      memory_id: created.id,
+      content: 'Anna drinks green tea',
+    });
+    expect(updated).toMatchObject({
+      id: created.id,
+      content: 'Anna drinks green tea',
+      edited: true,
+      tags: ['anna'],
+    });
+    expect((await user.client.get('/v1/dev/user/memories')).body).toEqual([updated]);
+
+    expect(await answer(user.mcp, 'delete_memory', { memory_id: created.id })).toEqual({ success: true });
+    expect((await user.client.get('/v1/dev/user/memories')).body).toEqual([]);
+    expect(await refusal(user.mcp, 'delete_memory', { memory_id: created.id })).toEqual({
+      code: 'not_found',
+      message: 'Memory not found',
+    });
+  });
+
+  it('creates, lists, updates, completes and deletes action items', async () => {
+    const user = await userWith();
+    const created = await answer(user.mcp, 'create_action_item', {
+      description: 'Send Anna the budget',
+      due_at: '2026-12-04T17:00:00+01:00',
+    });
+    expect(created).toMatchObject({
+      description: 'Send Anna the budget',
+      completed: false,
+      due_at: '2026-12-04T16:00:00.000Z',
+    });
+    const other = await answer(user.mcp, 'create_action_item', { description: 'Book the train' });
+    expect((await user.client.get('/v1/dev/user/action-items')).body).toEqual([other, created]);
+    expect((await answer(user.mcp, 'get_action_items', { limit: 1 })).action_items).toEqual([other]);
+
+    const moved = await answer(user.mcp, 'update_action_item', { action_item_id: created.id, due_at: null });
+    expect(moved).toMatchObject({ id: created.id, due_at: null, completed: false });
+    const done = await answer(user.mcp, 'complete_action_item', { action_item_id: created.id });
+    expect(done).toMatchObject({ id: created.id, completed: true, completed_at: expect.any(String) });
+    expect((await answer(user.mcp, 'get_action_items', { completed: true })).action_items).toEqual([done]);
+    expect((await answer(user.mcp, 'get_action_items', { completed: false })).action_items).toEqual([other]);
+
+    expect(await answer(user.mcp, 'delete_action_item', { action_item_id: other.id })).toEqual({
+      success: true,
+    });
+    expect((await user.client.get('/v1/dev/user/action-items')).body).toEqual([done]);
+  });
+
+  it('refuses a missing scope as a tool result naming the scope, and changes nothing', async () => {
+    const user = await userWith(['memories:read']);
+    expect(await refusal(user.mcp, 'create_memory', { content: 'x' })).toEqual({
+      code: 'authorization_denied',
+      message: 'Insufficient permissions. Required scope: memories:write',
+    });
+    for (const [tool, scope] of [
+      ['get_conversations', 'conversations:read'],
+      ['get_action_items', 'action_items:read'],
+      ['complete_action_item', 'action_items:write'],
+      ['get_goals', 'goals:read'],
+      ['get_people', 'people:read'],
+    ]) {
+      // The scope is checked before the arguments, as on the REST routes.
+      expect((await refusal(user.mcp, tool, { no_such: 1 })).message).toBe(
+        `Insufficient permissions. Required scope: ${scope}`,
+      );
+    }
+    expect(await server.count('memories', { user_id: user.id })).toBe(0);
+    expect((await answer(user.mcp, 'get_memories')).memories).toEqual([]);
+  });
+
+  it('refuses bad arguments and unknown or foreign ids as tool results with their codes', async () => {
+    const user = await userWith();
+    const stranger = await userWith();
+    const theirs = await answer(stranger.mcp, 'create_memory', { content: 'Not yours' });
+
+    const cases: [string, Record<string, unknown>, string, RegExp][] = [
+      ['create_memory', {}, 'invalid_arguments', /^content: required$/],
+      ['create_memory', { content: '   ' }, 'invalid_arguments', /^content: /],
+      [
+        'create_memory',
+        { content: 'x', categroy: 'work' },
+        'invalid_arguments',
+        /Unknown field 'categroy'; did you mean 'category'\?/,
+      ],
+      ['create_memory', { content: 'a\u0000b' }, 'invalid_arguments', /^content: Text must not contain NUL/],
+      ['create_memory', { content: 'x', category: 'nonsense' }, 'invalid_arguments', /^category: /],
+      ['get_memories', { limit: 0 }, 'invalid_arguments', /^limit: /],
+      ['get_memories', { limit: '5' }, 'invalid_arguments', /^limit: /],
+      ['get_conversations', { start_date: 'last week' }, 'invalid_arguments', /^start_date: /],
+      ['create_action_item', { description: 'x', due_at: 'tomorrow' }, 'invalid_arguments', /^due_at: /],
+      ['get_conversation', { conversation_id: 'missing' }, 'not_found', /^Conversation not found$/],
+      ['update_memory', { memory_id: theirs.id, content: 'Mine now' }, 'not_found', /^Memory not found$/],
+      ['get_goal', { goal_id: 'x'.repeat(101) }, 'invalid_arguments', /^goal_id: /],
+      ['create_action_item', { description: 'x', conversation_id: 'missing' }, 'not_found', /not found$/],
+      ['no_such_tool', {}, 'invalid_arguments', /^Unknown tool 'no_such_tool'/],
+    ];
+    for (const [tool, args, code, message] of cases) {
+      const error = await refusal(user.mcp, tool, args);
+      expect({ tool, args, code: error.code, message: error.message }).toEqual({
+        tool,
+        args,
+        code,
+        message: expect.stringMatching(message),
+      });
+    }
+    expect(await server.count('memories', { user_id: user.id })).toBe(0);
+    expect((await stranger.client.get('/v1/dev/user/memories')).body).toEqual([theirs]);
+  });
+
+  it('answers arguments that are no object with a tool result, and GET and DELETE with 405', async () => {
+    const { key } = await newUser(server);
+    const post = (body: unknown) =>
+      client(server.baseUrl, key).raw('POST', '/mcp', {
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify(body),
+      });
+    const reply = await post({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'get_memories', arguments: [1] },
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      result: {
+        content: [{ type: 'text', text: 'invalid_arguments: arguments must be an object' }],
+        structuredContent: { error: { code: 'invalid_arguments', message: 'arguments must be an object' } },
+        isError: true,
+      },
+    });
+    for (const method of ['GET', 'DELETE']) {
+      const refused = await client(server.baseUrl, key).raw(method, '/mcp', {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect({ method, status: refused.status, allow: refused.headers.get('allow') }).toEqual({
+        method,
+        status: 405,
+        allow: 'POST',
+      });
+    }
+  });
+
+  it('refuses a revoked key, and a call without a key', async () => {
+    const key = await admin.post(`/v1/admin/users/${server.init.user_id}/keys`, {
+      name: 'mcp',
+      scopes: ['memories:read'],
+    });
+    expect(key.status).toBe(201);
+    const mcp = await connected(key.body.key);
+    expect(Array.isArray((await answer(mcp, 'get_memories')).memories)).toBe(true);
+    expect((await admin.delete(`/v1/admin/keys/${key.body.id}`)).status).toBe(204);
+    await expect(mcp.callTool({ name: 'get_memories', arguments: {} })).rejects.toMatchObject(UNAUTHORIZED);
+    await expect(connect(server, key.body.key)).rejects.toMatchObject(UNAUTHORIZED);
+    await expect(connect(server, 'svc_dev_nonsense')).rejects.toMatchObject(UNAUTHORIZED);
+  });
+
+  it('keeps a 2,000-segment conversation under 20 kB by default, and gives more segments when asked', async () => {
+    const user = await userWith();
+    // A from-segments create takes at most 500 segments: a live session gathers 2,000 in four appends.
+    let conversationId = '';
+    for (let part = 0; part < 4; part++) {
+      const appended = await user.client.post('/v1/dev/user/transcripts/long-meeting/segments', {
+        segments: Array.from({ length: 500 }, (_, k) => {
+          const n = part * 500 + k;
+          return {
+            text: `Segment ${n}: we went through the quarterly budget line by line and agreed on the next steps.`,
+            speaker: `SPEAKER_0${n % 3}`,
+            is_user: n % 3 === 0,
+            start: n * 5,
+            end: n * 5 + 4.5,
+          };
+        }),
+      });
+      expect(appended.status).toBe(202);
+      conversationId = appended.body.conversation_id;
+    }
+    expect((await user.client.post('/v1/dev/user/transcripts/long-meeting/finish')).status).toBe(200);
+    const stored = await user.client.get(`/v1/dev/user/conversations/${conversationId}`, {
+      include_transcript: true,
+    });
+    expect(stored.body.transcript_segments).toHaveLength(2000);
+    const read = await call(user.mcp, 'get_conversation', { conversation_id: conversationId });
+    expect(read.isError).toBeUndefined();
+    expect(resultSize(read)).toBeLessThan(20_000);
+    expect(read.structuredContent).toMatchObject({ transcript_segments_total: 2000 });
+    expect(read.structuredContent?.transcript_segments).toHaveLength(50);
+    expect(read.structuredContent?.transcript_segments[49].text).toMatch(/^Segment 49:/);
+
+    const more = await answer(user.mcp, 'get_conversation', {
+      conversation_id: conversationId,
+      max_transcript_segments: 300,
+    });
+    expect(more.transcript_segments).toHaveLength(300);
+    const listed = await call(user.mcp, 'get_conversations');
+    expect(resultSize(listed)).toBeLessThan(20_000);
+  });
+
+  it('answers generated hostile tool calls without a 5xx or a protocol error, each refusal with its code', async () => {
+    const user = await userWith();
+    const memory = await answer(user.mcp, 'create_memory', { content: 'seed' });
+    const item = await answer(user.mcp, 'create_action_item', { description: 'seed' });
+    const { tools } = await user.mcp.listTools();
+    const bodies = fc.sample(
+      mcpToolCalls(
+        tools.map((tool) => ({ name: tool.name, inputSchema: tool.inputSchema })),
+        [memory.id, item.id, 'missing'],
+      ),
+      { numRuns: 300, seed: 28_002 },
+    );
+    const codes: Record<string, number> = {};
+    for (const body of bodies) {
+      const reply = await client(server.baseUrl).raw('POST', '/mcp', {
+        headers: {
+          authorization: `Bearer ${user.key}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body,
+      });
+      expect({ body: body.slice(0, 300), status: reply.status, error: reply.body?.error }).toEqual({
+        body: body.slice(0, 300),
+        status: 200,
+        error: undefined,
+      });
+      const result = reply.body.result as ToolResult;
+      const code = result.isError ? result.structuredContent?.error.code : 'ok';
+      expect(['ok', ...ERROR_CODES.filter((c) => c !== 'internal' && c !== 'unavailable')]).toContain(code);
+      codes[code] = (codes[code] ?? 0) + 1;
+    }
+    expect(codes.ok).toBeGreaterThan(0);
+    expect(codes.invalid_arguments).toBeGreaterThan(0);
+    // The lists still answer.
+    expect((await devClient(server).get('/v1/dev/user/memories')).status).toBe(200);
+  });
+});
+
+describe('MCP endpoint rate limit', () => {
+  const server = forSuite(() => startServer(DIALECTS[0], { rateLimit: { max: 4, windowMs: 60_000 } }));
+
+  it('answers a tool call over the key’s limit with a rate_limited tool result', async () => {
+    const { key } = await newUser(server);
+    // initialize and its notification are two requests, the first call a third.
+    const mcp = await connect(server, key);
+    try {
+      expect((await mcp.callTool({ name: 'get_memories', arguments: {} })).isError).toBeUndefined();
+      expect((await mcp.callTool({ name: 'get_memories', arguments: {} })).isError).toBeUndefined();
+      const limited = (await mcp.callTool({ name: 'get_memories', arguments: {} })) as ToolResult;
+      expect(limited.isError).toBe(true);
+      expect(limited.structuredContent?.error).toEqual({
+        code: 'rate_limited',
+        message: expect.stringMatching(/^Rate limit exceeded. Retry after \d+ seconds$/),
+      });
+      // The REST API shares the limit.
+      expect((await client(server.baseUrl, key).get('/v1/dev/user/memories')).status).toBe(429);
+    } finally {
+      await mcp.close();
+    }
+  });
+});
