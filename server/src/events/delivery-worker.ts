@@ -26,10 +26,10 @@ function transportError(error: unknown, timeoutMs: number): string {
 }
 
 export class EventDeliveryWorker {
-  /** Attempts under way per subscription. */
+  /** Attempts under way per subscription, and the deliveries they are for. */
   private readonly busy = new Map<string, number>();
+  private readonly underWayIds = new Set<string>();
   private readonly attempts = new Set<Promise<void>>();
-  private underWay = 0;
   private claiming: Promise<void> | null = null;
   private claimAgain = false;
   private stopped = true;
@@ -79,7 +79,7 @@ export class EventDeliveryWorker {
       do {
         this.claimAgain = false;
         await this.pruneWhenDue();
-        const room = this.settings.concurrency - this.underWay;
+        const room = this.settings.concurrency - this.underWayIds.size;
         if (room <= 0) return;
         const perSubscription = this.settings.concurrencyPerSubscription;
         const full = [...this.busy].filter(([, n]) => n >= perSubscription).map(([id]) => id);
@@ -89,6 +89,7 @@ export class EventDeliveryWorker {
           now + 2 * this.settings.timeoutMs + 1_000,
           room,
           full,
+          [...this.underWayIds],
           (id) => perSubscription - (this.busy.get(id) ?? 0),
         );
         for (const delivery of claimed) this.begin(delivery);
@@ -102,7 +103,7 @@ export class EventDeliveryWorker {
   private begin(delivery: ClaimedDelivery): void {
     const id = delivery.subscriptionId;
     this.busy.set(id, (this.busy.get(id) ?? 0) + 1);
-    this.underWay += 1;
+    this.underWayIds.add(delivery.id);
     const attempt = this.attempt(delivery)
       .catch((error: unknown) =>
         this.log.warn({ err: error, delivery: delivery.id }, 'could not record an event delivery'),
@@ -111,7 +112,7 @@ export class EventDeliveryWorker {
         const left = (this.busy.get(id) ?? 1) - 1;
         if (left === 0) this.busy.delete(id);
         else this.busy.set(id, left);
-        this.underWay -= 1;
+        this.underWayIds.delete(delivery.id);
         this.attempts.delete(attempt);
         this.wake();
       });

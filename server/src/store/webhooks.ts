@@ -68,8 +68,8 @@ export interface ClaimedDelivery {
   /** When the delivery was made: retries go on until the retry window from here has passed. */
   createdAt: number;
   attemptCount: number;
-  /** This claim: only its holder may record the attempt's outcome. */
-  lease: string;
+  /** This claim's lease (PostgreSQL; null on SQLite): only its holder may record the attempt's outcome. */
+  lease: string | null;
 }
 
 /** How an attempt ended. */
@@ -289,19 +289,22 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
 
     /**
      * Claims up to `take` due pending deliveries of active subscriptions, at most `room(subscription)` of each,
-     * leaving out `busy` subscriptions: each is leased to this claim until `leaseUntil` (its next_attempt_at,
-     * so no other claim takes it meanwhile; one whose claimer died is due again then). On PostgreSQL, rows
-     * another instance is claiming are skipped (`FOR UPDATE SKIP LOCKED`); SQLite has one process.
+     * leaving out `busy` subscriptions and the deliveries `underWay` in this process. On PostgreSQL each is
+     * leased to this claim until `leaseUntil` (its next_attempt_at, so no other instance takes it meanwhile; one
+     * whose instance died is due again then), rows another instance is claiming being skipped (`FOR UPDATE SKIP
+     * LOCKED`). SQLite has one process, which knows what it has under way: its claim writes nothing, and after a
+     * crash what was under way is due at once.
      */
     async claim(
       now: number,
       leaseUntil: number,
       take: number,
-      busy: string[],
+      busy: readonly string[],
+      underWay: readonly string[],
       room: (subscriptionId: string) => number,
     ): Promise<ClaimedDelivery[]> {
       if (take <= 0) return [];
-      return db.transaction().execute(async (trx) => {
+      const claimIn = async (trx: Kysely<Database>): Promise<ClaimedDelivery[]> => {
         let due = trx
           .selectFrom('webhook_deliveries as d')
           .innerJoin('webhook_subscriptions as s', 's.id', 'd.subscription_id')
@@ -313,6 +316,7 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
           .orderBy('d.id')
           .limit(take * 4);
         if (busy.length > 0) due = due.where('d.subscription_id', 'not in', busy);
+        if (underWay.length > 0) due = due.where('d.id', 'not in', underWay);
         if (dialect === 'postgres') due = due.forUpdate('d').skipLocked();
         const picked: string[] = [];
         const taken = new Map<string, number>();
@@ -324,12 +328,14 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
           if (picked.length >= take) break;
         }
         if (picked.length === 0) return [];
-        const lease = randomUUID();
-        await trx
-          .updateTable('webhook_deliveries')
-          .set({ next_attempt_at: leaseUntil, lease })
-          .where('id', 'in', picked)
-          .execute();
+        const lease = dialect === 'postgres' ? randomUUID() : null;
+        if (lease !== null) {
+          await trx
+            .updateTable('webhook_deliveries')
+            .set({ next_attempt_at: leaseUntil, lease })
+            .where('id', 'in', picked)
+            .execute();
+        }
         const rows = await trx
           .selectFrom('webhook_deliveries as d')
           .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
@@ -370,13 +376,14 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
           attemptCount: row.attempt_count,
           lease,
         }));
-      });
+      };
+      return dialect === 'postgres' ? db.transaction().execute(claimIn) : claimIn(db);
     },
 
     /**
-     * Records how the attempt on `claimed` went, if the claim still holds: delivered; or pending again at
-     * `retryAt`; or failed when `retryAt` is null. A failure marks the subscription failing (from now, unless it
-     * already was) and disables it once it has been failing for `disableAfterMs`; returns the subscription when
+     * Records how the attempt on `claimed` went, if its lease still holds: delivered; or pending again at
+     * `retryAt`; or failed when `retryAt` is null. A failure marks the subscription failing (since the delivery
+     * was made, unless it already was) and disables it once it has been failing for `disableAfterMs`; returns the subscription when
      * this call disabled it (so its user is told once).
      */
     async finish(
@@ -399,7 +406,7 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
             lease: null,
           })
           .where('id', '=', claimed.id)
-          .where('lease', '=', claimed.lease)
+          .where('lease', claimed.lease === null ? 'is' : '=', claimed.lease)
           .executeTakeFirst();
         if (numUpdatedRows === 0n) return { disabled: null };
         if (outcome.ok) {
@@ -411,9 +418,11 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
             .execute();
           return { disabled: null };
         }
+        // Failing since this delivery was made: its last attempt, a retry window later, then finds the
+        // subscription failing for at least that long.
         await trx
           .updateTable('webhook_subscriptions')
-          .set({ failing_since: now })
+          .set({ failing_since: claimed.createdAt })
           .where('id', '=', claimed.subscriptionId)
           .where('failing_since', 'is', null)
           .execute();
