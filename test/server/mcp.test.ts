@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Scope } from '../../server/src/contract/scopes';
-import { mcpToolCalls } from '../helpers/fuzz';
+import { HOSTILE_SEARCH_QUERIES, mcpToolCalls } from '../helpers/fuzz';
 import { adminClient, client, devClient, newUser } from '../helpers/http';
 import { DIALECTS, forSuite, startServer, type TestServer } from '../helpers/server';
 
@@ -32,6 +32,8 @@ const TOOL_NAMES = [
   'get_goals',
   'get_memories',
   'get_people',
+  'search_conversations',
+  'search_memories',
   'update_action_item',
   'update_memory',
 ];
@@ -187,6 +189,53 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
     expect(await answer(user.mcp, 'get_people')).toEqual((await rest.get('/v1/dev/user/people')).body);
   });
 
+  it('searches conversations, memories and action items as the REST search answers', async () => {
+    const user = await userWith();
+    const rest = user.client;
+    for (const [title, text] of [
+      ['Budget call with Anna', 'Anna, I will send you the quarterly budget on Friday.'],
+      ['Train to Berlin', 'The train leaves at nine; bring the tickets.'],
+    ]) {
+      const made = await rest.post('/v1/dev/user/conversations', { text, structured: { title } });
+      expect(made.status).toBe(200);
+    }
+    for (const content of ['Anna keeps the team budget', 'Likes trains']) {
+      expect((await rest.post('/v1/dev/user/memories', { content })).status).toBe(200);
+    }
+    for (const description of ['Send Anna the budget', 'Buy train tickets']) {
+      expect((await rest.post('/v1/dev/user/action-items', { description })).status).toBe(200);
+    }
+
+    const conversations = await answer(user.mcp, 'search_conversations', { query: 'budget Anna' });
+    const restConversations = (await rest.get('/v1/dev/user/conversations/search', { query: 'budget Anna' }))
+      .body;
+    expect(conversations.results).toEqual(restConversations);
+    expect(conversations.results.map((r: any) => r.conversation.structured.title)).toEqual([
+      'Budget call with Anna',
+    ]);
+    expect(
+      (await answer(user.mcp, 'search_conversations', { query: 'budget', end_date: '2000-01-01' })).results,
+    ).toEqual([]);
+
+    const memories = await answer(user.mcp, 'search_memories', { query: '"team budget"' });
+    expect(memories.results).toEqual(
+      (await rest.get('/v1/dev/user/memories/search', { query: '"team budget"' })).body,
+    );
+    expect(memories.results.map((r: any) => r.memory.content)).toEqual(['Anna keeps the team budget']);
+
+    const items = await answer(user.mcp, 'get_action_items', { query: 'tickets' });
+    expect(items.action_items).toEqual(
+      (await rest.get('/v1/dev/user/action-items', { query: 'tickets' })).body,
+    );
+    expect(items.action_items.map((i: any) => i.description)).toEqual(['Buy train tickets']);
+
+    expect(await refusal(user.mcp, 'search_memories', { query: '***' })).toEqual({
+      code: 'invalid_arguments',
+      message: expect.stringMatching(/^query: query needs at least one word/),
+    });
+    expect((await refusal(user.mcp, 'search_conversations', {})).message).toBe('query: required');
+  });
+
   it('creates, lists, updates and deletes memories, and what it writes is what REST reads', async () => {
     const user = await userWith();
     const created = await answer(user.mcp, 'create_memory', {
@@ -258,6 +307,7 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
     });
     for (const [tool, scope] of [
       ['get_conversations', 'conversations:read'],
+      ['search_conversations', 'conversations:read'],
       ['get_action_items', 'action_items:read'],
       ['complete_action_item', 'action_items:write'],
       ['get_goals', 'goals:read'],
@@ -413,7 +463,8 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
     const bodies = fc.sample(
       mcpToolCalls(
         tools.map((tool) => ({ name: tool.name, inputSchema: tool.inputSchema })),
-        [memory.id, item.id, 'missing'],
+        // Strings are drawn from these too: ids, and queries an engine's syntax would take as operators.
+        [memory.id, item.id, 'missing', ...HOSTILE_SEARCH_QUERIES],
       ),
       { numRuns: 300, seed: 28_002 },
     );

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { newActionItem, updateActionItemBody } from '../contract/action-items';
 import { dateBound, instant } from '../contract/common';
 import { newMemory, memoryCategory, updateMemoryBody } from '../contract/memories';
+import { searchQueryParam } from '../contract/search-query';
 import type { Scope } from '../contract/scopes';
 import type { Repositories } from '../store';
 import type { Conversation } from '../store/conversations';
@@ -84,6 +85,13 @@ const dueAt = instant.nullable().optional().meta({
   description: 'Due date-time, ISO 8601 (e.g. 2026-11-21T09:30:00Z; no offset means UTC); null for none',
 });
 
+const searchQuery = (what: string) =>
+  searchQueryParam.meta({
+    description:
+      `Words to find in ${what}, e.g. budget Anna: every word must match (also as another form of the word on ` +
+      'PostgreSQL); put a phrase in double quotes. At most 500 characters.',
+  });
+
 const maxTranscriptSegments = z
   .number()
   .int()
@@ -141,6 +149,27 @@ export const TOOLS: McpTool[] = [
     }),
   }),
   tool({
+    name: 'search_conversations',
+    description:
+      "Find the user's conversations about something (their title, overview and transcript), most relevant " +
+      'first, without transcripts (use get_conversation with an id for one). Each result has the conversation ' +
+      'and its score.',
+    scope: 'conversations:read',
+    kind: 'read',
+    input: z.strictObject({
+      query: searchQuery('the conversations'),
+      start_date: startDate('conversations started'),
+      end_date: endDate('conversations started'),
+      limit: limit(100, 10),
+    }),
+    run: async ({ userId, repositories }, { query, ...filter }) => ({
+      results: await repositories.conversations.search(userId, query, {
+        ...filter,
+        include_transcript: false,
+      }),
+    }),
+  }),
+  tool({
     name: 'get_conversation',
     description:
       'Read one conversation by its id, with its summary and the start of its transcript ' +
@@ -173,6 +202,25 @@ export const TOOLS: McpTool[] = [
     }),
     run: async ({ userId, repositories }, args) => ({
       memories: await repositories.memories.list(userId, { ...args, order: 'created_at_desc' }),
+    }),
+  }),
+  tool({
+    name: 'search_memories',
+    description:
+      'Find what the service remembers about the user on a subject, most relevant first. Each result has the ' +
+      'memory and its score.',
+    scope: 'memories:read',
+    kind: 'read',
+    input: z.strictObject({
+      query: searchQuery('the memories'),
+      categories: z
+        .array(memoryCategory)
+        .optional()
+        .meta({ description: 'Only memories in these categories (all when absent)' }),
+      limit: limit(100, 10),
+    }),
+    run: async ({ userId, repositories }, { query, ...filter }) => ({
+      results: await repositories.memories.search(userId, query, filter),
     }),
   }),
   tool({
@@ -220,7 +268,9 @@ export const TOOLS: McpTool[] = [
   }),
   tool({
     name: 'get_action_items',
-    description: "List the user's action items (tasks, promises, follow-ups), newest first.",
+    description:
+      "List the user's action items (tasks, promises, follow-ups), newest first, or with query those whose " +
+      'description matches, most relevant first.',
     scope: 'action_items:read',
     kind: 'read',
     input: z.strictObject({
@@ -228,6 +278,7 @@ export const TOOLS: McpTool[] = [
         .boolean()
         .optional()
         .meta({ description: 'true: completed ones only; false: open ones only; absent: both' }),
+      query: searchQuery('the descriptions').optional(),
       conversation_id: id('conversation the items came from').optional(),
       start_date: startDate('items created'),
       end_date: endDate('items created'),
