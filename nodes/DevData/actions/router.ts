@@ -29,6 +29,7 @@ export const operations: OperationMap = {
     delete: conversation.delete,
     get: conversation.get,
     getAll: conversation.getAll,
+    search: conversation.search,
     update: conversation.update,
   },
   developerKey: {
@@ -57,6 +58,7 @@ export const operations: OperationMap = {
     createMany: memory.createMany,
     delete: memory.delete,
     getAll: memory.getAll,
+    search: memory.search,
     update: memory.update,
   },
   notification: { send: notification.send },

@@ -20,11 +20,11 @@ export type Operation = ItemOperation | BatchOperation;
  */
 export interface ResourceOperations {
   actionItem: 'create' | 'createMany' | 'delete' | 'getAll' | 'update';
-  conversation: 'createFromSegments' | 'createFromText' | 'delete' | 'get' | 'getAll' | 'update';
+  conversation: 'createFromSegments' | 'createFromText' | 'delete' | 'get' | 'getAll' | 'search' | 'update';
   developerKey: 'create' | 'delete' | 'getAll' | 'getCurrent';
   folder: 'create' | 'delete' | 'getAll' | 'update';
   goal: 'create' | 'delete' | 'get' | 'getAll' | 'getHistory' | 'update' | 'updateProgress';
-  memory: 'create' | 'createMany' | 'delete' | 'getAll' | 'update';
+  memory: 'create' | 'createMany' | 'delete' | 'getAll' | 'search' | 'update';
   notification: 'send';
   person: 'create' | 'delete' | 'getAll' | 'update';
   proactiveReply: 'build';

@@ -36,6 +36,15 @@ const properties: INodeProperties[] = [
         'Return action items created at or after this time (a date alone means the start of that UTC day)',
     },
     {
+      displayName: 'Search Text',
+      name: 'query',
+      type: 'string',
+      default: '',
+      placeholder: 'e.g. send Anna the invoice',
+      description:
+        'Return only action items whose description matches these words, most relevant first. Every word must match, in any form (invoice finds invoices); put a phrase in double quotes to match it word for word.',
+    },
+    {
       displayName: 'Created Before',
       name: 'endDate',
       type: 'dateTime',
@@ -58,6 +67,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
     qs: {
       conversation_id: filters.conversationId,
       completed: filters.completed,
+      query: filters.query || undefined,
       start_date: filters.startDate
         ? toRangeBound.call(this, filters.startDate, 'Created After', itemIndex)
         : undefined,

@@ -5,9 +5,10 @@ import * as createFromText from './createFromText.operation';
 import * as deleteConversation from './delete.operation';
 import * as get from './get.operation';
 import * as getAll from './getAll.operation';
+import * as search from './search.operation';
 import * as update from './update.operation';
 
-export { createFromSegments, createFromText, deleteConversation as delete, get, getAll, update };
+export { createFromSegments, createFromText, deleteConversation as delete, get, getAll, search, update };
 
 export const description: INodeProperties[] = [
   {
@@ -49,6 +50,13 @@ export const description: INodeProperties[] = [
         action: 'Get many conversations',
       },
       {
+        name: 'Search',
+        value: 'search',
+        description:
+          'Find conversations by words in their title, overview or transcript, most relevant first',
+        action: 'Search conversations',
+      },
+      {
         name: 'Update',
         value: 'update',
         description: 'Rename, discard or move a conversation',
@@ -62,5 +70,6 @@ export const description: INodeProperties[] = [
   ...deleteConversation.description,
   ...get.description,
   ...getAll.description,
+  ...search.description,
   ...update.description,
 ];

@@ -4,9 +4,10 @@ import * as create from './create.operation';
 import * as createMany from './createMany.operation';
 import * as deleteMemory from './delete.operation';
 import * as getAll from './getAll.operation';
+import * as search from './search.operation';
 import * as update from './update.operation';
 
-export { create, createMany, deleteMemory as delete, getAll, update };
+export { create, createMany, deleteMemory as delete, getAll, search, update };
 
 export const description: INodeProperties[] = [
   {
@@ -31,6 +32,12 @@ export const description: INodeProperties[] = [
         description: 'Get many memories, newest first',
         action: 'Get many memories',
       },
+      {
+        name: 'Search',
+        value: 'search',
+        description: 'Find memories by words in their content, most relevant first',
+        action: 'Search memories',
+      },
       { name: 'Update', value: 'update', description: 'Update a memory', action: 'Update a memory' },
     ],
     default: 'create',
@@ -39,5 +46,6 @@ export const description: INodeProperties[] = [
   ...createMany.description,
   ...deleteMemory.description,
   ...getAll.description,
+  ...search.description,
   ...update.description,
 ];

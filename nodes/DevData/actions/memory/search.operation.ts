@@ -1,0 +1,42 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { devDataRequest } from '../../../shared';
+import { filters } from '../common.description';
+import { searchLimitField, searchQueryField } from '../search';
+import { CATEGORY_OPTIONS, memoryRecord } from './fields';
+
+const properties: INodeProperties[] = [
+  searchQueryField('memories', 'content', 'e.g. coffee preferences'),
+  searchLimitField('memories'),
+  filters([
+    {
+      displayName: 'Categories',
+      name: 'categories',
+      type: 'multiOptions',
+      default: [],
+      options: CATEGORY_OPTIONS,
+      description: 'Return only memories in any of these categories',
+    },
+  ]),
+];
+
+export const description = updateDisplayOptions(
+  { show: { resource: ['memory'], operation: ['search'] } },
+  properties,
+);
+
+/** One item per memory found, most relevant first: `{memory, score}` as the API answers. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+  const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
+  const categories = (filters.categories as string[] | undefined) ?? [];
+  return (await devDataRequest.call(this, {
+    method: 'GET',
+    path: `${memoryRecord.path}/search`,
+    qs: {
+      query: this.getNodeParameter('query', itemIndex) as string,
+      limit: this.getNodeParameter('limit', itemIndex, 50) as number,
+      categories: categories.length ? categories.join(',') : undefined,
+    },
+  })) as IDataObject[];
+}
