@@ -1,0 +1,256 @@
+// The DevData node as an AI Agent's tool in a real n8n 2.x (issue 28): n8n's AI Agent with its OpenAI Chat Model
+// pointed, through the credential's base URL, at a scripted OpenAI-compatible server on 127.0.0.1 that stands in
+// for the LLM. The stand-in answers with the tool calls this test chooses (create an action item, then search the
+// action items), then a final message; n8n runs the DevData tools against a devdata-server process. The test
+// checks what the model was offered, what it got back, and what the server holds afterwards.
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PACKAGE_NAME } from '../helpers/package.ts';
+import {
+  devdataApi,
+  n8nCredentials,
+  prepareN8n,
+  Processes,
+  serverRequests,
+  startDevdataServer,
+  tail,
+  type DevdataServer,
+  type N8nInstance,
+} from './harness.ts';
+import { DEV_CREDENTIAL } from './workflows.ts';
+
+const WORKFLOW_ID = 'e2eAiAgentTools01';
+const DEVDATA_TOOL = `${PACKAGE_NAME}.devDataTool`;
+const ACTION_ITEM = 'Send Anna the slides from the design review';
+const FINAL_ANSWER = 'I added the follow-up and found it in your action items.';
+
+/** A chat completion request as the stand-in received it. */
+interface ModelRequest {
+  stream?: boolean;
+  tools?: Array<{ type: string; function: { name: string; description: string; parameters: any } }>;
+  messages: Array<{ role: string; content: any; tool_call_id?: string; tool_calls?: any[] }>;
+}
+
+/**
+ * The scripted model: the n-th request (counted by the tool results it carries) gets the n-th step. A step is a
+ * tool call by tool name and arguments, or the final text. Streams (SSE) when the request asks for it.
+ */
+function scriptedModel(steps: Array<{ tool: string; args: Record<string, unknown> } | { text: string }>) {
+  const requests: ModelRequest[] = [];
+  const server: Server = createServer((request: IncomingMessage, response) => {
+    let body = '';
+    request.on('data', (chunk) => (body += chunk));
+    request.on('end', () => {
+      if (request.method !== 'POST' || !request.url?.endsWith('/chat/completions')) {
+        response.writeHead(404, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ error: { message: `no ${request.method} ${request.url} here` } }));
+        return;
+      }
+      const parsed = JSON.parse(body) as ModelRequest;
+      requests.push(parsed);
+      const done = parsed.messages.filter((m) => m.role === 'tool').length;
+      const step = steps[Math.min(done, steps.length - 1)];
+      const message =
+        'text' in step
+          ? { role: 'assistant', content: step.text }
+          : {
+              role: 'assistant',
+              content: null,
+              tool_calls: [
+                {
+                  id: `call_${done}`,
+                  type: 'function',
+                  function: { name: step.tool, arguments: JSON.stringify(step.args) },
+                },
+              ],
+            };
+      const finish = 'text' in step ? 'stop' : 'tool_calls';
+      const base = { id: `chatcmpl-${requests.length}`, created: 1_764_000_000, model: 'scripted' };
+      const usage = { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 };
+      if (parsed.stream) {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        const delta =
+          'text' in step
+            ? { role: 'assistant', content: step.text }
+            : {
+                role: 'assistant',
+                tool_calls: message.tool_calls!.map((call, index) => ({ index, ...call })),
+              };
+        const chunk = (choice: unknown, extra = {}) =>
+          `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [choice], ...extra })}\n\n`;
+        response.write(chunk({ index: 0, delta, finish_reason: null }));
+        response.write(chunk({ index: 0, delta: {}, finish_reason: finish }, { usage }));
+        response.end('data: [DONE]\n\n');
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({
+          ...base,
+          object: 'chat.completion',
+          choices: [{ index: 0, message, finish_reason: finish }],
+          usage,
+        }),
+      );
+    });
+  });
+  return {
+    requests,
+    async listen(): Promise<string> {
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Manual Trigger → AI Agent, with the OpenAI Chat Model and two DevData tools attached. */
+function agentWorkflow() {
+  let nodes = 0;
+  const node = (name: string, type: string, typeVersion: number, parameters: object, extra = {}) => ({
+    id: `a9e1c0de-0000-4000-8000-${String(++nodes).padStart(12, '0')}`,
+    name,
+    type,
+    typeVersion,
+    position: [nodes * 200, 0],
+    parameters,
+    ...extra,
+  });
+  const toAgent = () => ({ ai_tool: [[{ node: 'AI Agent', type: 'ai_tool', index: 0 }]] });
+  return {
+    id: WORKFLOW_ID,
+    name: 'E2E AI Agent with DevData tools',
+    active: false,
+    nodes: [
+      node('Start', 'n8n-nodes-base.manualTrigger', 1, {}),
+      node('AI Agent', '@n8n/n8n-nodes-langchain.agent', 3.1, {
+        promptType: 'define',
+        text: 'Add a follow-up: send Anna the slides from the design review. Then check it is in my action items.',
+        options: { systemMessage: 'You manage the user’s action items with the tools you have.' },
+      }),
+      node(
+        'OpenAI Chat Model',
+        '@n8n/n8n-nodes-langchain.lmChatOpenAi',
+        1.3,
+        {
+          model: { __rl: true, mode: 'id', value: 'scripted-model' },
+          responsesApiEnabled: false,
+          options: {},
+        },
+        { credentials: { openAiApi: { id: 'openAiStandIn001', name: 'Stand-in model' } } },
+      ),
+      node(
+        'Create action item',
+        DEVDATA_TOOL,
+        1,
+        {
+          resource: 'actionItem',
+          operation: 'create',
+          description: "={{ $fromAI('description', 'What needs to be done, as one sentence', 'string') }}",
+        },
+        { credentials: DEV_CREDENTIAL },
+      ),
+      node(
+        'Search action items',
+        DEVDATA_TOOL,
+        1,
+        {
+          resource: 'actionItem',
+          operation: 'getAll',
+          limit: 10,
+          filters: { query: "={{ $fromAI('query', 'Words to find in the action items', 'string') }}" },
+        },
+        { credentials: DEV_CREDENTIAL },
+      ),
+    ],
+    connections: {
+      Start: { main: [[{ node: 'AI Agent', type: 'main', index: 0 }]] },
+      'OpenAI Chat Model': { ai_languageModel: [[{ node: 'AI Agent', type: 'ai_languageModel', index: 0 }]] },
+      'Create action item': toAgent(),
+      'Search action items': toAgent(),
+    },
+    settings: { executionOrder: 'v1' },
+  };
+}
+
+const processes = new Processes();
+const workDir = mkdtempSync(join(tmpdir(), 'devdata-e2e-agent-'));
+const model = scriptedModel([
+  { tool: 'Create_action_item', args: { description: ACTION_ITEM } },
+  { tool: 'Search_action_items', args: { query: 'Anna slides' } },
+  { text: FINAL_ANSWER },
+]);
+let devdata: DevdataServer;
+let n8n: N8nInstance;
+
+beforeAll(async () => {
+  const modelUrl = await model.listen();
+  devdata = await startDevdataServer(processes, workDir);
+  const workflowsDir = join(workDir, 'workflows');
+  mkdirSync(workflowsDir);
+  const file = join(workflowsDir, 'agent.json');
+  writeFileSync(file, JSON.stringify(agentWorkflow()));
+  n8n = await prepareN8n(processes, {
+    workDir,
+    credentials: [
+      ...n8nCredentials(devdata.baseUrl, devdata.credentials),
+      {
+        id: 'openAiStandIn001',
+        name: 'Stand-in model',
+        type: 'openAiApi',
+        data: { apiKey: 'sk-stand-in-not-secret', url: modelUrl },
+      },
+    ],
+    workflowFiles: [file],
+    publish: [],
+  });
+}, 900_000);
+
+afterAll(async () => {
+  await processes.stopAll();
+  await model.close();
+});
+
+test('the AI Agent creates an action item through the DevData tool, then finds it with the search', async () => {
+  let result: any;
+  try {
+    result = await n8n.execute(WORKFLOW_ID);
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\n--- devdata-server ---\n${tail(devdata.logFile, 20)}`);
+  }
+  expect(result.status).toBe('success');
+  const runData = result.data.resultData.runData;
+  expect(runData['AI Agent'].at(-1).data.main[0][0].json.output).toBe(FINAL_ANSWER);
+
+  // The model was offered both tools, with the parameters' descriptions as their schema says.
+  expect(model.requests).toHaveLength(3);
+  const offered = Object.fromEntries(model.requests[0].tools!.map((t) => [t.function.name, t.function]));
+  expect(Object.keys(offered).sort()).toEqual(['Create_action_item', 'Search_action_items']);
+  expect(offered.Create_action_item.parameters.properties.description).toMatchObject({
+    type: 'string',
+    description: 'What needs to be done, as one sentence',
+  });
+  expect(offered.Search_action_items.parameters.properties.query.description).toBe(
+    'Words to find in the action items',
+  );
+
+  // What the server holds is exactly what the tool call asked for.
+  const items = (await devdataApi(devdata, '/v1/dev/user/action-items?limit=1000')).body as any[];
+  expect(items.map((i) => [i.description, i.completed])).toEqual([[ACTION_ITEM, false]]);
+
+  // The search went to the server with the model's words, and its answer (the new item) reached the model.
+  const searches = await serverRequests(devdata, 'GET', '/v1/dev/user/action-items');
+  expect(
+    searches.some((url) => new URL(url, devdata.baseUrl).searchParams.get('query') === 'Anna slides'),
+  ).toBe(true);
+  const toolResults = model.requests[2].messages
+    .filter((m) => m.role === 'tool')
+    .map((m) => String(m.content));
+  expect(toolResults).toHaveLength(2);
+  expect(toolResults[0]).toContain(items[0].id);
+  expect(toolResults[1]).toContain(items[0].id);
+  expect(toolResults[1]).toContain(ACTION_ITEM);
+});
