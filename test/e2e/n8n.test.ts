@@ -21,9 +21,9 @@ import {
   type DevdataServer,
   type N8nInstance,
 } from './harness.ts';
-import { DevData } from '../../nodes/DevData/DevData.node';
 import { DevDataPollTrigger } from '../../nodes/DevDataPollTrigger/DevDataPollTrigger.node';
 import { DevDataTranscriptTrigger } from '../../nodes/DevDataTranscriptTrigger/DevDataTranscriptTrigger.node';
+import { DevDataTrigger } from '../../nodes/DevDataTrigger/DevDataTrigger.node';
 import { openEditor, searchNodesPanel, SCREENSHOTS, type Editor } from './editor.ts';
 import { allOperationsWorkflow, expectAllOperationsStored } from './workflows.ts';
 
@@ -352,7 +352,10 @@ describe('n8n with n8n-nodes-devdata', () => {
           await page.getByTestId('node-creator-plus-button').click();
           const entries = await searchNodesPanel(page, 'DevData', 'DevData Transcript Trigger');
           const descriptionOf = (name: string) => entries.find((entry) => entry.name === name)?.description;
-          expect(descriptionOf('DevData')).toBe(new DevData().description.description);
+          // The DevData Trigger is part of the DevData entry (its events are on the DevData page, see 7f), and
+          // n8n describes a node with a merged trigger by the trigger's description.
+          expect(descriptionOf('DevData')).toBe(new DevDataTrigger().description.description);
+          expect(entries.map((entry) => entry.name)).not.toContain('DevData Trigger');
           expect(descriptionOf('DevData Transcript Trigger')).toBe(
             new DevDataTranscriptTrigger().description.description,
           );
@@ -369,7 +372,12 @@ describe('n8n with n8n-nodes-devdata', () => {
           await page.getByTestId('node-creator-plus-button').click();
           await searchNodesPanel(page, 'DevData', 'DevData');
           await page.getByTestId('node-creator-item-name').getByText('DevData', { exact: true }).click();
-          await page.getByTestId('node-creator-item-name').getByText('Get many action items').click();
+          // The DevData page opens on its triggers (7f); its actions are under a header that may be folded.
+          const categories = page.getByTestId('node-creator-category-item');
+          await categories.filter({ hasText: /^Triggers/ }).waitFor();
+          const action = page.getByTestId('node-creator-item-name').getByText('Get many action items');
+          if (!(await action.isVisible())) await categories.filter({ hasText: /^Actions/ }).click();
+          await action.click();
           const ndv = page.getByTestId('ndv');
           await ndv.getByTestId('node-execute-button').click();
           const count = await ndv.getByTestId('ndv-items-count').first().innerText({ timeout: 60_000 });
@@ -451,6 +459,27 @@ describe('n8n with n8n-nodes-devdata', () => {
           expect(await ndv.getByTestId('node-error-description').innerText()).toMatch(
             /^Due At needs an ISO 8601 date-time/,
           );
+        },
+      );
+
+      inEditor(
+        '7f. the DevData page in the nodes panel lists the DevData Trigger’s events as its triggers',
+        'devdata-page-triggers',
+        async (page) => {
+          await page.goto(`${n8n.baseUrl}/workflow/new`);
+          await page.getByTestId('node-creator-plus-button').click();
+          await searchNodesPanel(page, 'DevData', 'DevData');
+          await page.getByTestId('node-creator-item-name').getByText('DevData', { exact: true }).click();
+          // n8n lists each of a trigger's Events as "On <event name>" in sentence case; "*" it leaves out.
+          const events = new DevDataTrigger().description.properties.find((p) => p.name === 'events')!
+            .options as Array<{ name: string }>;
+          const expected = events.filter((e) => e.name !== '*').map((e) => `On ${e.name.toLowerCase()}`);
+          await page.getByText(`Triggers (${expected.length})`).waitFor();
+          const names = page.getByTestId('node-creator-item-name');
+          await names.getByText(expected[0], { exact: true }).waitFor();
+          const listed = (await names.allInnerTexts()).map((name) => name.trim());
+          expect(listed).toEqual(expect.arrayContaining(expected));
+          expect(await page.getByText('No DevData Triggers available').count()).toBe(0);
         },
       );
     });
