@@ -1,8 +1,9 @@
 // The DevData node as an AI Agent's tool in a real n8n 2.x (issue 28): n8n's AI Agent with its OpenAI Chat Model
 // pointed, through the credential's base URL, at a scripted OpenAI-compatible server on 127.0.0.1 that stands in
-// for the LLM. The stand-in answers with the tool calls this test chooses (create an action item, then search the
-// action items), then a final message; n8n runs the DevData tools against a devdata-server process. The test
-// checks what the model was offered, what it got back, and what the server holds afterwards.
+// for the LLM. The stand-in answers with the tool calls this test chooses (create an action item, search the
+// action items, read a conversation with a 2,000-segment transcript), then a final message; n8n runs the DevData
+// tools against a devdata-server process. The test checks what the model was offered, what it got back (the long
+// conversation under 20 kB), and what the server holds afterwards.
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -154,6 +155,21 @@ function agentWorkflow() {
         { credentials: DEV_CREDENTIAL },
       ),
       node(
+        'Get conversation',
+        DEVDATA_TOOL,
+        1,
+        {
+          resource: 'conversation',
+          operation: 'get',
+          conversationId: {
+            __rl: true,
+            mode: 'id',
+            value: "={{ $fromAI('conversationId', 'The ID of the conversation', 'string') }}",
+          },
+        },
+        { credentials: DEV_CREDENTIAL },
+      ),
+      node(
         'Search action items',
         DEVDATA_TOOL,
         1,
@@ -171,6 +187,7 @@ function agentWorkflow() {
       'OpenAI Chat Model': { ai_languageModel: [[{ node: 'AI Agent', type: 'ai_languageModel', index: 0 }]] },
       'Create action item': toAgent(),
       'Search action items': toAgent(),
+      'Get conversation': toAgent(),
     },
     settings: { executionOrder: 'v1' },
   };
@@ -178,9 +195,12 @@ function agentWorkflow() {
 
 const processes = new Processes();
 const workDir = mkdtempSync(join(tmpdir(), 'devdata-e2e-agent-'));
+/** The arguments of the Get conversation call: the id of the long conversation, known once it is made. */
+const longConversation: { conversationId?: string } = {};
 const model = scriptedModel([
   { tool: 'Create_action_item', args: { description: ACTION_ITEM } },
   { tool: 'Search_action_items', args: { query: 'Anna slides' } },
+  { tool: 'Get_conversation', args: longConversation },
   { text: FINAL_ANSWER },
 ]);
 let devdata: DevdataServer;
@@ -189,6 +209,23 @@ let n8n: N8nInstance;
 beforeAll(async () => {
   const modelUrl = await model.listen();
   devdata = await startDevdataServer(processes, workDir);
+  // A conversation with a 2,000-segment transcript (a live session takes 500 segments a call).
+  for (let batch = 0; batch < 4; batch++) {
+    const appended = await devdataApi(devdata, '/v1/dev/user/transcripts/long-call/segments', {
+      method: 'POST',
+      body: {
+        segments: Array.from({ length: 500 }, (_, i) => ({
+          text: `Segment ${batch * 500 + i}: the plan, the budget, and who follows up with Anna next week.`,
+          speaker: 'SPEAKER_00',
+          is_user: i % 2 === 0,
+          start: (batch * 500 + i) * 5,
+          end: (batch * 500 + i) * 5 + 4,
+        })),
+      },
+    });
+    expect(appended.status).toBe(202);
+    longConversation.conversationId = appended.body.conversation_id;
+  }
   const workflowsDir = join(workDir, 'workflows');
   mkdirSync(workflowsDir);
   const file = join(workflowsDir, 'agent.json');
@@ -214,7 +251,7 @@ afterAll(async () => {
   await model.close();
 });
 
-test('the AI Agent creates an action item through the DevData tool, then finds it with the search', async () => {
+test('the AI Agent creates an action item through the DevData tool, finds it with the search, reads a long conversation', async () => {
   let result: any;
   try {
     result = await n8n.execute(WORKFLOW_ID);
@@ -226,9 +263,13 @@ test('the AI Agent creates an action item through the DevData tool, then finds i
   expect(runData['AI Agent'].at(-1).data.main[0][0].json.output).toBe(FINAL_ANSWER);
 
   // The model was offered both tools, with the parameters' descriptions as their schema says.
-  expect(model.requests).toHaveLength(3);
+  expect(model.requests).toHaveLength(4);
   const offered = Object.fromEntries(model.requests[0].tools!.map((t) => [t.function.name, t.function]));
-  expect(Object.keys(offered).sort()).toEqual(['Create_action_item', 'Search_action_items']);
+  expect(Object.keys(offered).sort()).toEqual([
+    'Create_action_item',
+    'Get_conversation',
+    'Search_action_items',
+  ]);
   expect(offered.Create_action_item.parameters.properties.description).toMatchObject({
     type: 'string',
     description: 'What needs to be done, as one sentence',
@@ -246,11 +287,19 @@ test('the AI Agent creates an action item through the DevData tool, then finds i
   expect(
     searches.some((url) => new URL(url, devdata.baseUrl).searchParams.get('query') === 'Anna slides'),
   ).toBe(true);
-  const toolResults = model.requests[2].messages
+  const toolResults = model.requests[3].messages
     .filter((m) => m.role === 'tool')
     .map((m) => String(m.content));
-  expect(toolResults).toHaveLength(2);
+  expect(toolResults).toHaveLength(3);
   expect(toolResults[0]).toContain(items[0].id);
   expect(toolResults[1]).toContain(items[0].id);
   expect(toolResults[1]).toContain(ACTION_ITEM);
+
+  // The 2,000-segment conversation reached the model under 20 kB: simplified, the first 50 segments and the
+  // count of the rest (the node's default).
+  expect(Buffer.byteLength(toolResults[2])).toBeLessThan(20_000);
+  expect(toolResults[2]).toContain(longConversation.conversationId);
+  expect(toolResults[2]).toContain('Segment 49:');
+  expect(toolResults[2]).not.toContain('Segment 50:');
+  expect(toolResults[2]).toContain('"transcript_segments_omitted":1950');
 });
