@@ -104,6 +104,39 @@ describe.each(DIALECTS)('fields and statuses of the real service on %s', (dialec
     expect((await api.get(`${DEV}/memories`, { client_tag: 'x' })).status).toBe(200);
   });
 
+  it('refuses unknown fields in conversation bodies, nested ones too', async () => {
+    const segment = await api.post(`${DEV}/conversations/from-segments`, {
+      transcript_segments: [{ text: 'Hi', start: 0, end: 1, speakr: 'SPEAKER_01' }],
+    });
+    expect(expect422(segment)).toEqual([
+      {
+        loc: ['body', 'transcript_segments', 0, 'speakr'],
+        msg: "Unknown field 'speakr'; did you mean 'speaker'?",
+        type: 'extra_forbidden',
+      },
+    ]);
+    const summary = await api.post(`${DEV}/conversations`, { text: 'x', structured: { titel: 'T' } });
+    expect(expect422(summary)[0]).toMatchObject({
+      loc: ['body', 'structured', 'titel'],
+      msg: "Unknown field 'titel'; did you mean 'title'?",
+    });
+    const place = await api.post(`${DEV}/conversations`, {
+      text: 'x',
+      geolocation: { latitude: 1, longitude: 2, lat: 1 },
+    });
+    expect(expect422(place)[0]).toMatchObject({
+      loc: ['body', 'geolocation', 'lat'],
+      msg: "Unknown field 'lat'; did you mean 'latitude'?",
+    });
+    const live = await api.post(`${DEV}/transcripts/live-1/segments`, {
+      segments: [{ text: 'Hi', start: 0, end: 1 }],
+      sesion: 'x',
+    });
+    expect(expect422(live)[0]).toMatchObject({ loc: ['body', 'sesion'], type: 'extra_forbidden' });
+    const rename = await api.patch(`${DEV}/conversations/nope`, { tittle: 'x' });
+    expect(expect422(rename)[0]).toMatchObject({ loc: ['body', 'tittle'], type: 'extra_forbidden' });
+  });
+
   it('accepts and stores every memory category of the real service, and filters by each', async () => {
     const user = await newUser(server);
     const ids: Record<string, string> = {};

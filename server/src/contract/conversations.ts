@@ -189,7 +189,7 @@ export const MAX_TITLE = 500;
 export const MAX_EVENTS = 100;
 
 /** An event as a caller gives it; what it leaves out takes the real service's defaults. */
-const eventInput = z.object({
+const eventInput = z.strictObject({
   title: z.string().max(MAX_TITLE),
   description: z.string().max(5000).default(''),
   start: instant,
@@ -204,7 +204,7 @@ const eventInput = z.object({
 });
 
 /** Caller-supplied summary fields; whatever is missing is derived from the text. */
-const structuredInput = z.object({
+const structuredInput = z.strictObject({
   title: z.string().trim().min(1).max(MAX_TITLE).optional(),
   overview: z.string().max(5000).optional(),
   category: z.enum(CATEGORIES).optional(),
@@ -224,12 +224,12 @@ const conversationInput = {
     .default('en')
     .transform((language) => language ?? 'en'),
   source: z.string().min(1).max(50).default('api'),
-  geolocation: geolocation.nullable().optional(),
+  geolocation: z.strictObject(geolocation.shape).nullable().optional(),
   folder_id: z.string().min(1).nullable().optional(),
   structured: structuredInput.optional(),
 };
 
-export const createConversationBody = z.object({
+export const createConversationBody = z.strictObject({
   text: z.string().trim().min(1).max(200_000),
   text_source: z.enum(TEXT_SOURCES).default('other_text'),
   text_source_spec: z
@@ -247,7 +247,7 @@ export const MAX_SEGMENTS = 500;
  * times are derived from them, so a bound keeps those instants storable (a 1e308 would overflow them).
  */
 const MAX_SEGMENT_SECONDS = 31_536_000;
-export const segmentInput = z.object({
+export const segmentInput = z.strictObject({
   id: z.string().max(200).nullable().optional().meta({
     description:
       'Ignored: the server gives each stored segment its own id (accepted so that segments a webhook call carried can be sent back as they are)',
@@ -272,7 +272,7 @@ export function checkSegmentTimes(segments: { start: number; end: number }[], fi
   if (i >= 0) throw UnprocessableError.at(['body', field, i, 'end'], 'end must not be before start');
 }
 
-export const createFromSegmentsBody = z.object({
+export const createFromSegmentsBody = z.strictObject({
   transcript_segments: z.array(segmentInput).min(1).max(MAX_SEGMENTS),
   client_session_id: z
     .string()
@@ -283,7 +283,7 @@ export const createFromSegmentsBody = z.object({
   ...conversationInput,
 });
 
-export const updateConversationBody = z.object({
+export const updateConversationBody = z.strictObject({
   title: z.string().trim().min(1).max(MAX_TITLE).optional(),
   discarded: z.boolean().optional(),
   starred: z.boolean().optional().meta({ description: 'An extension of devdata-server' }),
