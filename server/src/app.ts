@@ -9,7 +9,6 @@ import { configFromEnv, type ServerConfig } from './config';
 import openapi from './http/openapi';
 import errors, { clientErrorHandler, frameworkErrors } from './http/error-handler';
 import loadShedding from './http/load-shedding';
-import mcp from './mcp/endpoint';
 import { ResponseCache } from './http/response-cache';
 import { RequestLog } from './http/request-log';
 import actionItems from './routes/action-items';
@@ -38,6 +37,8 @@ import { RedisLink } from './cluster/redis';
 import { buildRepositories, type Repositories } from './store';
 import type { Store } from './store/db/database';
 import { ListenNotifyBus } from './cluster/listen-notify';
+// After the routes: the contract's named schemas enter the OpenAPI document in the order they are first imported.
+import mcp from './mcp/endpoint';
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -392,10 +392,16 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
       const refused = await client(server.baseUrl, key).raw(method, '/mcp', {
         headers: { authorization: `Bearer ${key}` },
       });
-      expect({ method, status: refused.status, allow: refused.headers.get('allow') }).toEqual({
+      expect({
+        method,
+        status: refused.status,
+        allow: refused.headers.get('allow'),
+        body: refused.body,
+      }).toEqual({
         method,
         status: 405,
         allow: 'POST',
+        body: { detail: `Method ${method} not allowed on /mcp; allowed: POST` },
       });
     }
   });

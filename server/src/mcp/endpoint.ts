@@ -65,6 +65,8 @@ const mcp: FastifyPluginAsync<{ limiter: RequestLimiter }> = async (app, { limit
     (_request, body, done) => done(null, body),
   );
 
+  // Stateless, so no GET (a stream of server messages) or DELETE (ending a session): the server's 405 answers them,
+  // naming POST.
   app.post('/mcp', { schema: { hide: true } }, async (request, reply) => {
     let message: unknown;
     try {
@@ -115,17 +117,6 @@ const mcp: FastifyPluginAsync<{ limiter: RequestLimiter }> = async (app, { limit
       }
     }
   });
-
-  // Stateless: no stream to open with GET, no session to end with DELETE.
-  const notAllowed = (_request: unknown, reply: FastifyReply) =>
-    reply
-      .code(405)
-      .header('allow', 'POST')
-      .send(
-        jsonRpcError(-32000, 'Method not allowed: this MCP server is stateless; POST each message to /mcp'),
-      );
-  app.get('/mcp', { schema: { hide: true } }, notAllowed);
-  app.delete('/mcp', { schema: { hide: true } }, notAllowed);
 };
 
 export default mcp;
