@@ -3,6 +3,7 @@
 // figure is a ratio measured within one run, so runs on a busy or another machine stay comparable.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { events } from './events';
 import { hot } from './hot';
 import { instances } from './instances';
 import { machine } from './lib';
@@ -18,6 +19,10 @@ const GROUPS: Record<string, { title: string; run: () => Promise<string> }> = {
   node: { title: '4. The node in n8n-core', run: nodeInN8n },
   proactive: { title: '5. The proactive pipeline: ingest to push', run: proactive },
   instances: { title: '7. Several instances: a push and a revocation from one to the other', run: instances },
+  events: {
+    title: '8. Event webhooks: a change to its event, alone and beside bad subscriptions',
+    run: events,
+  },
 };
 
 const RESULTS = join(__dirname, 'RESULTS.md');
