@@ -8,7 +8,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Scope } from '../../server/src/contract/scopes';
 import { HOSTILE_SEARCH_QUERIES, mcpToolCalls } from '../helpers/fuzz';
 import { adminClient, client, devClient, newUser } from '../helpers/http';
-import { DIALECTS, forSuite, startServer, type TestServer } from '../helpers/server';
+import { startDatabaseProxy } from '../helpers/proxy';
+import { DIALECTS, forSuite, PG_ADMIN_URL, startServer, type TestServer } from '../helpers/server';
 
 const ERROR_CODES = [
   'invalid_arguments',
@@ -524,3 +525,61 @@ describe('MCP endpoint rate limit', () => {
     }
   });
 });
+
+(DIALECTS.includes('postgres') ? describe : describe.skip)(
+  'MCP endpoint while PostgreSQL is out of reach',
+  () => {
+    const setup = forSuite(async () => {
+      const proxy = await startDatabaseProxy(PG_ADMIN_URL);
+      const server = await startServer('postgres', {}, { connectVia: proxy.route });
+      return {
+        proxy,
+        server,
+        close: async () => {
+          await proxy.up().catch(() => undefined);
+          await server.close();
+          await proxy.down();
+        },
+      };
+    });
+
+    it('answers a tool call with an unavailable tool result, writes nothing, and serves again once it is back', async () => {
+      const { proxy, server } = setup;
+      const mcp = await connect(server, server.init.developer_key);
+      try {
+        expect((await mcp.callTool({ name: 'get_goals', arguments: {} })).isError).toBeUndefined();
+        await proxy.down();
+        // The key was checked a moment ago (it is kept for a while), so the call reaches its tool.
+        for (const [name, args] of [
+          ['get_goals', {}],
+          ['create_action_item', { description: 'Written during the outage' }],
+        ] as const) {
+          const result = (await mcp.callTool({ name, arguments: args })) as ToolResult;
+          expect({ name, isError: result.isError, error: result.structuredContent?.error }).toEqual({
+            name,
+            isError: true,
+            error: {
+              code: 'unavailable',
+              message: 'The database is out of reach; try again in a few seconds',
+            },
+          });
+        }
+        await proxy.up();
+        // The pool finds its way back within a few attempts.
+        let result: ToolResult;
+        let attempts = 0;
+        do {
+          result = (await mcp.callTool({
+            name: 'create_action_item',
+            arguments: { description: 'After' },
+          })) as ToolResult;
+          attempts += 1;
+        } while (result.isError && attempts < 20);
+        expect(result.structuredContent).toMatchObject({ description: 'After' });
+        expect(await server.count('action_items')).toBe(1);
+      } finally {
+        await mcp.close();
+      }
+    });
+  },
+);
