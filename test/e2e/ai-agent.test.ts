@@ -3,7 +3,8 @@
 // for the LLM. The stand-in answers with the tool calls this test chooses (create an action item, search the
 // action items, read a conversation with a 2,000-segment transcript), then a final message; n8n runs the DevData
 // tools against a devdata-server process. The test checks what the model was offered, what it got back (the long
-// conversation under 20 kB), and what the server holds afterwards.
+// conversation under 20 kB), and what the server holds afterwards. The same agent then works through n8n's MCP
+// Client Tool connected to devdata-server's /mcp (Streamable HTTP, the developer key as bearer).
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -54,6 +55,12 @@ function scriptedModel(steps: Array<{ tool: string; args: Record<string, unknown
       requests.push(parsed);
       const done = parsed.messages.filter((m) => m.role === 'tool').length;
       const step = steps[Math.min(done, steps.length - 1)];
+      // The MCP Client Tool offers the server's tools prefixed with its node's name: call the one offered.
+      const offered = (parsed.tools ?? []).map((t) => t.function.name);
+      const toolName =
+        'text' in step
+          ? ''
+          : (offered.find((name) => name === step.tool || name.endsWith(`_${step.tool}`)) ?? step.tool);
       const message =
         'text' in step
           ? { role: 'assistant', content: step.text }
@@ -64,7 +71,7 @@ function scriptedModel(steps: Array<{ tool: string; args: Record<string, unknown
                 {
                   id: `call_${done}`,
                   type: 'function',
-                  function: { name: step.tool, arguments: JSON.stringify(step.args) },
+                  function: { name: toolName, arguments: JSON.stringify(step.args) },
                 },
               ],
             };
@@ -193,6 +200,72 @@ function agentWorkflow() {
   };
 }
 
+/** Manual Trigger → AI Agent with the OpenAI Chat Model and n8n's MCP Client Tool on devdata-server's /mcp. */
+function mcpAgentWorkflow(mcpUrl: string) {
+  return {
+    id: MCP_WORKFLOW_ID,
+    name: 'E2E AI Agent with the DevData MCP server',
+    active: false,
+    nodes: [
+      {
+        id: 'a9e1c0de-0000-4000-8001-000000000001',
+        name: 'Start',
+        type: 'n8n-nodes-base.manualTrigger',
+        typeVersion: 1,
+        position: [0, 0],
+        parameters: {},
+      },
+      {
+        id: 'a9e1c0de-0000-4000-8001-000000000002',
+        name: 'AI Agent',
+        type: '@n8n/n8n-nodes-langchain.agent',
+        typeVersion: 3.1,
+        position: [200, 0],
+        parameters: {
+          promptType: 'define',
+          text: 'Add a follow-up: book the venue for the offsite. Then check it is in my action items.',
+        },
+      },
+      {
+        id: 'a9e1c0de-0000-4000-8001-000000000003',
+        name: 'OpenAI Chat Model',
+        type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
+        typeVersion: 1.3,
+        position: [200, 200],
+        parameters: {
+          model: { __rl: true, mode: 'id', value: 'scripted-model' },
+          responsesApiEnabled: false,
+          options: {},
+        },
+        credentials: { openAiApi: { id: 'openAiStandIn002', name: 'Stand-in model (MCP)' } },
+      },
+      {
+        id: 'a9e1c0de-0000-4000-8001-000000000004',
+        name: 'DevData MCP',
+        type: '@n8n/n8n-nodes-langchain.mcpClientTool',
+        typeVersion: 1.4,
+        position: [400, 200],
+        parameters: {
+          endpointUrl: mcpUrl,
+          serverTransport: 'httpStreamable',
+          authentication: 'bearerAuth',
+          include: 'selected',
+          includeTools: ['create_action_item', 'get_action_items', 'get_conversation'],
+        },
+        credentials: { httpBearerAuth: { id: 'devdataMcpBearer1', name: 'DevData MCP key' } },
+      },
+    ],
+    connections: {
+      Start: { main: [[{ node: 'AI Agent', type: 'main', index: 0 }]] },
+      'OpenAI Chat Model': { ai_languageModel: [[{ node: 'AI Agent', type: 'ai_languageModel', index: 0 }]] },
+      'DevData MCP': { ai_tool: [[{ node: 'AI Agent', type: 'ai_tool', index: 0 }]] },
+    },
+    settings: { executionOrder: 'v1' },
+  };
+}
+
+const MCP_WORKFLOW_ID = 'e2eAiAgentMcp0001';
+const MCP_ACTION_ITEM = 'Book the venue for the offsite';
 const processes = new Processes();
 const workDir = mkdtempSync(join(tmpdir(), 'devdata-e2e-agent-'));
 /** The arguments of the Get conversation call: the id of the long conversation, known once it is made. */
@@ -203,15 +276,25 @@ const model = scriptedModel([
   { tool: 'Get_conversation', args: longConversation },
   { text: FINAL_ANSWER },
 ]);
+/** The arguments of the MCP get_conversation call: the MCP user's long conversation, known once it is made. */
+const mcpLongConversation: { conversation_id?: string } = {};
+const mcpModel = scriptedModel([
+  { tool: 'create_action_item', args: { description: MCP_ACTION_ITEM } },
+  { tool: 'get_action_items', args: { query: 'venue offsite' } },
+  { tool: 'get_conversation', args: mcpLongConversation },
+  { text: FINAL_ANSWER },
+]);
 let devdata: DevdataServer;
 let n8n: N8nInstance;
+/** The developer key of the user the MCP agent works for (a user of its own, so both scenarios count alone). */
+let mcpUserKey: string;
 
-beforeAll(async () => {
-  const modelUrl = await model.listen();
-  devdata = await startDevdataServer(processes, workDir);
-  // A conversation with a 2,000-segment transcript (a live session takes 500 segments a call).
+/** Makes a conversation with a 2,000-segment transcript for the key's user (a live session takes 500 a call). */
+async function longConversationOf(token: string): Promise<string> {
+  let conversationId = '';
   for (let batch = 0; batch < 4; batch++) {
     const appended = await devdataApi(devdata, '/v1/dev/user/transcripts/long-call/segments', {
+      token,
       method: 'POST',
       body: {
         segments: Array.from({ length: 500 }, (_, i) => ({
@@ -224,12 +307,39 @@ beforeAll(async () => {
       },
     });
     expect(appended.status).toBe(202);
-    longConversation.conversationId = appended.body.conversation_id;
+    conversationId = appended.body.conversation_id;
   }
+  return conversationId;
+}
+
+beforeAll(async () => {
+  const modelUrl = await model.listen();
+  const mcpModelUrl = await mcpModel.listen();
+  devdata = await startDevdataServer(processes, workDir);
+  const admin = { token: devdata.credentials.admin_token };
+  const mcpUser = await devdataApi(devdata, '/v1/admin/users', {
+    ...admin,
+    method: 'POST',
+    body: { name: 'mcp' },
+  });
+  const mcpKey = await devdataApi(devdata, `/v1/admin/users/${mcpUser.body.id}/keys`, {
+    ...admin,
+    method: 'POST',
+    body: {
+      name: 'mcp',
+      scopes: ['action_items:read', 'action_items:write', 'conversations:read', 'conversations:write'],
+    },
+  });
+  expect(mcpKey.status).toBe(201);
+  mcpUserKey = mcpKey.body.key;
+  longConversation.conversationId = await longConversationOf(devdata.credentials.developer_key);
+  mcpLongConversation.conversation_id = await longConversationOf(mcpUserKey);
   const workflowsDir = join(workDir, 'workflows');
   mkdirSync(workflowsDir);
   const file = join(workflowsDir, 'agent.json');
   writeFileSync(file, JSON.stringify(agentWorkflow()));
+  const mcpFile = join(workflowsDir, 'agent-mcp.json');
+  writeFileSync(mcpFile, JSON.stringify(mcpAgentWorkflow(`${devdata.baseUrl}/mcp`)));
   n8n = await prepareN8n(processes, {
     workDir,
     credentials: [
@@ -240,8 +350,20 @@ beforeAll(async () => {
         type: 'openAiApi',
         data: { apiKey: 'sk-stand-in-not-secret', url: modelUrl },
       },
+      {
+        id: 'openAiStandIn002',
+        name: 'Stand-in model (MCP)',
+        type: 'openAiApi',
+        data: { apiKey: 'sk-stand-in-not-secret', url: mcpModelUrl },
+      },
+      {
+        id: 'devdataMcpBearer1',
+        name: 'DevData MCP key',
+        type: 'httpBearerAuth',
+        data: { token: mcpUserKey },
+      },
     ],
-    workflowFiles: [file],
+    workflowFiles: [file, mcpFile],
     publish: [],
   });
 }, 900_000);
@@ -249,6 +371,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await processes.stopAll();
   await model.close();
+  await mcpModel.close();
 });
 
 test('the AI Agent creates an action item through the DevData tool, finds it with the search, reads a long conversation', async () => {
@@ -302,4 +425,38 @@ test('the AI Agent creates an action item through the DevData tool, finds it wit
   expect(toolResults[2]).toContain('Segment 49:');
   expect(toolResults[2]).not.toContain('Segment 50:');
   expect(toolResults[2]).toContain('"transcript_segments_omitted":1950');
+});
+
+test("the AI Agent does the same through n8n's MCP Client Tool on devdata-server's /mcp", async () => {
+  const result = await n8n.execute(MCP_WORKFLOW_ID);
+  expect(result.status).toBe('success');
+  expect(result.data.resultData.runData['AI Agent'].at(-1).data.main[0][0].json.output).toBe(FINAL_ANSWER);
+
+  expect(mcpModel.requests).toHaveLength(4);
+  const offered = Object.fromEntries(mcpModel.requests[0].tools!.map((t) => [t.function.name, t.function]));
+  expect(Object.keys(offered).sort()).toEqual([
+    'DevData_MCP_create_action_item',
+    'DevData_MCP_get_action_items',
+    'DevData_MCP_get_conversation',
+  ]);
+  expect(offered.DevData_MCP_create_action_item.parameters.properties.description.description).toBe(
+    'What is to be done (1–2000 characters)',
+  );
+
+  // The MCP user's items are exactly what the tool call asked for.
+  const items = (await devdataApi(devdata, '/v1/dev/user/action-items?limit=1000', { token: mcpUserKey }))
+    .body as any[];
+  expect(items.map((i) => [i.description, i.completed])).toEqual([[MCP_ACTION_ITEM, false]]);
+  const toolResults = mcpModel.requests[3].messages
+    .filter((m) => m.role === 'tool')
+    .map((m) => String(m.content));
+  expect(toolResults).toHaveLength(3);
+  expect(toolResults[0]).toContain(items[0].id);
+  expect(toolResults[1]).toContain(items[0].id);
+  expect(toolResults[1]).toContain(MCP_ACTION_ITEM);
+  // The 2,000-segment conversation through MCP: under 20 kB, the start of the transcript only.
+  expect(Buffer.byteLength(toolResults[2])).toBeLessThan(20_000);
+  expect(toolResults[2]).toContain(mcpLongConversation.conversation_id);
+  expect(toolResults[2]).toContain('Segment 49:');
+  expect(toolResults[2]).not.toContain('Segment 50:');
 });
