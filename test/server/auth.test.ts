@@ -42,6 +42,7 @@ describe.each(DIALECTS)('developer keys and authentication on %s', (dialect) => 
     expect(created.status).toBe(201);
     const key = expectShape(createdApiKey, created.body);
     expect(key.key).toMatch(/^svc_dev_[0-9a-f]{32}$/);
+    // Every read scope but keys:read: a read-only key lists the user's webhooks but never their keys.
     expect([...key.scopes].sort()).toEqual(
       [
         'action_items:read',
@@ -51,6 +52,7 @@ describe.each(DIALECTS)('developer keys and authentication on %s', (dialect) => 
         'notifications:read',
         'people:read',
         'screen_activity:read',
+        'webhooks:read',
       ].sort(),
     );
     const revokedClient = client(server.baseUrl, key.key);
