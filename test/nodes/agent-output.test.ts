@@ -71,6 +71,19 @@ describe('a conversation with a 2,000-segment transcript', () => {
     expect(toolResultBytes(raw)).toBeGreaterThan(TOOL_RESULT_LIMIT);
   });
 
+  test('Search answers it simplified with its score, the transcript capped when asked for', async () => {
+    const search = (params: Record<string, unknown>) =>
+      run({ resource: 'conversation', operation: 'search', query: 'quarterly budget Anna', ...params });
+    const [plain] = jsonOut(await search({}));
+    expect(plain).toMatchObject({ id: conversationId, score: expect.any(Number) });
+    expect(plain.transcript_segments).toBeUndefined();
+    const found = jsonOut(await search({ options: { includeTranscript: true } }));
+    expect(toolResultBytes(found)).toBeLessThan(TOOL_RESULT_LIMIT);
+    expect(found[0]).toMatchObject({ id: conversationId, transcript_segments_omitted: 1950 });
+    const [raw] = jsonOut(await search({ simplify: false }));
+    expect(Object.keys(raw).sort()).toEqual(['conversation', 'score']);
+  });
+
   test('Get Many answers it under 20 kB by default, and capped when the transcripts are asked for', async () => {
     const list = (options: Record<string, unknown>) =>
       run({ resource: 'conversation', operation: 'getAll', limit: 5, options });
@@ -159,7 +172,7 @@ describe("the server's newer conversation fields", () => {
   });
 });
 
-test('Memory → Get Many simplified: id, content, category, tags and times; raw with Simplify off', async () => {
+test('Memory → Get Many and Search simplified: id, content, category, tags and times; raw with Simplify off', async () => {
   const created = await user.client.post('/v1/dev/user/memories', {
     content: 'Prefers meetings after 10am',
     tags: ['schedule'],
@@ -181,6 +194,8 @@ test('Memory → Get Many simplified: id, content, category, tags and times; raw
     created_at: created.body.created_at,
     updated_at: created.body.updated_at,
   });
+  const [found] = jsonOut(await run({ resource: 'memory', operation: 'search', query: 'meetings' }));
+  expect(found).toEqual({ ...simplified, score: expect.any(Number) });
   expect(expectShape(memory, jsonOut(await list(false))[0])).toMatchObject({
     id: created.body.id,
     visibility: 'private',
@@ -230,6 +245,8 @@ test('every record picker is named and described as an ID, and Simplify as n8n w
       { resource: ['memory'], operation: ['getAll'] },
       { resource: ['goal'], operation: ['get'] },
       { resource: ['goal'], operation: ['getAll'] },
+      { resource: ['conversation'], operation: ['search'] },
+      { resource: ['memory'], operation: ['search'] },
     ]),
   );
   for (const p of simplify) {

@@ -29,7 +29,7 @@ test('Conversation → Search finds by words and phrases within the dates given,
   await (await freshUser()).client.post('/v1/dev/user/conversations', { text: 'budget travel budget' });
 
   const found = async (params: Record<string, unknown>) =>
-    jsonOut(await run({ resource: 'conversation', operation: 'search', ...params })).map(
+    jsonOut(await run({ resource: 'conversation', operation: 'search', simplify: false, ...params })).map(
       (json) => expectShape(conversationSearchResult, json).conversation.id,
     );
   expect(await found({ query: 'budget travel' })).toEqual([budget, travel]);
@@ -44,6 +44,7 @@ test('Conversation → Search finds by words and phrases within the dates given,
       resource: 'conversation',
       operation: 'search',
       query: 'Anna',
+      simplify: false,
       options: { includeTranscript: true },
     }),
   );
@@ -62,7 +63,7 @@ test('Memory → Search finds by words within the categories given', async () =>
   const coffee = await remember('Drinks black coffee every morning', 'manual');
   const tea = await remember('Drinks green tea in the morning', 'interesting');
   const found = async (params: Record<string, unknown>) =>
-    jsonOut(await run({ resource: 'memory', operation: 'search', ...params })).map(
+    jsonOut(await run({ resource: 'memory', operation: 'search', simplify: false, ...params })).map(
       (json) => expectShape(memorySearchResult, json).memory.id,
     );
   expect(await found({ query: 'coffee' })).toEqual([coffee]);

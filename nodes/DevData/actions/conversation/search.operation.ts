@@ -5,11 +5,12 @@ import { devDataRequest } from '../../../shared';
 import { filters, operationOptions } from '../common.description';
 import { toRangeBound } from '../dates';
 import { searchLimitField, searchQueryField } from '../search';
-import { conversationRecord } from './fields';
+import { conversationRecord, simplifyConversation, simplifyConversationField } from './fields';
 
 const properties: INodeProperties[] = [
   searchQueryField('conversations', 'title, overview and transcript', 'e.g. promised Anna slides'),
   searchLimitField('conversations'),
+  simplifyConversationField,
   filters([
     {
       displayName: 'Started After',
@@ -44,11 +45,14 @@ export const description = updateDisplayOptions(
   properties,
 );
 
-/** One item per conversation found, most relevant first: `{conversation, score}` as the API answers. */
+/**
+ * One item per conversation found, most relevant first: `{conversation, score}` as the API answers, or with
+ * Simplify the simplified conversation and its score.
+ */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
   const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
   const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-  return (await devDataRequest.call(this, {
+  const found = (await devDataRequest.call(this, {
     method: 'GET',
     path: `${conversationRecord.path}/search`,
     qs: {
@@ -63,4 +67,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
       include_transcript: options.includeTranscript === true ? true : undefined,
     },
   })) as IDataObject[];
+  if (!this.getNodeParameter('simplify', itemIndex, true)) return found;
+  return found.map(({ conversation, score }) => ({
+    ...simplifyConversation(conversation as IDataObject),
+    score,
+  }));
 }

@@ -4,11 +4,12 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { devDataRequest } from '../../../shared';
 import { filters } from '../common.description';
 import { searchLimitField, searchQueryField } from '../search';
-import { CATEGORY_OPTIONS, memoryRecord } from './fields';
+import { CATEGORY_OPTIONS, memoryRecord, simplifyMemory, simplifyMemoryField } from './fields';
 
 const properties: INodeProperties[] = [
   searchQueryField('memories', 'content', 'e.g. coffee preferences'),
   searchLimitField('memories'),
+  simplifyMemoryField,
   filters([
     {
       displayName: 'Categories',
@@ -26,11 +27,14 @@ export const description = updateDisplayOptions(
   properties,
 );
 
-/** One item per memory found, most relevant first: `{memory, score}` as the API answers. */
+/**
+ * One item per memory found, most relevant first: `{memory, score}` as the API answers, or with Simplify the
+ * simplified memory and its score.
+ */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
   const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
   const categories = (filters.categories as string[] | undefined) ?? [];
-  return (await devDataRequest.call(this, {
+  const found = (await devDataRequest.call(this, {
     method: 'GET',
     path: `${memoryRecord.path}/search`,
     qs: {
@@ -39,4 +43,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
       categories: categories.length ? categories.join(',') : undefined,
     },
   })) as IDataObject[];
+  if (!this.getNodeParameter('simplify', itemIndex, true)) return found;
+  return found.map(({ memory, score }) => ({ ...simplifyMemory(memory as IDataObject), score }));
 }
