@@ -352,3 +352,36 @@ describe('two instances while their Redis stops and comes back', () => {
     }
   }, 120_000);
 });
+
+describe('two instances started while their Redis is down', () => {
+  let pair: Pair;
+  let webhook: Awaited<ReturnType<typeof promptingWebhook>>;
+  let redis: Awaited<ReturnType<typeof ownRedis>>;
+
+  beforeAll(async () => {
+    webhook = await promptingWebhook();
+    // Never started until the instances serve: their first attempts to subscribe fail.
+    redis = await ownRedis();
+    pair = await startPair({ ...INSTANCE_ENV, DEVDATA_REDIS_URL: redis.url });
+  });
+  afterAll(async () => {
+    await pair?.close();
+    await redis?.stop();
+    await webhook?.close();
+  });
+
+  it('subscribe once it comes up: pushes and revocations reach the other instance', async () => {
+    await redis.start();
+    // Until both report it, what is published meanwhile reaches no one (the degraded mode the manual describes).
+    for (const server of [pair.a, pair.b]) {
+      for (;;) {
+        const health = (await (await fetch(`${server.baseUrl}/healthz`)).json()) as { redis: string };
+        if (health.redis === 'ok') break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+    const tenant = await newTenant(pair, webhook.url);
+    await expectFanOut(pair, tenant);
+    await expectRevocationReachesB(pair, tenant);
+  }, 90_000);
+});

@@ -67,6 +67,7 @@ export class RedisBus implements Bus {
       const received = opened(text, this.id);
       if (received) handler(received.message);
     });
+    redis.subscriber.on('ready', () => this.subscribeAll());
   }
 
   get state(): BusState {
@@ -83,8 +84,17 @@ export class RedisBus implements Bus {
 
   subscribe(channel: Channel, handler: (message: unknown) => void): void {
     this.handlers.set(this.prefix + channel, handler);
-    // Queued until connected; resubscribed by the client after every reconnection.
-    this.redis.subscriber.subscribe(this.prefix + channel).catch(() => undefined);
+    this.subscribeAll();
+  }
+
+  /**
+   * Subscribes to every channel with a handler, again on every connection: a SUBSCRIBE queued while Redis is
+   * unreachable is dropped when a connection attempt fails (no retries per command), and the client resubscribes
+   * by itself only to channels it once subscribed to. Subscribing twice to a channel changes nothing.
+   */
+  private subscribeAll(): void {
+    if (this.handlers.size === 0) return;
+    this.redis.subscriber.subscribe(...this.handlers.keys()).catch(() => undefined);
   }
 
   async close(): Promise<void> {}
