@@ -243,7 +243,7 @@ describe('n8n with n8n-nodes-devdata', () => {
 
     scenario('5. a manual run of the poll trigger shows the newest action items, oldest first', async () => {
       const session = await signIn();
-      const run = await session.post('/workflows/exActionItemTwoWaySync/run', {
+      const run = await session.post('/workflows/exActionItemTwoWay/run', {
         triggerToStartFrom: { name: 'Action item changes' },
       });
       expect(run.status).toBe(200);
