@@ -53,6 +53,36 @@ describe.each(DIALECTS)('conversation fields of the real service on %s', (dialec
       for (const shown of await readBack(api, fromText.id)) expect(shown).not.toHaveProperty('status');
     });
 
+    it('takes back the segments a conversation shows, speaker names included, as they are', async () => {
+      const original = expectShape(
+        createdConversation,
+        await ok(
+          api.post(FROM_SEGMENTS, {
+            transcript_segments: [
+              { text: 'Shall we?', speaker: 'Anna', is_user: false, start: 0, end: 1 },
+              { text: 'Yes.', speaker: 'SPEAKER_03', is_user: true, start: 1, end: 2 },
+            ],
+          }),
+          CREATED,
+        ),
+      );
+      const shown = expectShape(
+        conversation,
+        await ok(api.get(`${BASE}/${original.id}`, { include_transcript: true })),
+      );
+      const copy = expectShape(
+        createdConversation,
+        await ok(api.post(FROM_SEGMENTS, { transcript_segments: shown.transcript_segments }), CREATED),
+      );
+      const speakers = (c: { transcript_segments?: { speaker_id: number; speaker_name: string }[] }) =>
+        c.transcript_segments?.map(({ speaker_id, speaker_name }) => ({ speaker_id, speaker_name }));
+      expect(speakers(copy)).toEqual(speakers(shown));
+      expect(speakers(copy)).toEqual([
+        { speaker_id: 0, speaker_name: 'Anna' },
+        { speaker_id: 3, speaker_name: 'SPEAKER_03' },
+      ]);
+    });
+
     it('takes null for the optional fields the real service takes null for', async () => {
       const created = await createText(api, {
         text: 'Nulls',

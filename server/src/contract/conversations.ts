@@ -255,6 +255,10 @@ export const segmentInput = z.strictObject({
   text: z.string().trim().min(1).max(10_000),
   speaker: z.string().max(100).nullable().optional().meta({ description: 'Speaker label, e.g. SPEAKER_00' }),
   speaker_id: z.number().int().min(0).nullable().optional(),
+  speaker_name: z.string().max(100).nullable().optional().meta({
+    description:
+      "The speaker's name as a conversation's segments carry it, used when `speaker` is not given (so segments read from a conversation can be sent back as they are)",
+  }),
   is_user: z.boolean().default(false),
   person_id: z.string().max(200).nullable().optional().meta({
     description: 'The person speaking (e.g. the id of one of your people), stored and returned as given',

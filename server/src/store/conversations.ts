@@ -72,10 +72,10 @@ function summarize(text: string, given: StructuredInput): StoredStructured {
 
 /**
  * A segment as stored: its own id (an id the input carries is not kept), and a speaker id and name from the
- * label ("SPEAKER_01") when not given.
+ * label ("SPEAKER_01", else the name a read segment carries) when not given.
  */
 function toSegment(input: SegmentInput, now: number): Segment {
-  const label = input.speaker?.trim() || undefined;
+  const label = input.speaker?.trim() || input.speaker_name?.trim() || undefined;
   const parsed = label ? SPEAKER_LABEL.exec(label) : null;
   const speakerId = input.speaker_id ?? (parsed ? Number(parsed[1]) : 0);
   return {
