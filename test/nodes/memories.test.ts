@@ -1,5 +1,6 @@
 import { success } from '../../server/src/contract/common';
-import { memory } from '../../server/src/contract/memories';
+import { CATEGORY_OPTIONS } from '../../nodes/DevData/actions/memory/fields';
+import { memory, MEMORY_CATEGORIES } from '../../server/src/contract/memories';
 import { expectShape, newUser } from '../helpers/http';
 import { forSuite } from '../helpers/server';
 import { credentialsFor, jsonOut, NODE, runDevData, startNodeTestServer } from './helpers';
@@ -92,4 +93,25 @@ test('Memory → Create Many: 60 items in batches of 25 (3 requests), then Get M
     ),
   );
   expect(manual).toEqual([]);
+});
+
+test('Memory → Create offers every category the server accepts, the older ones kept as given', async () => {
+  expect(CATEGORY_OPTIONS.map((option) => option.value).sort()).toEqual([...MEMORY_CATEGORIES].sort());
+  const { credentials } = await freshUser();
+  const created = expectShape(
+    memory,
+    jsonOut(
+      await runDevData(
+        server,
+        {
+          resource: 'memory',
+          operation: 'create',
+          content: 'Runs on Sundays',
+          additionalFields: { category: 'hobbies' },
+        },
+        { credentials },
+      ),
+    )[0],
+  );
+  expect(created.category).toBe('hobbies');
 });
