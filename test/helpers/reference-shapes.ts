@@ -3,7 +3,8 @@
 // devdata-server have, with the statuses it documents for each. Nothing here is required beyond what the
 // document requires (it requires no response field), and no object is closed (it closes none), so fields only
 // devdata-server returns are allowed. Where our interface shows something else, REFERENCE_EXCEPTIONS says so.
-import { createRequire } from 'node:module';
+import addFormats from 'ajv-formats';
+import Ajv2020 from 'ajv8/dist/2020';
 import type { Client, Reply } from './http';
 
 export type Shape = Record<string, unknown>;
@@ -244,16 +245,7 @@ export function exceptionFor(exchange: Exchange): ReferenceException | undefined
   return REFERENCE_EXCEPTIONS.find((exception) => exception.applies(exchange));
 }
 
-// ajv 8 (JSON Schema 2020-12, the document's dialect) is the one ajv-formats is built on; the top-level ajv is 6.
-interface Validator {
-  (data: unknown): boolean;
-  errors?: unknown[] | null;
-}
-const fromFormats = createRequire(require.resolve('ajv-formats'));
-const Ajv2020 = fromFormats('ajv/dist/2020').default as new (options: object) => {
-  compile(schema: Shape): Validator;
-};
-const addFormats = createRequire(__filename)('ajv-formats').default as (ajv: unknown) => void;
+// ajv 8 for JSON Schema 2020-12, the document's dialect; installed as `ajv8` beside the ajv 6 eslint needs.
 const ajv = new Ajv2020({ allErrors: true, strict: true });
 addFormats(ajv);
 
