@@ -44,9 +44,11 @@ export function matching<DB>(
 ): AliasedRawBuilder<Match, 'm'> {
   const search = sql.table(`${index}_search`);
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    // `offset 0` keeps the planner from folding the match into the outer query, where (its statistics not yet
+    // gathered after a bulk load) it would walk every record of the user and probe the index once per record.
     return sql<Match>`(select s.id, ts_rank(s.document, q.query) as score
       from ${search} s, (select ${tsQuery(terms)} as query) q
-      where s.document @@ q.query)`.as('m');
+      where s.document @@ q.query offset 0)`.as('m');
   }
   const keys = sql.table(`${index}_search_keys`);
   const weights = sql.join(INDEXES[index].map((weight) => sql.lit(weight)));
