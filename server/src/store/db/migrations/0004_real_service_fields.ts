@@ -3,50 +3,52 @@ import { sql, type Kysely } from 'kysely';
 /** The color a folder has when none was given: the real service's default. */
 const DEFAULT_FOLDER_COLOR = '#6B7280';
 
-// Fields the real service has on memories and folders (issue 26). Existing memories were all made through the
-// API, so they read as the real service's API-made memories do: manually added, reviewed, approved, not edited.
-export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema
-    .alterTable('memories')
-    .addColumn('manually_added', 'integer', (c) => c.notNull().defaultTo(1))
-    .execute();
-  await db.schema
-    .alterTable('memories')
-    .addColumn('reviewed', 'integer', (c) => c.notNull().defaultTo(1))
-    .execute();
+/** A column this migration adds: its name, type, and the default of a NOT NULL column (null: a nullable one). */
+type AddedColumn = [name: string, type: 'integer' | 'text', notNullDefault: number | string | null];
+
+// Existing memories were all made through the API, so they read as the real service's API-made memories do:
+// manually added, reviewed, approved (user_review, set below), not edited.
+const MEMORY_COLUMNS: AddedColumn[] = [
+  ['manually_added', 'integer', 1],
+  ['reviewed', 'integer', 1],
   // The user's verdict: 1 approved, 0 rejected, null not given.
-  await db.schema.alterTable('memories').addColumn('user_review', 'integer').execute();
+  ['user_review', 'integer', null],
+  ['edited', 'integer', 0],
+];
+
+const FOLDER_COLUMNS: AddedColumn[] = [
+  ['icon', 'text', 'folder'],
+  ['display_order', 'integer', 0],
+  ['is_default', 'integer', 0],
+  ['is_system', 'integer', 0],
+  ['category_mapping', 'text', null],
+];
+
+async function addColumns(db: Kysely<unknown>, table: string, columns: AddedColumn[]): Promise<void> {
+  for (const [name, type, notNullDefault] of columns) {
+    await db.schema
+      .alterTable(table)
+      .addColumn(name, type, (c) => (notNullDefault === null ? c : c.notNull().defaultTo(notNullDefault)))
+      .execute();
+  }
+}
+
+async function dropColumns(db: Kysely<unknown>, table: string, columns: AddedColumn[]): Promise<void> {
+  for (const [name] of [...columns].reverse()) {
+    await db.schema.alterTable(table).dropColumn(name).execute();
+  }
+}
+
+// Fields the real service has on memories and folders (issue 26).
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await addColumns(db, 'memories', MEMORY_COLUMNS);
   await sql`update memories set user_review = 1`.execute(db);
-  await db.schema
-    .alterTable('memories')
-    .addColumn('edited', 'integer', (c) => c.notNull().defaultTo(0))
-    .execute();
 
   await sql`update folders set color = ${DEFAULT_FOLDER_COLOR} where color is null`.execute(db);
-  await db.schema
-    .alterTable('folders')
-    .addColumn('icon', 'text', (c) => c.notNull().defaultTo('folder'))
-    .execute();
-  await db.schema
-    .alterTable('folders')
-    .addColumn('display_order', 'integer', (c) => c.notNull().defaultTo(0))
-    .execute();
-  await db.schema
-    .alterTable('folders')
-    .addColumn('is_default', 'integer', (c) => c.notNull().defaultTo(0))
-    .execute();
-  await db.schema
-    .alterTable('folders')
-    .addColumn('is_system', 'integer', (c) => c.notNull().defaultTo(0))
-    .execute();
-  await db.schema.alterTable('folders').addColumn('category_mapping', 'text').execute();
+  await addColumns(db, 'folders', FOLDER_COLUMNS);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const column of ['category_mapping', 'is_system', 'is_default', 'display_order', 'icon']) {
-    await db.schema.alterTable('folders').dropColumn(column).execute();
-  }
-  for (const column of ['edited', 'user_review', 'reviewed', 'manually_added']) {
-    await db.schema.alterTable('memories').dropColumn(column).execute();
-  }
+  await dropColumns(db, 'folders', FOLDER_COLUMNS);
+  await dropColumns(db, 'memories', MEMORY_COLUMNS);
 }
