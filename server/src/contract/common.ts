@@ -208,6 +208,30 @@ export const offsetParam = z.coerce
   .default(0)
   .meta({ description: 'Number of records to skip' });
 
+/** A `categories` query parameter: comma-separated categories, each one of `known` (422 naming any other). */
+export function categoriesParam(known: readonly string[], description: string) {
+  return z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined) return undefined;
+      const list = value
+        .split(',')
+        .map((category) => category.trim())
+        .filter(Boolean);
+      const unknown = list.filter((category) => !known.includes(category));
+      if (unknown.length > 0) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `Unknown categor${unknown.length > 1 ? 'ies' : 'y'} ${unknown.join(', ')}; use ${known.join(', ')}`,
+        });
+        return z.NEVER;
+      }
+      return list;
+    })
+    .meta({ description });
+}
+
 const MAX_ID_LENGTH = 100;
 
 /**

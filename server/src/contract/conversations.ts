@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { actionItem } from './action-items';
 import { afterIdParam, feedQueryRules, orderParam, updatedSinceParam } from './change-feed';
-import { dateBound, dateTime, instant, limitParam, offsetParam, queryBool } from './common';
+import { categoriesParam, dateBound, dateTime, instant, limitParam, offsetParam, queryBool } from './common';
 import { UnprocessableError } from '../http/http-errors';
 
 export const CATEGORIES = [
@@ -138,28 +138,6 @@ export const createdConversation = conversation
   })
   .meta({ id: 'CreatedConversation' });
 
-/** The list's `categories`: a comma-separated list of categories, each one known (422 naming any other). */
-const categoriesParam = z
-  .string()
-  .optional()
-  .transform((value, ctx) => {
-    if (value === undefined) return undefined;
-    const list = value
-      .split(',')
-      .map((category) => category.trim())
-      .filter(Boolean);
-    const unknown = list.filter((category) => !(CATEGORIES as readonly string[]).includes(category));
-    if (unknown.length > 0) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `Unknown categor${unknown.length > 1 ? 'ies' : 'y'} ${unknown.join(', ')}; use ${CATEGORIES.join(', ')}`,
-      });
-      return z.NEVER;
-    }
-    return list;
-  })
-  .meta({ description: 'Comma-separated categories; a conversation in any of them is listed' });
-
 export const listConversationsQuery = z
   .object({
     start_date: dateBound('start')
@@ -167,7 +145,10 @@ export const listConversationsQuery = z
       .meta({ description: 'Started at or after (date or date-time)' }),
     end_date: dateBound('end').optional().meta({ description: 'Started at or before (date or date-time)' }),
     folder_id: z.string().min(1).optional(),
-    categories: categoriesParam,
+    categories: categoriesParam(
+      CATEGORIES,
+      'Comma-separated categories; a conversation in any of them is listed',
+    ),
     starred: queryBool.optional().meta({ description: 'true: starred ones only; false: the others only' }),
     include_transcript: queryBool.default(false),
     include_discarded: queryBool.optional().meta({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { afterIdParam, feedQueryRules, orderParam, updatedSinceParam } from './change-feed';
-import { batchCreate, dateTime, limitParam, offsetParam } from './common';
+import { batchCreate, categoriesParam, dateTime, limitParam, offsetParam } from './common';
 
 /**
  * The categories a memory may have: the real service's current ones (interesting, system, manual) and its older
@@ -44,26 +44,10 @@ export const listMemoriesQuery = z
   .object({
     limit: limitParam(1000, 25),
     offset: offsetParam,
-    categories: z
-      .string()
-      .optional()
-      .transform((v, ctx) => {
-        if (v === undefined) return undefined;
-        const list = v
-          .split(',')
-          .map((c) => c.trim())
-          .filter(Boolean);
-        const unknown = list.filter((c) => !(MEMORY_CATEGORIES as readonly string[]).includes(c));
-        if (unknown.length > 0) {
-          ctx.addIssue({
-            code: 'custom',
-            message: `Unknown categor${unknown.length > 1 ? 'ies' : 'y'} ${unknown.join(', ')}; use ${MEMORY_CATEGORIES.join(', ')}`,
-          });
-          return z.NEVER;
-        }
-        return list;
-      })
-      .meta({ description: `Comma-separated categories to include (${MEMORY_CATEGORIES.join(', ')})` }),
+    categories: categoriesParam(
+      MEMORY_CATEGORIES,
+      `Comma-separated categories to include (${MEMORY_CATEGORIES.join(', ')})`,
+    ),
     updated_since: updatedSinceParam,
     order: orderParam('created_at_desc', 'newest created first'),
     after_id: afterIdParam,
