@@ -23,6 +23,19 @@ export function returnAllOrLimit(limitHint?: string): INodeProperties[] {
   ];
 }
 
+/** A record's Name, required: `description` says what it names and its limits. */
+export function requiredName(description: string, placeholder?: string): INodeProperties {
+  return {
+    displayName: 'Name',
+    name: 'name',
+    type: 'string',
+    required: true,
+    default: '',
+    ...(placeholder === undefined ? {} : { placeholder }),
+    description,
+  };
+}
+
 /**
  * The record an operation addresses: picked from a searchable list of the user's records, or given by ID (typed,
  * or mapped with an expression). Read it with `getNodeParameter(name, i, '', { extractValue: true })`. Named an ID,

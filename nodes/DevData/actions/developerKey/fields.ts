@@ -1,5 +1,6 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
+import { requiredName } from '../common.description';
 import type { RecordSpec } from '../crud';
 
 // The scopes a DevData server knows (devdata-server's contract/scopes.ts; test/nodes/developer-keys.test.ts keeps
@@ -34,15 +35,10 @@ const scopeOptions: INodePropertyOptions[] = SCOPES.map((scope) => ({
   value: scope,
 })).sort((a, b) => a.name.localeCompare(b.name));
 
-export const nameField: INodeProperties = {
-  displayName: 'Name',
-  name: 'name',
-  type: 'string',
-  required: true,
-  default: '',
-  placeholder: 'e.g. Reporting workflow',
-  description: 'Name of the new key, to tell it apart in lists (1–100 characters)',
-};
+export const nameField = requiredName(
+  'Name of the new key, to tell it apart in lists (1–100 characters)',
+  'e.g. Reporting workflow',
+);
 
 export const scopesField: INodeProperties = {
   displayName: 'Scopes',

@@ -1,15 +1,9 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { requiredName } from '../common.description';
 import type { RecordSpec } from '../crud';
 
-export const nameField: INodeProperties = {
-  displayName: 'Name',
-  name: 'name',
-  type: 'string',
-  required: true,
-  default: '',
-  description: 'Name of the folder (1–100 characters)',
-};
+export const nameField = requiredName('Name of the folder (1–100 characters)');
 
 export const folderFields: INodeProperties[] = [
   {

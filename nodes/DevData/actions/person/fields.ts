@@ -1,16 +1,10 @@
-import type { INodeProperties } from 'n8n-workflow';
-
+import { requiredName } from '../common.description';
 import type { RecordSpec } from '../crud';
 
-export const nameField: INodeProperties = {
-  displayName: 'Name',
-  name: 'name',
-  type: 'string',
-  required: true,
-  default: '',
-  placeholder: 'e.g. Alex',
-  description: 'Name of the person (2–40 characters); people are unique by name',
-};
+export const nameField = requiredName(
+  'Name of the person (2–40 characters); people are unique by name',
+  'e.g. Alex',
+);
 
 export const personRecord: RecordSpec = {
   resource: 'person',
