@@ -181,18 +181,21 @@ export async function buildApp({ store, config, logger = false, resolve }: AppOp
     async (dev) => {
       guard(dev, developerAuth(developerLimiter), 'developerApiKey');
       await dev.register(key);
-      await dev.register(screenActivity, { prefix: '/user' });
-      await dev.register(actionItems, { prefix: '/user' });
-      await dev.register(conversations, { prefix: '/user' });
-      await dev.register(search, { prefix: '/user' });
-      await dev.register(folders, { prefix: '/user' });
-      await dev.register(memories, { prefix: '/user' });
-      await dev.register(goals, { prefix: '/user' });
-      await dev.register(people, { prefix: '/user' });
-      await dev.register(notifications, { prefix: '/user' });
-      await dev.register(transcripts, { prefix: '/user' });
-      await dev.register(tombstones, { prefix: '/user' });
-      await dev.register(webhooks, { prefix: '/user' });
+      const userRoutes = [
+        screenActivity,
+        actionItems,
+        conversations,
+        search,
+        folders,
+        memories,
+        goals,
+        people,
+        notifications,
+        transcripts,
+        tombstones,
+        webhooks,
+      ];
+      for (const routes of userRoutes) await dev.register(routes, { prefix: '/user' });
     },
     { prefix: '/v1/dev' },
   );
