@@ -20,14 +20,20 @@ loopback4.addSubnet('127.0.0.0', 8, 'ipv4');
 const loopback6 = new BlockList();
 loopback6.addAddress('::1', 'ipv6');
 
+/** A BlockList of one family's subnets, each a network address and its prefix length. */
+function subnets(family: 'ipv4' | 'ipv6', list: [network: string, prefix: number][]): BlockList {
+  const blockList = new BlockList();
+  for (const [network, prefix] of list) blockList.addSubnet(network, prefix, family);
+  return blockList;
+}
+
 /**
  * Never a target: "this network", private, CGNAT, link-local (cloud metadata at 169.254.169.254), reserved,
  * documentation, benchmarking, multicast and broadcast ranges; in IPv6 the unspecified and IPv4-compatible
  * block, IPv4-mapped (`::ffff:127.0.0.1`), NAT64 and 6to4 (they carry an IPv4 address that could be any of the
  * above), unique-local (AWS metadata at fd00:ec2::254), link- and site-local, documentation and multicast.
  */
-const forbidden4 = new BlockList();
-for (const [network, prefix] of [
+const forbidden4 = subnets('ipv4', [
   ['0.0.0.0', 8],
   ['10.0.0.0', 8],
   ['100.64.0.0', 10],
@@ -42,11 +48,8 @@ for (const [network, prefix] of [
   ['203.0.113.0', 24],
   ['224.0.0.0', 4],
   ['240.0.0.0', 4],
-] as const) {
-  forbidden4.addSubnet(network, prefix, 'ipv4');
-}
-const forbidden6 = new BlockList();
-for (const [network, prefix] of [
+]);
+const forbidden6 = subnets('ipv6', [
   ['::', 96],
   ['::ffff:0:0', 96],
   ['64:ff9b::', 96],
@@ -58,9 +61,7 @@ for (const [network, prefix] of [
   ['fe80::', 10],
   ['fec0::', 10],
   ['ff00::', 8],
-] as const) {
-  forbidden6.addSubnet(network, prefix, 'ipv6');
-}
+]);
 
 type AddressKind = 'public' | 'loopback' | 'forbidden';
 
