@@ -10,6 +10,7 @@ import { machine } from './lib';
 import { nodeInN8n } from './node';
 import { pagination } from './pagination';
 import { proactive } from './proactive';
+import { search } from './search';
 import { writes } from './writes';
 
 const GROUPS: Record<string, { title: string; run: () => Promise<string> }> = {
@@ -19,6 +20,10 @@ const GROUPS: Record<string, { title: string; run: () => Promise<string> }> = {
   node: { title: '4. The node in n8n-core', run: nodeInN8n },
   proactive: { title: '5. The proactive pipeline: ingest to push', run: proactive },
   instances: { title: '7. Several instances: a push and a revocation from one to the other', run: instances },
+  search: {
+    title: '9. Search against a GET by id over 10,000 conversations and 10,000 memories',
+    run: search,
+  },
   events: {
     title: '8. Event webhooks: a change to its event, alone and beside bad subscriptions',
     run: events,
