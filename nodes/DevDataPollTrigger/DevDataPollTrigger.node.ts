@@ -2,6 +2,7 @@ import type {
   IDataObject,
   INodeExecutionData,
   INodeProperties,
+  INodePropertyOptions,
   INodeType,
   INodeTypeDescription,
   IPollFunctions,
@@ -27,6 +28,13 @@ const onlyWithDueDate: INodeProperties = {
   default: false,
   description: 'Whether to only report action items that have a due date',
 };
+
+/** The memory categories New Memory can be narrowed to. */
+const memoryCategoryOptions: INodePropertyOptions[] = [
+  { name: 'Interesting', value: 'interesting' },
+  { name: 'Manual', value: 'manual' },
+  { name: 'System', value: 'system' },
+];
 
 /** Version 1's Options of one event: which of its changes to report. */
 function eventOptions(event: TriggerEvent, options: INodeProperties[]): INodeProperties {
@@ -95,11 +103,7 @@ const eventsOptions: INodeProperties = {
       displayName: 'Categories',
       name: 'categories',
       type: 'multiOptions',
-      options: [
-        { name: 'Interesting', value: 'interesting' },
-        { name: 'Manual', value: 'manual' },
-        { name: 'System', value: 'system' },
-      ],
+      options: memoryCategoryOptions,
       default: [],
       description: 'New Memory: only report memories of these categories; all categories when none is chosen',
       displayOptions: { show: { '/events': ['newMemory'] } },
@@ -211,11 +215,7 @@ const properties: INodeProperties[] = [
       displayName: 'Categories',
       name: 'categories',
       type: 'multiOptions',
-      options: [
-        { name: 'Interesting', value: 'interesting' },
-        { name: 'Manual', value: 'manual' },
-        { name: 'System', value: 'system' },
-      ],
+      options: memoryCategoryOptions,
       default: [],
       description: 'Only report memories of these categories; all categories when none is chosen',
     },
