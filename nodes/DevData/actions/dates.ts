@@ -1,4 +1,4 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 const DATE_TIME =
@@ -101,6 +101,24 @@ export function toRangeBound(
 ): string {
   if (typeof value === 'string' && DATE_ONLY.test(value.trim())) return value.trim();
   return toUtcIso.call(this, value, label, itemIndex);
+}
+
+/**
+ * A Get Many's Start and End filters (`startDate`, `endDate`) as the list's `start_date` and `end_date`, each
+ * undefined when not set; `labels` are the two filters' display names, for the error message.
+ */
+export function dateRangeQuery(
+  this: IExecuteFunctions,
+  filters: IDataObject,
+  labels: [start: string, end: string],
+  itemIndex: number,
+): { start_date: string | undefined; end_date: string | undefined } {
+  return {
+    start_date: filters.startDate
+      ? toRangeBound.call(this, filters.startDate, labels[0], itemIndex)
+      : undefined,
+    end_date: filters.endDate ? toRangeBound.call(this, filters.endDate, labels[1], itemIndex) : undefined,
+  };
 }
 
 /**

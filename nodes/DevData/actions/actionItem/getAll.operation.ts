@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { offsetPaginate } from '../../../shared';
 import { filters, returnAllOrLimit } from '../common.description';
-import { toRangeBound } from '../dates';
+import { dateRangeQuery } from '../dates';
 import { limitOf } from '../utils';
 import { actionItemRecord } from './fields';
 
@@ -68,12 +68,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
       conversation_id: filters.conversationId,
       completed: filters.completed,
       query: filters.query || undefined,
-      start_date: filters.startDate
-        ? toRangeBound.call(this, filters.startDate, 'Created After', itemIndex)
-        : undefined,
-      end_date: filters.endDate
-        ? toRangeBound.call(this, filters.endDate, 'Created Before', itemIndex)
-        : undefined,
+      ...dateRangeQuery.call(this, filters, ['Created After', 'Created Before'], itemIndex),
     },
     itemIndex,
     pageSize: PAGE_SIZE,

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { offsetPaginate } from '../../../shared';
 import { filters, operationOptions, returnAllOrLimit } from '../common.description';
-import { toRangeBound } from '../dates';
+import { dateRangeQuery } from '../dates';
 import { limitOf } from '../utils';
 import {
   CATEGORIES,
@@ -86,12 +86,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
       folder_id: filters.folderId,
       categories: categories.length ? categories.join(',') : undefined,
       starred: filters.starred,
-      start_date: filters.startDate
-        ? toRangeBound.call(this, filters.startDate, 'Started After', itemIndex)
-        : undefined,
-      end_date: filters.endDate
-        ? toRangeBound.call(this, filters.endDate, 'Started Before', itemIndex)
-        : undefined,
+      ...dateRangeQuery.call(this, filters, ['Started After', 'Started Before'], itemIndex),
       include_transcript: options.includeTranscript,
       include_discarded: options.includeDiscarded,
     },

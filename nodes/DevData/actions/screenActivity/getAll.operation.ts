@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { cursorPaginate } from '../../../shared';
 import { filters, returnAllOrLimit } from '../common.description';
-import { toRangeBound } from '../dates';
+import { dateRangeQuery } from '../dates';
 import { limitOf } from '../utils';
 
 /** The server's largest page of screen activity. */
@@ -49,10 +49,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
     key: 'screen_activity',
     qs: {
       app: filters.app,
-      start_date: filters.startDate
-        ? toRangeBound.call(this, filters.startDate, 'Start Date', itemIndex)
-        : undefined,
-      end_date: filters.endDate ? toRangeBound.call(this, filters.endDate, 'End Date', itemIndex) : undefined,
+      ...dateRangeQuery.call(this, filters, ['Start Date', 'End Date'], itemIndex),
     },
     itemIndex,
     pageSize: PAGE_SIZE,
