@@ -519,6 +519,38 @@ export async function startReferenceService(): Promise<ReferenceService> {
       },
     ],
     [
+      // The real service's conversation search: [{conversation, score}], every word of the query in the title,
+      // overview or transcript (its ranking is its own; here, how many times the words occur).
+      /^\/v1\/dev\/user\/conversations\/search$/,
+      {
+        GET: ({ scopes, query }) => {
+          need(scopes(), 'conversations:read');
+          const words = (query.get('query') ?? '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+          if (!words.length) throw invalid(['query', 'query'], 'Field required', 'missing');
+          const found = newestFirst(conversations.values()).flatMap((c) => {
+            const text = [
+              c.structured.title,
+              c.structured.overview,
+              ...c.transcript_segments.map((s: Json) => s.text),
+            ]
+              .join(' ')
+              .toLowerCase();
+            const counts = words.map((word) => text.split(word).length - 1);
+            return !c.discarded && inRange(c.started_at, query) && counts.every((n) => n > 0)
+              ? [
+                  {
+                    conversation: conversationOut(c, queryBool(query, 'include_transcript') ?? false),
+                    score: counts.reduce((a, b) => a + b, 0),
+                  },
+                ]
+              : [];
+          });
+          found.sort((a, b) => b.score - a.score);
+          return { body: found.slice(0, Number(query.get('limit') ?? 10)) };
+        },
+      },
+    ],
+    [
       /^\/v1\/dev\/user\/conversations\/from-segments$/,
       {
         POST: ({ scopes, body }) => {

@@ -275,7 +275,10 @@ export function endpointOf(method: string, path: string): string | undefined {
     return (
       documentedMethod === method &&
       parts.length === segments.length &&
-      parts.every((part, i) => part === segments[i] || (part === '{id}' && segments[i] !== ''))
+      // `search` names the conversation search (a route of its own there too), never a record.
+      parts.every(
+        (part, i) => part === segments[i] || (part === '{id}' && !['', 'search'].includes(segments[i])),
+      )
     );
   });
 }

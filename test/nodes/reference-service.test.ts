@@ -7,6 +7,7 @@
 // - Person → Create, Get Many, Update, Delete (no people under its developer API)
 // - Screen Activity → Get Many (no screen activity)
 // - Developer Key → Get Current (no `GET /v1/dev/key`; its keys are listed under `/v1/dev/keys`)
+// - Memory → Search (its developer API searches conversations only; memories through its MCP server)
 // Proactive Reply → Build sends nothing: it builds the webhook reply locally, which the real service reads too.
 // Goal → Abandon deletes the goal there (the real service has no abandoned status). The node has no operation on
 // the notifications inbox or live transcripts (only the triggers use those), so none is listed here.
@@ -222,6 +223,15 @@ test('Conversation: Create From Text, Create From Segments, Get, Get Many, Updat
   });
   expect(renamed.structured.title).toBe('Release date');
 
+  const found = await output({
+    resource: 'conversation',
+    operation: 'search',
+    query: 'Friday ship',
+    limit: 10,
+    simplify: false,
+  });
+  expect(found.map((result) => result.conversation.id)).toEqual([fromText.id]);
+
   expect(
     await output({ resource: 'conversation', operation: 'delete', conversationId: fromText.id }),
   ).toEqual([{ success: true }]);
@@ -328,6 +338,8 @@ test('operations the real service has no counterpart for fail with a clear node 
   await expectNotOffered({ resource: 'person', operation: 'delete', personId: id });
   await expectNotOffered({ resource: 'screenActivity', operation: 'getAll', returnAll: true });
   await expectNotOffered({ resource: 'developerKey', operation: 'getCurrent' });
+  // Its developer API searches conversations only (memories are searched through its MCP server).
+  await expectNotOffered({ resource: 'memory', operation: 'search', query: 'tea', limit: 10 });
 });
 
 test('every operation of the node ran above', () => {
