@@ -11,6 +11,7 @@ import { nodeInN8n } from './node';
 import { pagination } from './pagination';
 import { proactive } from './proactive';
 import { search } from './search';
+import { trigger } from './trigger';
 import { writes } from './writes';
 
 const GROUPS: Record<string, { title: string; run: () => Promise<string> }> = {
@@ -27,6 +28,10 @@ const GROUPS: Record<string, { title: string; run: () => Promise<string> }> = {
   events: {
     title: '8. Event webhooks: a change to its event, alone and beside bad subscriptions',
     run: events,
+  },
+  trigger: {
+    title: '10. The DevData Trigger in n8n 2.41.1: a change to its execution, and an outage',
+    run: trigger,
   },
 };
 
