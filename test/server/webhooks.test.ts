@@ -118,7 +118,7 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
     expect422(await api.post(BASE, { url: 'ftp://127.0.0.1/x', events: ['*'] }), ['body', 'url']);
     const made = await subscribe(api, hook.url);
     expect422(await api.patch(`${BASE}/${made.id}`, { events: ['goal.deleted'] }), ['body', 'events', 0]);
-    expect422(await api.patch(`${BASE}/${made.id}`, { url: 'http://10.0.0.1/hook' }), ['body', 'url']);
+    expect422(await api.patch(`${BASE}/${made.id}`, { url: 'ftp://127.0.0.1/hook' }), ['body', 'url']);
     await ok(api.delete(`${BASE}/${made.id}`));
   });
 
@@ -416,6 +416,7 @@ describe('registration in production mode', () => {
     'public.example.test': '93.184.215.14',
     'private.example.test': '10.0.0.1',
     'metadata.example.test': '169.254.169.254',
+    'linklocal.example.test': '169.254.10.10',
     'loopback.example.test': '127.0.0.1',
     'ula.example.test': 'fd00:ec2::254',
   };
@@ -435,7 +436,7 @@ describe('registration in production mode', () => {
     ['https://loopback.example.test/hook', 'loopback address'],
     ['https://private.example.test/hook', 'private, reserved or metadata'],
     ['https://metadata.example.test/hook', 'private, reserved or metadata'],
-    ['https://169.254.169.254/latest/meta-data', 'private, reserved or metadata'],
+    ['https://linklocal.example.test/hook', 'private, reserved or metadata'],
     ['https://ula.example.test/hook', 'private, reserved or metadata'],
     ['https://[::1]/hook', 'loopback address'],
     ['http://public.example.test/hook', 'must use https'],
@@ -465,6 +466,11 @@ describe('registration in production mode', () => {
     const made = await subscribe(api, 'https://public.example.test/hook', ['ping']);
     expect(made.url).toBe('https://public.example.test/hook');
     expect(await ok(api.get(`${BASE}/${made.id}/deliveries`))).toMatchObject({ deliveries: [] });
+    // A PATCH to a URL the policy refuses is refused as a create is.
+    expect422(await api.patch(`${BASE}/${made.id}`, { url: 'https://private.example.test/hook' }), [
+      'body',
+      'url',
+    ]);
     await ok(api.delete(`${BASE}/${made.id}`));
   });
 });
