@@ -195,14 +195,17 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
       });
     },
 
-    /** Deletes the caller's subscription with its deliveries. */
+    /**
+     * Deletes the caller's subscription with its deliveries. The deliveries go first: a worker recording an
+     * attempt locks its delivery and then the subscription, so deleting in that order too cannot deadlock with it
+     * (the cascade from the subscription took the locks the other way round).
+     */
     async delete(userId: string, id: string): Promise<void> {
-      const { numDeletedRows } = await db
-        .deleteFrom('webhook_subscriptions')
-        .where('id', '=', id)
-        .where('user_id', '=', userId)
-        .executeTakeFirst();
-      if (numDeletedRows === 0n) throw new NotFound('Webhook');
+      await db.transaction().execute(async (trx) => {
+        await findRow(trx, userId, id);
+        await trx.deleteFrom('webhook_deliveries').where('subscription_id', '=', id).execute();
+        await trx.deleteFrom('webhook_subscriptions').where('id', '=', id).execute();
+      });
     },
 
     /** A new secret; the one it replaces keeps signing (beside it) for `graceMs`. */
