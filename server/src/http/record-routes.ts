@@ -45,6 +45,13 @@ interface RecordResource {
   scopes: ScopeDomain;
 }
 
+/** The names of the `:params` in a route path: `'goal_id'` for `/goals/:goal_id/history`. */
+type PathParams<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`
+  ? Name | PathParams<`/${Rest}`>
+  : P extends `${string}:${infer Name}`
+    ? Name
+    : never;
+
 /** The summary and description of a route's options, in the order the OpenAPI document lists them. */
 function docOf({ summary, description }: RouteDoc): RouteDoc {
   return description === undefined ? { summary } : { summary, description };
@@ -70,7 +77,11 @@ export function tombstoneNote(type: string): string {
  * with the statuses they answer, so each route file states only what is its own: the docs, the body, the
  * record and the repository call. Routes of other shapes use `read`/`write`/`params` with `app` directly.
  */
-export function recordRoutes(app: App, itemPath: `/${string}/:${string}`, resource: RecordResource) {
+export function recordRoutes<ItemPath extends `/${string}/:${string}`>(
+  app: App,
+  itemPath: ItemPath,
+  resource: RecordResource,
+) {
   const read = scoped(`${resource.scopes}:read`, resource.tags);
   const write = scoped(`${resource.scopes}:write`, resource.tags);
   const [path, id] = itemPath.split('/:') as [string, string];
@@ -191,12 +202,48 @@ export function recordRoutes(app: App, itemPath: `/${string}/:${string}`, resour
     remove(doc: RouteDoc, remove: (userId: string, id: string) => Promise<unknown>) {
       app.delete(
         itemPath,
-        write({ ...docOf(doc), params, response: { 200: success, ...errors(401, 403, 404, 429) } }),
+        write({ ...docOf(doc), params, response: { 200: success, ...errors(401, 403, 404, 422, 429) } }),
         async (request) => {
           await remove(callerId(request), request.params[id]);
           return { success: true as const };
         },
       );
+    },
+
+    /**
+     * Any other route on one record, at `path/:id` + `suffix` (which may name more ids, as in
+     * `/deliveries/:delivery_id/redeliver`): GET with the read scope, other methods with the write scope, never
+     * from the response cache; 404 when the caller has no such record. `handle` gets the path's ids by name.
+     */
+    item<Suffix extends `/${string}` | '', Q extends z.ZodType, R extends z.ZodType>(
+      method: 'GET' | 'POST' | 'PATCH',
+      suffix: Suffix,
+      doc: RouteDoc & { querystring?: Q; response: R },
+      handle: (
+        userId: string,
+        ids: Record<PathParams<ItemPath> | PathParams<Suffix>, string>,
+        query: z.output<Q>,
+      ) => Promise<z.input<R>>,
+    ) {
+      const querystring = doc.querystring as AnySchema | undefined;
+      const moreIds = [...suffix.matchAll(/:(\w+)/g)].map(([, name]) => idParam(name).shape);
+      const allIds = moreIds.reduce((ids, shape) => ids.extend(shape), params);
+      app.route({
+        method,
+        url: itemPath + suffix,
+        ...(method === 'GET' ? read : write)({
+          ...docOf(doc),
+          params: allIds,
+          ...(querystring && { querystring }),
+          response: { 200: doc.response as AnySchema, ...errors(401, 403, 404, 422, 429) },
+        }),
+        handler: async (request) =>
+          handle(
+            callerId(request),
+            request.params as Record<PathParams<ItemPath> | PathParams<Suffix>, string>,
+            request.query as z.output<Q>,
+          ),
+      });
     },
   };
 }

@@ -1,7 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { callerId } from '../auth/hooks';
 import { changeFeedDescription } from '../contract/change-feed';
-import { errors } from '../contract/common';
 import {
   createGoalBody,
   goal,
@@ -17,7 +15,6 @@ import { partialUpdateNote, recordRoutes } from '../http/record-routes';
 const goals: FastifyPluginAsyncZod = async (app) => {
   const repository = app.repositories.goals;
   const routes = recordRoutes(app, '/goals/:goal_id', { tags: ['Goals'], scopes: 'goals' });
-  const { params } = routes;
 
   routes.list(
     {
@@ -61,35 +58,33 @@ const goals: FastifyPluginAsyncZod = async (app) => {
     (userId, id, body) => repository.update(userId, id, body),
   );
 
-  app.patch(
-    '/goals/:goal_id/progress',
-    routes.write({
+  routes.item(
+    'PATCH',
+    '/progress',
+    {
       summary: "Set a goal's current value and record it as today's (UTC) history entry",
       description:
         "Always records today's history entry; sets updated_at to the write time when the value changes " +
         '(reporting the value the goal already has changes nothing in the goal and keeps updated_at).',
-      params,
       querystring: progressQuery,
-      response: { 200: goal, ...errors(401, 403, 404, 422, 429) },
-    }),
-    async (request) =>
-      repository.reportProgress(callerId(request), request.params.goal_id, request.query.current_value),
+      response: goal,
+    },
+    (userId, { goal_id }, { current_value }) => repository.reportProgress(userId, goal_id, current_value),
   );
 
-  app.get(
-    '/goals/:goal_id/history',
-    routes.read({
+  routes.item(
+    'GET',
+    '/history',
+    {
       summary: "A goal's value per UTC day (the day's last value), oldest first",
-      params,
       querystring: historyQuery,
-      response: { 200: goalHistory, ...errors(401, 403, 404, 422, 429) },
-    }),
-    async (request) => {
-      const goalId = request.params.goal_id;
-      const { days } = request.query;
-      const history = await repository.history(callerId(request), goalId, days);
-      return { goal_id: goalId, days, history };
+      response: goalHistory,
     },
+    async (userId, { goal_id }, { days }) => ({
+      goal_id,
+      days,
+      history: await repository.history(userId, goal_id, days),
+    }),
   );
 
   routes.remove(
