@@ -2,6 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { callerId, scoped } from '../auth/hooks';
+import { changeFeedDescription } from '../contract/change-feed';
 import { errors, idParam, success } from '../contract/common';
 import type { Scope } from '../contract/scopes';
 
@@ -92,7 +93,10 @@ export function recordRoutes<ItemPath extends `/${string}/:${string}`>(
     write,
     params,
 
-    /** GET `path`: the caller's records, filtered and ordered by `querystring`. */
+    /**
+     * GET `path`: the caller's records, filtered and ordered by `querystring`, which offers the change feed; the
+     * route's description explains the feed, followed by `doc.description` when there is one.
+     */
     list<Q extends z.ZodType, R extends z.ZodType>(
       doc: RouteDoc & { querystring: Q; response: R },
       list: (userId: string, query: z.output<Q>) => Promise<z.input<R>>,
@@ -101,7 +105,12 @@ export function recordRoutes<ItemPath extends `/${string}/:${string}`>(
       const response: AnySchema = doc.response;
       app.get(
         path,
-        read({ ...docOf(doc), querystring, response: { 200: response, ...errors(401, 403, 422, 429) } }),
+        read({
+          summary: doc.summary,
+          description: changeFeedDescription(doc.description),
+          querystring,
+          response: { 200: response, ...errors(401, 403, 422, 429) },
+        }),
         (request, reply) => {
           const userId = callerId(request);
           const query = request.query as z.output<Q>;

@@ -7,7 +7,6 @@ import {
   listActionItemsQuery,
   updateActionItemBody,
 } from '../contract/action-items';
-import { changeFeedDescription } from '../contract/change-feed';
 import { partialUpdateNote, recordRoutes, tombstoneNote } from '../http/record-routes';
 
 const actionItems: FastifyPluginAsyncZod = async (app) => {
@@ -22,7 +21,6 @@ const actionItems: FastifyPluginAsyncZod = async (app) => {
       summary:
         'List action items, newest first, or the changes since a point (order=updated_at), or those a query ' +
         'matches, most relevant first',
-      description: changeFeedDescription(),
       querystring: listActionItemsQuery,
       response: actionItem.array(),
     },

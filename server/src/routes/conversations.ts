@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { callerId } from '../auth/hooks';
-import { changeFeedDescription } from '../contract/change-feed';
 import { errors, INSTANT_RANGE_MESSAGE, inInstantRange } from '../contract/common';
 import {
   checkSegmentTimes,
@@ -42,13 +41,12 @@ const conversations: FastifyPluginAsyncZod = async (app) => {
   routes.list(
     {
       summary: 'List conversations, newest started first, or the changes since a point (order=updated_at)',
-      description: changeFeedDescription(
+      description:
         'With updated_since or order=updated_at, include_discarded defaults to true, so a discard shows up as ' +
-          'a change (discarded: true). A conversation’s updated_at moves when the conversation itself changes ' +
-          '(title, discarded, starred, folder, the folder’s name, transcript); changes to its action items ' +
-          'show in the action items’ own updated_at. Deleting a conversation leaves a tombstone and unlinks ' +
-          'its action items, which counts as a change of each of them.',
-      ),
+        'a change (discarded: true). A conversation’s updated_at moves when the conversation itself changes ' +
+        '(title, discarded, starred, folder, the folder’s name, transcript); changes to its action items ' +
+        'show in the action items’ own updated_at. Deleting a conversation leaves a tombstone and unlinks ' +
+        'its action items, which counts as a change of each of them.',
       querystring: listConversationsQuery,
       response: conversation.array(),
     },

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { changeFeedDescription } from '../contract/change-feed';
 import {
   createGoalBody,
   goal,
@@ -19,10 +18,9 @@ const goals: FastifyPluginAsyncZod = async (app) => {
   routes.list(
     {
       summary: 'List goals, newest first (active ones unless include_inactive), or the changes since a point',
-      description: changeFeedDescription(
+      description:
         'With updated_since or order=updated_at, include_inactive defaults to true, so achieved and abandoned ' +
-          'goals (DELETE abandons a goal) show up as changes. Goals are never removed, so they have no tombstones.',
-      ),
+        'goals (DELETE abandons a goal) show up as changes. Goals are never removed, so they have no tombstones.',
       querystring: listGoalsQuery,
       response: goal.array(),
     },

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { changeFeedDescription } from '../contract/change-feed';
 import {
   createMemoriesBatchBody,
   listMemoriesQuery,
@@ -17,7 +16,6 @@ const memories: FastifyPluginAsyncZod = async (app) => {
   routes.list(
     {
       summary: 'List memories, newest first, or the changes since a point (order=updated_at)',
-      description: changeFeedDescription(),
       querystring: listMemoriesQuery,
       response: memory.array(),
     },
