@@ -6,6 +6,18 @@ import { listMemoriesQuery, memory } from './memories';
 
 const searchLimit = limitParam(100, 10);
 
+/** A search result: the record under `key`, with its relevance. */
+function scored<K extends string, R extends z.ZodType>(key: K, record: R, id: string) {
+  return z
+    .object({
+      [key]: record,
+      score: z
+        .number()
+        .meta({ description: 'Relevance: higher is more relevant; compare within one answer only' }),
+    } as { [k in K]: R } & { score: z.ZodNumber })
+    .meta({ id });
+}
+
 export const searchConversationsQuery = z.object({
   query: searchQueryParam,
   start_date: dateBound('start').optional().meta({ description: 'Started at or after (date or date-time)' }),
@@ -14,14 +26,7 @@ export const searchConversationsQuery = z.object({
   limit: searchLimit,
 });
 
-export const conversationSearchResult = z
-  .object({
-    conversation,
-    score: z
-      .number()
-      .meta({ description: 'Relevance: higher is more relevant; compare within one answer only' }),
-  })
-  .meta({ id: 'ConversationSearchResult' });
+export const conversationSearchResult = scored('conversation', conversation, 'ConversationSearchResult');
 
 export const searchMemoriesQuery = z.object({
   query: searchQueryParam,
@@ -29,11 +34,4 @@ export const searchMemoriesQuery = z.object({
   limit: searchLimit,
 });
 
-export const memorySearchResult = z
-  .object({
-    memory,
-    score: z
-      .number()
-      .meta({ description: 'Relevance: higher is more relevant; compare within one answer only' }),
-  })
-  .meta({ id: 'MemorySearchResult' });
+export const memorySearchResult = scored('memory', memory, 'MemorySearchResult');

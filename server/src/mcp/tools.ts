@@ -39,6 +39,27 @@ function tool<S extends z.ZodObject>(
   return definition as McpTool;
 }
 
+/** The tool that deletes one `record` ('action item': `delete_action_item`, taking `action_item_id`). */
+function deleteTool(
+  record: string,
+  description: string,
+  scope: Scope,
+  repository: (repositories: Repositories) => { delete(userId: string, id: string): Promise<unknown> },
+): McpTool {
+  const idField = `${record.replaceAll(' ', '_')}_id`;
+  return tool({
+    name: `delete_${record.replaceAll(' ', '_')}`,
+    description,
+    scope,
+    kind: 'delete',
+    input: z.strictObject({ [idField]: id(record) }),
+    run: async ({ userId, repositories }, args) => {
+      await repository(repositories).delete(userId, args[idField] as string);
+      return { success: true };
+    },
+  });
+}
+
 /** The transcript segments a conversation read gives unless asked for more: a long meeting would fill a context. */
 export const DEFAULT_TRANSCRIPT_SEGMENTS = 50;
 const MAX_TRANSCRIPT_SEGMENTS = 1000;
@@ -255,17 +276,12 @@ export const TOOLS: McpTool[] = [
     run: ({ userId, repositories }, { memory_id: memoryId, ...changes }) =>
       repositories.memories.update(userId, memoryId, changes),
   }),
-  tool({
-    name: 'delete_memory',
-    description: 'Delete a memory for good.',
-    scope: 'memories:write',
-    kind: 'delete',
-    input: z.strictObject({ memory_id: id('memory') }),
-    run: async ({ userId, repositories }, args) => {
-      await repositories.memories.delete(userId, args.memory_id);
-      return { success: true };
-    },
-  }),
+  deleteTool(
+    'memory',
+    'Delete a memory for good.',
+    'memories:write',
+    (repositories) => repositories.memories,
+  ),
   tool({
     name: 'get_action_items',
     description:
@@ -337,17 +353,12 @@ export const TOOLS: McpTool[] = [
     run: ({ userId, repositories }, args) =>
       repositories.actionItems.update(userId, args.action_item_id, { completed: true }),
   }),
-  tool({
-    name: 'delete_action_item',
-    description: 'Delete an action item for good.',
-    scope: 'action_items:write',
-    kind: 'delete',
-    input: z.strictObject({ action_item_id: id('action item') }),
-    run: async ({ userId, repositories }, args) => {
-      await repositories.actionItems.delete(userId, args.action_item_id);
-      return { success: true };
-    },
-  }),
+  deleteTool(
+    'action item',
+    'Delete an action item for good.',
+    'action_items:write',
+    (repositories) => repositories.actionItems,
+  ),
   tool({
     name: 'get_goals',
     description:
