@@ -1,5 +1,6 @@
 // `npm run demo`: devdata-server with demo data and n8n with this package, the credentials and the example
 // workflows, ready to click through. Runs until Ctrl+C, then stops everything it started.
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -54,6 +55,11 @@ async function main() {
           `\`lsof -i :${port}\` shows which process it is),\n` +
           `or run the demo on another port: ${variable}=${port + 1} npm run demo`,
       );
+
+  // The build comes after the port check, so a taken port is said at once rather than after it.
+  console.log('Building the package and the server…');
+  const build = spawnSync('npm', ['run', 'build'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (build.status !== 0) throw new Error(`npm run build failed (exit ${build.status ?? build.signal})`);
 
   rmSync(workDir, { recursive: true, force: true });
   mkdirSync(workDir, { recursive: true });
