@@ -14,16 +14,15 @@ const people: FastifyPluginAsyncZod = async (app) => {
     async (request) => ({ people: await repository.list(callerId(request)) }),
   );
 
-  app.post(
-    '/people',
-    routes.write({
+  routes.create(
+    {
       summary: 'Create a person, or return the one with this name',
       description:
         'Idempotent by name (case-insensitive): answers 200 with a new person or with the existing one.',
       body: createPersonBody,
-      response: { 200: person, ...errors(401, 403, 422, 429) },
-    }),
-    async (request) => (await repository.findOrCreate(callerId(request), request.body.name)).person,
+      response: person,
+    },
+    (userId, body) => repository.findOrCreate(userId, body.name),
   );
 
   routes.update(

@@ -53,13 +53,13 @@ export function peopleRepository(db: Kysely<Database>) {
     },
 
     /**
-     * The person with this name, created when there is none (`created` says which). A concurrent request that
+     * The person with this name, created when there is none. A concurrent request that
      * creates the same name first makes this one find it, as if it came second.
      */
-    async findOrCreate(userId: string, name: string): Promise<{ person: Person; created: boolean }> {
+    async findOrCreate(userId: string, name: string): Promise<Person> {
       const key = nameKey(name);
       const existing = await findByKey(db, userId, key);
-      if (existing) return { person: decodePerson(existing), created: false };
+      if (existing) return decodePerson(existing);
       try {
         const [row] = await createOwned(db, userId, 'people', (at) => [
           {
@@ -72,11 +72,11 @@ export function peopleRepository(db: Kysely<Database>) {
             updated_at: at,
           },
         ]);
-        return { person: decodePerson(row), created: true };
+        return decodePerson(row);
       } catch (error) {
         const raced = isUniqueViolation(error) ? await findByKey(db, userId, key) : undefined;
         if (!raced) throw error;
-        return { person: decodePerson(raced), created: false };
+        return decodePerson(raced);
       }
     },
 
