@@ -1,0 +1,194 @@
+// Search with known answers among 10,000 conversations with transcripts and 10,000 memories of one user (issue 28):
+// the filler is made-up words that no query uses, and a few records carry the words, phrases, stems and dates the
+// queries look for, so each query has exactly one right answer. A second user holds the same words and is never
+// returned. Everything is written through the API, so the indexes are the ones the writes keep.
+import { conversationSearchResult, memorySearchResult } from '../../server/src/contract/search';
+import { devClient, expectShape, newUser, ok, type Client } from '../helpers/http';
+import { DIALECTS, forSuite, startServer } from '../helpers/server';
+
+jest.setTimeout(300_000);
+
+const USER = '/v1/dev/user';
+const CONVERSATIONS = 10_000;
+const MEMORIES = 10_000;
+const MEMORY_BATCH = 25;
+const CONCURRENCY = 8;
+
+/** Made-up words: the filler, from a deterministic generator so every run is the same. */
+const SYLLABLES = ['ka', 'lo', 'mi', 'ten', 'ru', 'sa', 'vor', 'ne', 'pli', 'dom', 'gu', 'fa', 'rix', 'bel'];
+const FILLER = Array.from({ length: 600 }, (_, i) => {
+  let word = '';
+  for (let n = i + SYLLABLES.length; n > 0; n = Math.floor(n / SYLLABLES.length))
+    word += SYLLABLES[n % SYLLABLES.length];
+  return `${word}o`;
+});
+function filler(seed: number, words: number): string {
+  let state = seed * 7919 + 1;
+  return Array.from({ length: words }, () => {
+    state = (state * 48271) % 2147483647;
+    return FILLER[state % FILLER.length];
+  }).join(' ');
+}
+
+/** Conversation c starts c hours after 2026-01-01T00:00Z (c = 2000, 2001, 2002 all start on 2026-03-25). */
+const startOf = (c: number) => new Date(Date.UTC(2026, 0, 1) + c * 3_600_000).toISOString();
+
+/** The conversations that carry what the queries look for, by index; every other one is filler only. */
+const PLANTED: Record<number, { title?: string; overview?: string; said?: string }> = {
+  1234: { title: 'Dentist appointment' },
+  5678: { said: 'I still have to call the dentist about the crown' },
+  9000: { said: 'I promised Anna the quarterly slides' },
+  9001: { said: 'Anna promised me the quarterly slides' },
+  4321: { overview: 'Planning the meetings for the offsite' },
+  100: { said: 'tomatoes in the greenhouse' },
+  2000: { said: 'tomatoes for the market' },
+  2001: { said: 'tomatoes again' },
+  2002: { said: 'watering the tomatoes' },
+  7000: { said: 'tomatoes gone' },
+};
+/** The memories that carry the words, by index, with their category; the others are filler in `manual`. */
+const PLANTED_MEMORIES: Record<number, { content: string; category: string }> = {
+  17: { content: 'Prefers the dentist near the office', category: 'system' },
+  6543: { content: 'The dentist is open on Fridays only', category: 'interesting' },
+  9999: { content: 'Grows tomatoes on the balcony', category: 'habits' },
+};
+
+function conversationBody(c: number) {
+  const planted = PLANTED[c] ?? {};
+  return {
+    started_at: startOf(c),
+    structured: {
+      title: planted.title ?? filler(c, 4),
+      overview: planted.overview ?? filler(c + 50_000, 10),
+    },
+    transcript_segments: [
+      { text: filler(c + 100_000, 12), speaker: 'SPEAKER_00', is_user: true, start: 0, end: 4 },
+      {
+        text: planted.said ?? filler(c + 150_000, 12),
+        speaker: 'SPEAKER_01',
+        is_user: false,
+        start: 4,
+        end: 8,
+      },
+    ],
+  };
+}
+
+function memoryBody(m: number) {
+  return PLANTED_MEMORIES[m] ?? { content: filler(m + 200_000, 8), category: 'manual' };
+}
+
+/** Runs `task(i)` for i in [0, count), CONCURRENCY at a time. */
+async function inTurn<T>(count: number, task: (i: number) => Promise<T>): Promise<T[]> {
+  const results: T[] = new Array(count);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < count) {
+        const i = next++;
+        results[i] = await task(i);
+      }
+    }),
+  );
+  return results;
+}
+
+describe.each(DIALECTS)('search among 10,000 conversations and 10,000 memories on %s', (dialect) => {
+  const server = forSuite(() => startServer(dialect));
+  const api = devClient(server);
+  /** Conversation ids by index, and memory ids by index. */
+  let conversations: string[];
+  let memories: string[];
+  let stranger: Client;
+
+  beforeAll(async () => {
+    conversations = await inTurn(CONVERSATIONS, async (c) => {
+      const created = await ok(api.post(`${USER}/conversations/from-segments`, conversationBody(c)));
+      return created.id as string;
+    });
+    const batches = await inTurn(MEMORIES / MEMORY_BATCH, async (b) => {
+      const body = Array.from({ length: MEMORY_BATCH }, (_, i) => memoryBody(b * MEMORY_BATCH + i));
+      const created = await ok(api.post(`${USER}/memories/batch`, { memories: body }));
+      return (created.memories as { id: string }[]).map((memory) => memory.id);
+    });
+    memories = batches.flat();
+    // Another user with every word the queries use, in a conversation and a memory.
+    stranger = (await newUser(server)).client;
+    await ok(
+      stranger.post(`${USER}/conversations`, {
+        text: 'dentist tomatoes: I promised Anna the quarterly slides; meetings at the offsite',
+        started_at: startOf(2001),
+        structured: { title: 'Dentist and tomatoes' },
+      }),
+    );
+    await ok(
+      stranger.post(`${USER}/memories`, { content: 'The dentist grows tomatoes', category: 'system' }),
+    );
+  });
+
+  const searchConversations = async (query: Record<string, string>, client: Client = api) =>
+    expectShape(
+      conversationSearchResult.array(),
+      await ok(client.get(`${USER}/conversations/search`, query)),
+    ).map((result) => result.conversation.id);
+  const searchMemories = async (query: Record<string, string>) =>
+    expectShape(memorySearchResult.array(), await ok(api.get(`${USER}/memories/search`, query))).map(
+      (result) => result.memory.id,
+    );
+  const at = (...indexes: number[]) => indexes.map((c) => conversations[c]);
+  const sorted = (ids: string[]) => [...ids].sort();
+
+  it('holds every record written', async () => {
+    expect(new Set(conversations).size).toBe(CONVERSATIONS);
+    expect(new Set(memories).size).toBe(MEMORIES);
+  });
+
+  it('finds a word wherever it is, a title match first, and nothing else', async () => {
+    expect(await searchConversations({ query: 'dentist' })).toEqual(at(1234, 5678));
+    expect(await searchConversations({ query: 'Dentist CROWN' })).toEqual(at(5678));
+  });
+
+  it('requires every word; a phrase in double quotes matches in its order only', async () => {
+    expect(sorted(await searchConversations({ query: 'promised anna slides' }))).toEqual(
+      sorted(at(9000, 9001)),
+    );
+    expect(await searchConversations({ query: '"promised Anna"' })).toEqual(at(9000));
+    expect(await searchConversations({ query: '"Anna promised" quarterly' })).toEqual(at(9001));
+  });
+
+  it('finds a word by its stem', async () => {
+    expect(await searchConversations({ query: 'meeting' })).toEqual(at(4321));
+    expect(await searchConversations({ query: 'planned offsites' })).toEqual(at(4321));
+  });
+
+  it('filters on when the conversation started: a date alone is its whole UTC day', async () => {
+    expect(sorted(await searchConversations({ query: 'tomatoes' }))).toEqual(
+      sorted(at(100, 2000, 2001, 2002, 7000)),
+    );
+    expect(
+      sorted(
+        await searchConversations({ query: 'tomatoes', start_date: '2026-03-25', end_date: '2026-03-25' }),
+      ),
+    ).toEqual(sorted(at(2000, 2001, 2002)));
+    expect(
+      sorted(await searchConversations({ query: 'tomatoes', start_date: '2026-03-25T08:30:00Z' })),
+    ).toEqual(sorted(at(2001, 2002, 7000)));
+    expect(await searchConversations({ query: 'tomatoes', end_date: '2026-03-24' })).toEqual(at(100));
+  });
+
+  it("searches memories, within the categories given, and never another user's", async () => {
+    expect(sorted(await searchMemories({ query: 'dentist' }))).toEqual(
+      sorted([memories[17], memories[6543]]),
+    );
+    expect(await searchMemories({ query: 'dentist', categories: 'system' })).toEqual([memories[17]]);
+    expect(await searchMemories({ query: '"dentist is open"' })).toEqual([memories[6543]]);
+    expect(await searchMemories({ query: 'tomato' })).toEqual([memories[9999]]);
+  });
+
+  it("never returns another user's conversations, nor ours to them", async () => {
+    const theirs = await searchConversations({ query: 'dentist tomatoes' }, stranger);
+    expect(theirs).toHaveLength(1);
+    expect(conversations).not.toContain(theirs[0]);
+    expect(await searchConversations({ query: 'dentist tomatoes' })).toEqual([]);
+  });
+});
