@@ -41,6 +41,47 @@ describe.each(DIALECTS)('administration on %s', (dialect) => {
     expect(expectShape(validationErrorBody, badScope.body).detail[0].loc).toEqual(['body', 'scopes', 0]);
   });
 
+  it('refuses an unknown body field with 422 naming it and the field probably meant, storing nothing', async () => {
+    const admin = adminClient(server);
+    const unknown = async (path: string, body: unknown) => {
+      const reply = await admin.post(path, body);
+      expect(reply.status).toBe(422);
+      return expectShape(validationErrorBody, reply.body).detail.map(({ loc, msg, type }) => ({
+        loc,
+        msg,
+        type,
+      }));
+    };
+    const users = await server.count('users');
+    expect(await unknown('/v1/admin/users', { name: 'Ada', nmae: 'Ada' })).toEqual([
+      { loc: ['body', 'nmae'], msg: "Unknown field 'nmae'; did you mean 'name'?", type: 'extra_forbidden' },
+    ]);
+    expect(await server.count('users')).toBe(users);
+
+    const keys = await server.count('api_keys');
+    expect(
+      await unknown(`/v1/admin/users/${server.init.user_id}/keys`, { name: 'ci', scope: ['memories:read'] }),
+    ).toEqual([
+      {
+        loc: ['body', 'scope'],
+        msg: "Unknown field 'scope'; did you mean 'scopes'?",
+        type: 'extra_forbidden',
+      },
+    ]);
+    expect(await server.count('api_keys')).toBe(keys);
+
+    const apps = await server.count('apps');
+    const nested = await unknown('/v1/admin/apps', {
+      name: 'Hook',
+      capabilities: ['external_integration'],
+      external_integration: { triggers_on: 'transcript_processed', webhook: 'http://127.0.0.1:9/hook' },
+    });
+    expect(nested).toEqual([
+      expect.objectContaining({ loc: ['body', 'external_integration', 'webhook'], type: 'extra_forbidden' }),
+    ]);
+    expect(await server.count('apps')).toBe(apps);
+  });
+
   it('creates apps, installs and uninstalls them', async () => {
     const admin = adminClient(server);
     const created = await admin.post('/v1/admin/apps', {

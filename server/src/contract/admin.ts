@@ -5,18 +5,18 @@ import { app, externalIntegration } from './notifications';
 
 export const user = z.object({ id: z.string(), name: z.string(), created_at: dateTime }).meta({ id: 'User' });
 
-export const createUserBody = z.object({ name: z.string().trim().min(1).max(100) });
+export const createUserBody = z.strictObject({ name: z.string().trim().min(1).max(100) });
 
-export const createKeyBody = z.object({
+export const createKeyBody = z.strictObject({
   name: z.string().trim().min(1).max(100),
   scopes: z.array(scope).optional().meta({ description: 'Defaults to every :read scope but keys:read' }),
 });
 
-export const createAppBody = z.object({
+export const createAppBody = z.strictObject({
   name: z.string().trim().min(1).max(100),
   capabilities: z.array(capability),
-  external_integration: externalIntegration.partial({ webhook_url: true }).optional(),
-  proactive_notification: z.object({ scopes: z.array(proactiveScope) }).optional(),
+  external_integration: z.strictObject(externalIntegration.partial({ webhook_url: true }).shape).optional(),
+  proactive_notification: z.strictObject({ scopes: z.array(proactiveScope) }).optional(),
 });
 
 export const createdApp = app
@@ -26,7 +26,7 @@ export const createdApp = app
   })
   .meta({ id: 'CreatedApp' });
 
-export const createInstallBody = z.object({
+export const createInstallBody = z.strictObject({
   user_id: z.string().min(1),
   granted_scopes: z.array(proactiveScope).default([]),
 });
