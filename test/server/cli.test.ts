@@ -42,6 +42,16 @@ describe.each(DIALECTS)('devdata-server on %s', (dialect) => {
         expect(page.status).toBe(200);
         expect(page.body.screen_activity).toHaveLength(1000);
         expect(page.body.has_more).toBe(true);
+        // Demo memories read as the API's own: added by hand, reviewed, approved, not edited.
+        const memories = await api.get('/v1/dev/user/memories', { limit: 100 });
+        expect(memories.body.length).toBeGreaterThan(0);
+        for (const memory of memories.body)
+          expect(memory).toMatchObject({
+            manually_added: true,
+            reviewed: true,
+            user_review: true,
+            edited: false,
+          });
 
         // Writes in flight when SIGTERM arrives: every one acknowledged must be stored.
         const writes = Array.from({ length: 30 }, (_, i) =>

@@ -201,6 +201,11 @@ export async function seedDemo(db: Kysely<Database>) {
       category,
       visibility: 'private',
       tags: toJson([]),
+      // As the API marks the memories it makes (see store/memories.ts): added by hand, reviewed, approved.
+      manually_added: 1,
+      reviewed: 1,
+      user_review: 1,
+      edited: 0,
       created_at: createdAt,
       updated_at: createdAt,
     };
