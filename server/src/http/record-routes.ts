@@ -75,8 +75,9 @@ export function tombstoneNote(type: string): string {
  * Declares a resource's developer-API routes in its own route file; `itemPath` names one record, e.g.
  * `/memories/:memory_id` (the list is at `/memories`). `read`/`write` give a route its scope and tags (see
  * `scoped`); `list`, `get`, `create`, `update` and `remove` declare the routes most record resources have,
- * with the statuses they answer, so each route file states only what is its own: the docs, the body, the
- * record and the repository call. Routes of other shapes use `read`/`write`/`params` with `app` directly.
+ * and `item` any other route on one record, with the statuses they answer, so each route file states only what
+ * is its own: the docs, the body, the record and the repository call. Other routes on the collection use
+ * `read`/`write` with `app` directly.
  */
 export function recordRoutes<ItemPath extends `/${string}/:${string}`>(
   app: App,
@@ -91,7 +92,6 @@ export function recordRoutes<ItemPath extends `/${string}/:${string}`>(
   return {
     read,
     write,
-    params,
 
     /**
      * GET `path`: the caller's records, filtered and ordered by `querystring`, which offers the change feed; the
