@@ -102,7 +102,7 @@ export function actionItemsRepository(db: Kysely<Database>) {
       const terms = filter.query;
       const ordered = terms
         ? query
-            .innerJoin(matching(db, 'action_items', terms), 'm.id', 'action_items.id')
+            .innerJoin(matching(db, 'action_items', terms, userId), 'm.id', 'action_items.id')
             .orderBy('m.score', 'desc')
             .orderBy('created_at', 'desc')
             .orderBy('action_items.id', 'desc')

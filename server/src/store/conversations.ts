@@ -288,8 +288,9 @@ export function conversationsRepository(
       terms: SearchTerms,
       filter: Pick<ConversationFilter, 'start_date' | 'end_date' | 'include_transcript' | 'limit'>,
     ): Promise<{ conversation: Conversation; score: number }[]> {
+      const newest = filter.start_date === undefined && filter.end_date === undefined;
       let query = select(userId, filter.include_transcript)
-        .innerJoin(matching(db, 'conversations', terms), 'm.id', 'c.id')
+        .innerJoin(matching(db, 'conversations', terms, userId, { newest }), 'm.id', 'c.id')
         .select('m.score')
         .where('c.discarded', '=', 0);
       if (filter.start_date !== undefined) query = query.where('c.started_at', '>=', filter.start_date);

@@ -106,7 +106,11 @@ export function memoriesRepository(db: Kysely<Database>) {
     ): Promise<{ memory: Memory; score: number }[]> {
       let query = db
         .selectFrom('memories')
-        .innerJoin(matching(db, 'memories', terms), 'm.id', 'memories.id')
+        .innerJoin(
+          matching(db, 'memories', terms, userId, { newest: !filter.categories?.length }),
+          'm.id',
+          'memories.id',
+        )
         .selectAll('memories')
         .select('m.score')
         .where('memories.user_id', '=', userId);

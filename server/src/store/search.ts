@@ -34,25 +34,49 @@ function tsQuery({ words, phrases }: SearchTerms) {
 }
 
 /**
- * The records of `index` that `terms` match, of every user (the caller joins its table and keeps the user's), as
- * the subquery `m` (id, score) for a query on `db`.
+ * A broad query (a common word, in most of a user's conversations) would otherwise rank every match before the best
+ * few are known, at a cost in proportion to the matches: a search that asks only for the best (a limit of at most
+ * 100, no filter but the user's) ranks this many of the user's matches, the ones stored last.
+ */
+export const RANKED_MATCHES = 500;
+
+/**
+ * The records of `index` that `terms` match, of `userId` (the caller joins its table and still keeps the user's), as
+ * the subquery `m` (id, score) for a query on `db`: all of them, or with `newest` the RANKED_MATCHES stored last.
  */
 export function matching<DB>(
   db: Kysely<DB>,
   index: SearchIndex,
   terms: SearchTerms,
+  userId: string,
+  { newest = false } = {},
 ): AliasedRawBuilder<Match, 'm'> {
   const search = sql.table(`${index}_search`);
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
-    // `offset 0` keeps the planner from folding the match into the outer query, where (its statistics not yet
-    // gathered after a bulk load) it would walk every record of the user and probe the index once per record.
+    // Migration 0009 put the user on each search row, so the user's matches come from the index and the small heap
+    // rows, and only the ones ranked have their tsvector read. Ids grow with creation time; "C" compares them
+    // as bytes, faster than the database's collation. `offset 0` keeps the planner from folding the
+    // match into the outer query, where (its statistics not yet gathered after a bulk load) it would walk every
+    // record of the user and probe the index once per record.
+    const newestOnly = newest ? sql`order by id collate "C" desc limit ${sql.lit(RANKED_MATCHES)}` : sql``;
     return sql<Match>`(select s.id, ts_rank(s.document, q.query) as score
-      from ${search} s, (select ${tsQuery(terms)} as query) q
-      where s.document @@ q.query offset 0)`.as('m');
+      from (select ${tsQuery(terms)} as query) q cross join lateral (
+        select id, document from ${search} where document @@ q.query and user_id = ${userId} ${newestOnly}) s
+      offset 0)`.as('m');
   }
   const keys = sql.table(`${index}_search_keys`);
   const weights = sql.join(INDEXES[index].map((weight) => sql.lit(weight)));
+  const query = ftsQuery(terms);
+  // A key's doc grows with each record stored. The newest matches are those from the doc of the user's
+  // RANKED_MATCHES-th newest one up, found first by walking the matches newest first (CROSS JOIN keeps FTS5 the
+  // outer loop, in its own order) down to it. A bound rather than a LIMIT here keeps the subquery one the caller's
+  // query absorbs, driven by FTS5; with a LIMIT it would be built apart, and SQLite (no statistics) would rather
+  // walk every record of the user and look each one up in it.
+  const newestFrom = sql`coalesce((select n.rowid from ${search} n
+      cross join ${keys} k on k.doc = n.rowid cross join ${sql.table(index)} r on r.id = k.id
+      where n.${search} match ${query} and r.user_id = ${userId}
+      order by n.rowid desc limit 1 offset ${sql.lit(RANKED_MATCHES - 1)}), 0)`;
   return sql<Match>`(select k.id as id, -bm25(${search}, ${weights}) as score
     from ${search} join ${keys} k on k.doc = ${search}.rowid
-    where ${search} match ${ftsQuery(terms)})`.as('m');
+    where ${search} match ${query}${newest ? sql` and ${search}.rowid >= ${newestFrom}` : sql``})`.as('m');
 }

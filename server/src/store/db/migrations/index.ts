@@ -6,6 +6,7 @@ import * as realServiceFields from './0004_real_service_fields';
 import * as conversationFields from './0005_conversation_fields';
 import * as eventWebhooks from './0007_event_webhooks';
 import * as search from './0008_search';
+import * as searchByUser from './0009_search_by_user';
 
 // Versioned migrations, applied in key order. Never edit one that has shipped; add the next file.
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0005_conversation_fields': conversationFields,
   '0007_event_webhooks': eventWebhooks,
   '0008_search': search,
+  '0009_search_by_user': searchByUser,
 };
