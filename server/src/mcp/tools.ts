@@ -174,7 +174,7 @@ export const TOOLS: McpTool[] = [
     description:
       "Find the user's conversations about something (their title, overview and transcript), most relevant " +
       'first, without transcripts (use get_conversation with an id for one). Each result has the conversation ' +
-      'and its score.',
+      'and its score. When many match, the most recent are ranked: give start_date/end_date to reach older ones.',
     scope: 'conversations:read',
     kind: 'read',
     input: z.strictObject({
@@ -229,7 +229,7 @@ export const TOOLS: McpTool[] = [
     name: 'search_memories',
     description:
       'Find what the service remembers about the user on a subject, most relevant first. Each result has the ' +
-      'memory and its score.',
+      'memory and its score. When many match, the most recent are ranked: give categories to reach older ones.',
     scope: 'memories:read',
     kind: 'read',
     input: z.strictObject({
