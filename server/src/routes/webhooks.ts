@@ -55,8 +55,11 @@ const webhooks: FastifyPluginAsyncZod = async (app) => {
     async (request) => repository.list(callerId(request)),
   );
 
-  routes.item('GET', '', { summary: 'One webhook subscription', response: webhook }, (userId, { webhook_id }) =>
-    repository.find(userId, webhook_id),
+  routes.item(
+    'GET',
+    '',
+    { summary: 'One webhook subscription', response: webhook },
+    (userId, { webhook_id }) => repository.find(userId, webhook_id),
   );
 
   routes.update(
