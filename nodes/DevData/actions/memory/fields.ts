@@ -32,6 +32,22 @@ export const contentField: INodeProperties = {
   description: 'The fact, preference or insight to remember (1–5000 characters)',
 };
 
+/** The Categories filter of the memory lists (Get Many, Search). */
+export const categoriesFilter: INodeProperties = {
+  displayName: 'Categories',
+  name: 'categories',
+  type: 'multiOptions',
+  default: [],
+  options: CATEGORY_OPTIONS,
+  description: 'Return only memories in any of these categories',
+};
+
+/** The `categories` query parameter for the filters the user set: comma-separated, or absent for all. */
+export function categoriesQuery(filters: IDataObject): string | undefined {
+  const categories = (filters.categories as string[] | undefined) ?? [];
+  return categories.length ? categories.join(',') : undefined;
+}
+
 export const memoryFields: INodeProperties[] = [
   {
     displayName: 'Category',

@@ -4,7 +4,13 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { offsetPaginate } from '../../../shared';
 import { filters, returnAllOrLimit } from '../common.description';
 import { limitOf } from '../utils';
-import { CATEGORY_OPTIONS, memoryRecord, simplifyMemory, simplifyMemoryField } from './fields';
+import {
+  categoriesFilter,
+  categoriesQuery,
+  memoryRecord,
+  simplifyMemory,
+  simplifyMemoryField,
+} from './fields';
 
 /** The server's largest page of memories. */
 export const PAGE_SIZE = 1000;
@@ -12,16 +18,7 @@ export const PAGE_SIZE = 1000;
 const properties: INodeProperties[] = [
   ...returnAllOrLimit(),
   simplifyMemoryField,
-  filters([
-    {
-      displayName: 'Categories',
-      name: 'categories',
-      type: 'multiOptions',
-      default: [],
-      options: CATEGORY_OPTIONS,
-      description: 'Return only memories in these categories',
-    },
-  ]),
+  filters([categoriesFilter]),
 ];
 
 export const description = updateDisplayOptions(
@@ -31,10 +28,9 @@ export const description = updateDisplayOptions(
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
   const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
-  const categories = (filters.categories as string[] | undefined) ?? [];
   const records = await offsetPaginate.call(this, {
     path: memoryRecord.path,
-    qs: { categories: categories.length ? categories.join(',') : undefined },
+    qs: { categories: categoriesQuery(filters) },
     itemIndex,
     pageSize: PAGE_SIZE,
     limit: limitOf.call(this, itemIndex),

@@ -4,22 +4,19 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { devDataRequest } from '../../../shared';
 import { filters } from '../common.description';
 import { searchLimitField, searchQueryField } from '../search';
-import { CATEGORY_OPTIONS, memoryRecord, simplifyMemory, simplifyMemoryField } from './fields';
+import {
+  categoriesFilter,
+  categoriesQuery,
+  memoryRecord,
+  simplifyMemory,
+  simplifyMemoryField,
+} from './fields';
 
 const properties: INodeProperties[] = [
   searchQueryField('memories', 'content', 'e.g. coffee preferences'),
   searchLimitField('memories'),
   simplifyMemoryField,
-  filters([
-    {
-      displayName: 'Categories',
-      name: 'categories',
-      type: 'multiOptions',
-      default: [],
-      options: CATEGORY_OPTIONS,
-      description: 'Return only memories in any of these categories',
-    },
-  ]),
+  filters([categoriesFilter]),
 ];
 
 export const description = updateDisplayOptions(
@@ -33,14 +30,13 @@ export const description = updateDisplayOptions(
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
   const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
-  const categories = (filters.categories as string[] | undefined) ?? [];
   const found = (await devDataRequest.call(this, {
     method: 'GET',
     path: `${memoryRecord.path}/search`,
     qs: {
       query: this.getNodeParameter('query', itemIndex) as string,
       limit: this.getNodeParameter('limit', itemIndex, 50) as number,
-      categories: categories.length ? categories.join(',') : undefined,
+      categories: categoriesQuery(filters),
     },
   })) as IDataObject[];
   if (!this.getNodeParameter('simplify', itemIndex, true)) return found;
