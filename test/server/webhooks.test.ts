@@ -4,6 +4,7 @@
 // disablement, secret rotation's grace period, and one user's events never reaching another's subscription.
 // Refused URLs are shown with a resolver the test controls: nothing is ever called outside 127.0.0.0/8.
 import { configFromEnv } from '../../server/src/config';
+import { MAX_MEMORY_BATCH } from '../../server/src/contract/memories';
 import {
   deliveriesPage,
   webhook,
@@ -294,6 +295,28 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
       expect(delivery.delivered_at).not.toBeNull();
     }
     await ok(api.delete(`${BASE}/${made.id}`));
+  });
+
+  test("a hanging receiver holds its subscription's share of attempts, and its backlog never holds up another subscription", async () => {
+    const hanging = await receiver(() => 'hang');
+    const healthy = await receiver();
+    const stuck = await subscribe(api, hanging.url, ['memory.created']);
+    const fine = await subscribe(api, healthy.url, ['memory.created']);
+    const memories = Array.from({ length: MAX_MEMORY_BATCH }, (_, i) => ({ content: `backlog ${i}` }));
+    await created(api.post('/v1/dev/user/memories/batch', { memories }));
+
+    await healthy.until((r) => r.length >= memories.length);
+    // Every healthy call arrived while the hanging receiver still held the calls it was first given (a timeout
+    // would have brought it retries), and it was given no more than its subscription's share.
+    expect(hanging.received).toHaveLength(EVENTS.concurrencyPerSubscription);
+    expect(new Set(healthy.received.map((e) => e.body.data.content))).toEqual(
+      new Set(memories.map((m) => m.content)),
+    );
+    const backlog = await deliveriesOf(api, stuck.id);
+    expect(backlog).toHaveLength(memories.length);
+    expect(backlog.every((d) => d.status === 'pending' && d.last_status_code === null)).toBe(true);
+    await ok(api.delete(`${BASE}/${stuck.id}`));
+    await ok(api.delete(`${BASE}/${fine.id}`));
   });
 
   test('a failing receiver: each attempt recorded with its status and next time, then delivered; redeliver sends the same id', async () => {

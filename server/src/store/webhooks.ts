@@ -114,6 +114,33 @@ function decodeDelivery(row: DeliveryRow): WebhookDelivery {
   };
 }
 
+/**
+ * The active subscriptions with a delivery due by `now`, the one due longest first. The subscriptions holding
+ * pending deliveries are found by skipping through the pending index one subscription at a time (a loose index
+ * scan), so the cost follows how many there are, not how many deliveries they hold.
+ */
+async function subscriptionsWithDueDeliveries(db: Kysely<Database>, now: number): Promise<string[]> {
+  const { rows } = await sql<{ id: string }>`
+    with recursive pending(subscription_id) as (
+      select (select subscription_id from webhook_deliveries
+              where status = 'pending' order by subscription_id limit 1)
+      union all
+      select (select d.subscription_id from webhook_deliveries d
+              where d.status = 'pending' and d.subscription_id > p.subscription_id
+              order by d.subscription_id limit 1)
+      from pending p where p.subscription_id is not null
+    )
+    select s.id from (
+      select p.subscription_id, (select min(d.next_attempt_at) from webhook_deliveries d
+                                 where d.status = 'pending' and d.subscription_id = p.subscription_id) as due_at
+      from pending p where p.subscription_id is not null
+    ) due
+    join webhook_subscriptions s on s.id = due.subscription_id
+    where s.active = 1 and due.due_at <= ${now}
+    order by due.due_at, s.id`.execute(db);
+  return rows.map((row) => row.id);
+}
+
 export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
   /** The caller's subscription row, or NotFound "Webhook" (also for another user's). */
   async function findRow(trx: Kysely<Database>, userId: string, id: string) {
@@ -291,12 +318,15 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
     },
 
     /**
-     * Claims up to `take` due pending deliveries of active subscriptions, at most `room(subscription)` of each,
-     * leaving out `busy` subscriptions and the deliveries `underWay` in this process. On PostgreSQL each is
+     * Claims up to `take` due pending deliveries of active subscriptions, oldest first, at most `room(subscription)`
+     * of each, leaving out `busy` subscriptions and the deliveries `underWay` in this process. On PostgreSQL each is
      * leased to this claim until `leaseUntil` (its next_attempt_at, so no other instance takes it meanwhile; one
      * whose instance died is due again then), rows another instance is claiming being skipped (`FOR UPDATE SKIP
      * LOCKED`). SQLite has one process, which knows what it has under way: its claim writes nothing, and after a
      * crash what was under way is due at once.
+     *
+     * It goes subscription by subscription, not down one queue of everything due: a dead or slow endpoint's backlog
+     * stays due behind its busy subscription, and a queue would walk past all of it at every claim.
      */
     async claim(
       now: number,
@@ -308,28 +338,28 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
     ): Promise<ClaimedDelivery[]> {
       if (take <= 0) return [];
       const claimIn = async (trx: Kysely<Database>): Promise<ClaimedDelivery[]> => {
-        let due = trx
-          .selectFrom('webhook_deliveries as d')
-          .innerJoin('webhook_subscriptions as s', 's.id', 'd.subscription_id')
-          .select(['d.id', 'd.subscription_id'])
-          .where('d.status', '=', 'pending')
-          .where('d.next_attempt_at', '<=', now)
-          .where('s.active', '=', 1)
-          .orderBy('d.next_attempt_at')
-          .orderBy('d.id')
-          .limit(take * 4);
-        if (busy.length > 0) due = due.where('d.subscription_id', 'not in', busy);
-        if (underWay.length > 0) due = due.where('d.id', 'not in', underWay);
-        if (dialect === 'postgres') due = due.forUpdate('d').skipLocked();
-        const picked: string[] = [];
-        const taken = new Map<string, number>();
-        for (const row of await due.execute()) {
-          const n = taken.get(row.subscription_id) ?? 0;
-          if (n >= room(row.subscription_id)) continue;
-          taken.set(row.subscription_id, n + 1);
-          picked.push(row.id);
-          if (picked.length >= take) break;
+        const ready = (await subscriptionsWithDueDeliveries(trx, now))
+          .filter((id) => !busy.includes(id) && room(id) > 0)
+          .slice(0, take);
+        const due: { id: string; next_attempt_at: number | null }[] = [];
+        for (const subscriptionId of ready) {
+          let rows = trx
+            .selectFrom('webhook_deliveries')
+            .select(['id', 'next_attempt_at'])
+            .where('status', '=', 'pending')
+            .where('subscription_id', '=', subscriptionId)
+            .where('next_attempt_at', '<=', now)
+            .orderBy('next_attempt_at')
+            .orderBy('id')
+            .limit(room(subscriptionId));
+          if (underWay.length > 0) rows = rows.where('id', 'not in', underWay);
+          if (dialect === 'postgres') rows = rows.forUpdate().skipLocked();
+          due.push(...(await rows.execute()));
         }
+        const picked = due
+          .sort((a, b) => Number(a.next_attempt_at) - Number(b.next_attempt_at) || (a.id < b.id ? -1 : 1))
+          .slice(0, take)
+          .map((row) => row.id);
         if (picked.length === 0) return [];
         const lease = dialect === 'postgres' ? randomUUID() : null;
         if (lease !== null) {

@@ -7,6 +7,7 @@ import * as conversationFields from './0005_conversation_fields';
 import * as eventWebhooks from './0007_event_webhooks';
 import * as search from './0008_search';
 import * as searchByUser from './0009_search_by_user';
+import * as deliveriesBySubscription from './0010_deliveries_by_subscription';
 
 // Versioned migrations, applied in key order. Never edit one that has shipped; add the next file.
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0007_event_webhooks': eventWebhooks,
   '0008_search': search,
   '0009_search_by_user': searchByUser,
+  '0010_deliveries_by_subscription': deliveriesBySubscription,
 };
