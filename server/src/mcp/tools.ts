@@ -102,6 +102,11 @@ const endDate = (what: string) =>
       description: `Only those ${what} on or before this: YYYY-MM-DD (the whole UTC day) or an ISO 8601 date-time`,
     });
 
+const memoryCategories = z
+  .array(memoryCategory)
+  .optional()
+  .meta({ description: 'Only memories in these categories (all when absent)' });
+
 const dueAt = instant.nullable().optional().meta({
   description: 'Due date-time, ISO 8601 (e.g. 2026-11-21T09:30:00Z; no offset means UTC); null for none',
 });
@@ -214,10 +219,7 @@ export const TOOLS: McpTool[] = [
     scope: 'memories:read',
     kind: 'read',
     input: z.strictObject({
-      categories: z
-        .array(memoryCategory)
-        .optional()
-        .meta({ description: 'Only memories in these categories (all when absent)' }),
+      categories: memoryCategories,
       limit: limit(100, 25),
       offset,
     }),
@@ -234,10 +236,7 @@ export const TOOLS: McpTool[] = [
     kind: 'read',
     input: z.strictObject({
       query: searchQuery('the memories'),
-      categories: z
-        .array(memoryCategory)
-        .optional()
-        .meta({ description: 'Only memories in these categories (all when absent)' }),
+      categories: memoryCategories,
       limit: limit(100, 10),
     }),
     run: async ({ userId, repositories }, { query, ...filter }) => ({
