@@ -74,7 +74,7 @@ export function tombstoneNote(type: string): string {
 /**
  * Declares a resource's developer-API routes in its own route file; `itemPath` names one record, e.g.
  * `/memories/:memory_id` (the list is at `/memories`). `read`/`write` give a route its scope and tags (see
- * `scoped`); `list`, `get`, `create`, `update` and `remove` declare the routes most record resources have,
+ * `scoped`); `list` (or `listAll`), `get`, `create`, `update` and `remove` declare the routes most record resources have,
  * and `item` any other route on one record, with the statuses they answer, so each route file states only what
  * is its own: the docs, the body, the record and the repository call. Other routes on the collection use
  * `read`/`write` with `app` directly.
@@ -118,6 +118,21 @@ export function recordRoutes<ItemPath extends `/${string}/:${string}`>(
             list(userId, query),
           );
         },
+      );
+    },
+
+    /**
+     * GET `path` for a resource the caller has few of: all the caller's records in one answer, without a query
+     * (so no paging and no change feed), never from the response cache.
+     */
+    listAll<R extends z.ZodType>(
+      doc: RouteDoc & { response: R },
+      list: (userId: string) => Promise<z.input<R>>,
+    ) {
+      app.get(
+        path,
+        read({ ...docOf(doc), response: { 200: doc.response as AnySchema, ...errors(401, 403, 429) } }),
+        async (request) => list(callerId(request)),
       );
     },
 

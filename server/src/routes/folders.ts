@@ -1,6 +1,4 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { callerId } from '../auth/hooks';
-import { errors } from '../contract/common';
 import { createFolderBody, folder, updateFolderBody } from '../contract/folders';
 import { recordRoutes, tombstoneNote } from '../http/record-routes';
 
@@ -8,13 +6,9 @@ const folders: FastifyPluginAsyncZod = async (app) => {
   const repository = app.repositories.folders;
   const routes = recordRoutes(app, '/folders/:folder_id', { tags: ['Folders'], scopes: 'conversations' });
 
-  app.get(
-    '/folders',
-    routes.read({
-      summary: 'List folders, oldest first, with their conversation counts',
-      response: { 200: folder.array(), ...errors(401, 403, 429) },
-    }),
-    async (request) => repository.list(callerId(request)),
+  routes.listAll(
+    { summary: 'List folders, oldest first, with their conversation counts', response: folder.array() },
+    (userId) => repository.list(userId),
   );
 
   routes.create({ summary: 'Create a folder', body: createFolderBody, response: folder }, (userId, body) =>

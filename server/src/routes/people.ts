@@ -1,6 +1,4 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { callerId } from '../auth/hooks';
-import { errors } from '../contract/common';
 import { createPersonBody, peopleList, person, updatePersonBody } from '../contract/people';
 import { recordRoutes, tombstoneNote } from '../http/record-routes';
 
@@ -8,11 +6,9 @@ const people: FastifyPluginAsyncZod = async (app) => {
   const repository = app.repositories.people;
   const routes = recordRoutes(app, '/people/:person_id', { tags: ['People'], scopes: 'people' });
 
-  app.get(
-    '/people',
-    routes.read({ summary: 'List people, by name', response: { 200: peopleList, ...errors(401, 403, 429) } }),
-    async (request) => ({ people: await repository.list(callerId(request)) }),
-  );
+  routes.listAll({ summary: 'List people, by name', response: peopleList }, async (userId) => ({
+    people: await repository.list(userId),
+  }));
 
   routes.create(
     {

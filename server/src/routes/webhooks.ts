@@ -1,6 +1,4 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { callerId } from '../auth/hooks';
-import { errors } from '../contract/common';
 import { cursorPage } from '../contract/cursor';
 import {
   createWebhookBody,
@@ -46,13 +44,9 @@ const webhooks: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  app.get(
-    '/webhooks',
-    routes.read({
-      summary: "The user's webhook subscriptions, oldest first",
-      response: { 200: webhook.array(), ...errors(401, 403, 429) },
-    }),
-    async (request) => repository.list(callerId(request)),
+  routes.listAll(
+    { summary: "The user's webhook subscriptions, oldest first", response: webhook.array() },
+    (userId) => repository.list(userId),
   );
 
   routes.item(
