@@ -9,7 +9,7 @@ import { newId } from '../ids';
 import type { Dialect } from './db/database';
 import { outboxTransaction, wakeAfterCommit, writeEvents } from './db/outbox';
 import { newestBefore } from './db/paging';
-import type { Row } from './db/records';
+import { findOwned, type Row } from './db/records';
 import { fromFlag, fromJson, iso, toFlag, toJson } from './db/rows';
 import type { Database } from './db/schema';
 import { NotFound } from './db/store-errors';
@@ -143,16 +143,8 @@ async function subscriptionsWithDueDeliveries(db: Kysely<Database>, now: number)
 
 export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
   /** The caller's subscription row, or NotFound "Webhook" (also for another user's). */
-  async function findRow(trx: Kysely<Database>, userId: string, id: string) {
-    const row = await trx
-      .selectFrom('webhook_subscriptions')
-      .selectAll()
-      .where('id', '=', id)
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
-    if (!row) throw new NotFound('Webhook');
-    return row;
-  }
+  const findRow = (trx: Kysely<Database>, userId: string, id: string) =>
+    findOwned(trx, 'webhook_subscriptions', userId, id);
 
   function deliveries(trx: Kysely<Database>) {
     return trx

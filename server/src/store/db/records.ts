@@ -30,6 +30,7 @@ const THING = {
   goals: 'Goal',
   memories: 'Memory',
   people: 'Person',
+  webhook_subscriptions: 'Webhook',
 } as const;
 export type OwnedTable = keyof typeof THING;
 
@@ -140,8 +141,11 @@ export async function updateChanged<T extends OwnedTable, C extends { id: string
   return { row: { ...current, ...set }, changed };
 }
 
-/** The tombstone each deletable record leaves (goals are never removed, so they leave none). */
-const TOMBSTONE: Record<Exclude<OwnedTable, 'goals'>, TombstoneType> = {
+/**
+ * The tombstone each deletable record leaves (goals are never removed, so they leave none; nor do webhook
+ * subscriptions, which are not in the change feed).
+ */
+const TOMBSTONE: Record<Exclude<OwnedTable, 'goals' | 'webhook_subscriptions'>, TombstoneType> = {
   action_items: 'action_item',
   conversations: 'conversation',
   folders: 'folder',
