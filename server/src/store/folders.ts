@@ -5,7 +5,7 @@ import { DEFAULT_FOLDER_COLOR } from '../contract/folders';
 import { newId } from '../ids';
 import { userWrite } from './db/write-clock';
 import { createOwned, deleteOwned, found, updateChanged, type Row } from './db/records';
-import { iso } from './db/rows';
+import { fromFlag, iso } from './db/rows';
 import type { Database } from './db/schema';
 
 export interface Folder {
@@ -46,8 +46,8 @@ function decodeFolder({ conversation_count, ...row }: FolderRow): Folder {
     color: row.color ?? DEFAULT_FOLDER_COLOR,
     icon: row.icon,
     order: row.display_order,
-    is_default: row.is_default === 1,
-    is_system: row.is_system === 1,
+    is_default: fromFlag(row.is_default),
+    is_system: fromFlag(row.is_system),
     category_mapping: row.category_mapping,
     conversation_count: Number(conversation_count ?? 0),
     created_at: iso(row.created_at),

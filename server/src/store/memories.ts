@@ -6,7 +6,7 @@ import { newId } from '../ids';
 import { userWrite } from './db/write-clock';
 import { createOwned, deleteOwned, findOwned, updateChanged, type Row } from './db/records';
 import { recordEvents } from './db/outbox';
-import { fromJson, iso, toJson } from './db/rows';
+import { fromFlag, fromJson, iso, toJson } from './db/rows';
 import type { Database } from './db/schema';
 import { matching } from './search';
 import type { SearchTerms } from '../contract/search-query';
@@ -50,10 +50,10 @@ function decodeMemory(row: Row<'memories'>): Memory {
     tags: fromJson<string[]>(row.tags),
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
-    manually_added: row.manually_added === 1,
-    reviewed: row.reviewed === 1,
-    user_review: row.user_review === null ? null : row.user_review === 1,
-    edited: row.edited === 1,
+    manually_added: fromFlag(row.manually_added),
+    reviewed: fromFlag(row.reviewed),
+    user_review: row.user_review === null ? null : fromFlag(row.user_review),
+    edited: fromFlag(row.edited),
   };
 }
 
