@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import { newId } from '../ids';
 import { userWrite } from './db/write-clock';
 import { Conflict, isUniqueViolation } from './db/store-errors';
-import { createOwned, deleteOwned, findOwned, updateChanged, type Row } from './db/records';
+import { allOwned, createOwned, deleteOwned, findOwned, updateChanged, type Row } from './db/records';
 import { fromJson, iso, toJson } from './db/rows';
 import type { Database } from './db/schema';
 
@@ -42,14 +42,7 @@ export function peopleRepository(db: Kysely<Database>) {
   return {
     /** By name. */
     async list(userId: string): Promise<Person[]> {
-      const rows = await db
-        .selectFrom('people')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .orderBy('name_key')
-        .orderBy('id')
-        .execute();
-      return rows.map(decodePerson);
+      return (await allOwned(db, 'people', userId, 'name_key')).map(decodePerson);
     },
 
     /**

@@ -9,7 +9,7 @@ import { newId } from '../ids';
 import type { Dialect } from './db/database';
 import { outboxTransaction, wakeAfterCommit, writeEvents } from './db/outbox';
 import { newestBefore } from './db/paging';
-import { findOwned, type Row } from './db/records';
+import { allOwned, findOwned, type Row } from './db/records';
 import { fromFlag, fromJson, iso, toFlag, toJson } from './db/rows';
 import type { Database } from './db/schema';
 import { NotFound } from './db/store-errors';
@@ -161,14 +161,7 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
   return {
     /** The user's subscriptions, oldest first. */
     async list(userId: string): Promise<Webhook[]> {
-      const rows = await db
-        .selectFrom('webhook_subscriptions')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .orderBy('created_at')
-        .orderBy('id')
-        .execute();
-      return rows.map(decodeWebhook);
+      return (await allOwned(db, 'webhook_subscriptions', userId, 'created_at')).map(decodeWebhook);
     },
 
     async find(userId: string, id: string): Promise<Webhook> {

@@ -88,6 +88,23 @@ function findOwnedQuery(db: Kysely<Database>, table: OwnedTable, columns?: reado
   return compiled;
 }
 
+/** All the user's rows in `table`, by `column` and then by id (one order for rows alike in `column`). */
+export async function allOwned<T extends OwnedTable>(
+  db: Kysely<Database>,
+  table: T,
+  userId: string,
+  column: keyof Row<T> & string,
+): Promise<Row<T>[]> {
+  const rows = await db
+    .selectFrom(table as OwnedTable)
+    .selectAll()
+    .where(sql.ref('user_id'), '=', userId)
+    .orderBy(sql.ref(column))
+    .orderBy(sql.ref('id'))
+    .execute();
+  return rows as Row<T>[];
+}
+
 /**
  * Creates records in one write of the user: `build` makes the rows with the write stamp `at` (created_at =
  * updated_at = at), after checking in `trx` what it must; they are stored through insertRows, all or none,
