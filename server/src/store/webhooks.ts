@@ -115,11 +115,17 @@ function decodeDelivery(row: DeliveryRow): WebhookDelivery {
 }
 
 /**
- * The active subscriptions with a delivery due by `now`, the one due longest first. The subscriptions holding
- * pending deliveries are found by skipping through the pending index one subscription at a time (a loose index
- * scan), so the cost follows how many there are, not how many deliveries they hold.
+ * Up to `take` active subscriptions, `busy` ones left out, with a delivery due by `now`, the one due longest first.
+ * The subscriptions holding pending deliveries are found by skipping through the pending index one subscription at
+ * a time (a loose index scan), so the cost follows how many there are, not how many deliveries they hold.
  */
-async function subscriptionsWithDueDeliveries(db: Kysely<Database>, now: number): Promise<string[]> {
+async function subscriptionsWithDueDeliveries(
+  db: Kysely<Database>,
+  now: number,
+  busy: readonly string[],
+  take: number,
+): Promise<string[]> {
+  const notBusy = busy.length > 0 ? sql`and s.id not in (${sql.join(busy)})` : sql``;
   const { rows } = await sql<{ id: string }>`
     with recursive pending(subscription_id) as (
       select (select subscription_id from webhook_deliveries
@@ -136,8 +142,9 @@ async function subscriptionsWithDueDeliveries(db: Kysely<Database>, now: number)
       from pending p where p.subscription_id is not null
     ) due
     join webhook_subscriptions s on s.id = due.subscription_id
-    where s.active = 1 and due.due_at <= ${now}
-    order by due.due_at, s.id`.execute(db);
+    where s.active = 1 and due.due_at <= ${now} ${notBusy}
+    order by due.due_at, s.id
+    limit ${take}`.execute(db);
   return rows.map((row) => row.id);
 }
 
@@ -323,11 +330,8 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
     ): Promise<ClaimedDelivery[]> {
       if (take <= 0) return [];
       const claimIn = async (trx: Kysely<Database>): Promise<ClaimedDelivery[]> => {
-        const ready = (await subscriptionsWithDueDeliveries(trx, now))
-          .filter((id) => !busy.includes(id) && room(id) > 0)
-          .slice(0, take);
         const due: { id: string; next_attempt_at: number | null }[] = [];
-        for (const subscriptionId of ready) {
+        for (const subscriptionId of await subscriptionsWithDueDeliveries(trx, now, busy, take)) {
           let rows = trx
             .selectFrom('webhook_deliveries')
             .select(['id', 'next_attempt_at'])
