@@ -8,8 +8,7 @@ import * as eventWebhooks from './0007_event_webhooks';
 import * as search from './0008_search';
 import * as searchByUser from './0009_search_by_user';
 import * as deliveriesBySubscription from './0010_deliveries_by_subscription';
-import * as searchOrder from './0011_search_order';
-import * as searchWithoutStatistics from './0012_search_without_statistics';
+import * as searchPlanning from './0011_search_planning';
 
 // Versioned migrations, applied in key order. Never edit one that has shipped; add the next file.
 export const migrations: Record<string, Migration> = {
@@ -22,6 +21,5 @@ export const migrations: Record<string, Migration> = {
   '0008_search': search,
   '0009_search_by_user': searchByUser,
   '0010_deliveries_by_subscription': deliveriesBySubscription,
-  '0011_search_order': searchOrder,
-  '0012_search_without_statistics': searchWithoutStatistics,
+  '0011_search_planning': searchPlanning,
 };
