@@ -115,22 +115,17 @@ function decodeDelivery(row: DeliveryRow): WebhookDelivery {
 }
 
 /**
- * Up to `take` active subscriptions, `busy` ones left out, with a delivery due by `now` that is not `underWay`, the
- * one due longest first. The subscriptions holding pending deliveries are found by skipping through the pending
- * index one subscription at a time (a loose index scan), so the cost follows how many there are, not how many
- * deliveries they hold.
+ * Up to `take` active subscriptions, `busy` ones left out, with a delivery due by `now`, the one due longest first.
+ * The subscriptions holding pending deliveries are found by skipping through the pending index one subscription at
+ * a time (a loose index scan), so the cost follows how many there are, not how many deliveries they hold.
  */
 async function subscriptionsWithDueDeliveries(
   db: Kysely<Database>,
   now: number,
   busy: readonly string[],
-  underWay: readonly string[],
   take: number,
 ): Promise<string[]> {
   const notBusy = busy.length > 0 ? sql`and s.id not in (${sql.join(busy)})` : sql``;
-  // On SQLite an attempt under way leaves its delivery due (nothing is leased): such a subscription has nothing to
-  // give until another of its deliveries is due, and must not take the place of one that has.
-  const notUnderWay = underWay.length > 0 ? sql`and d.id not in (${sql.join(underWay)})` : sql``;
   const { rows } = await sql<{ id: string }>`
     with recursive pending(subscription_id) as (
       select (select subscription_id from webhook_deliveries
@@ -142,9 +137,8 @@ async function subscriptionsWithDueDeliveries(
       from pending p where p.subscription_id is not null
     )
     select s.id from (
-      select p.subscription_id,
-             (select min(d.next_attempt_at) from webhook_deliveries d
-              where d.status = 'pending' and d.subscription_id = p.subscription_id ${notUnderWay}) as due_at
+      select p.subscription_id, (select min(d.next_attempt_at) from webhook_deliveries d
+                                 where d.status = 'pending' and d.subscription_id = p.subscription_id) as due_at
       from pending p where p.subscription_id is not null
     ) due
     join webhook_subscriptions s on s.id = due.subscription_id
@@ -337,7 +331,7 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
       if (take <= 0) return [];
       const claimIn = async (trx: Kysely<Database>): Promise<ClaimedDelivery[]> => {
         const due: { id: string; next_attempt_at: number | null }[] = [];
-        for (const subscriptionId of await subscriptionsWithDueDeliveries(trx, now, busy, underWay, take)) {
+        for (const subscriptionId of await subscriptionsWithDueDeliveries(trx, now, busy, take)) {
           let rows = trx
             .selectFrom('webhook_deliveries')
             .select(['id', 'next_attempt_at'])
