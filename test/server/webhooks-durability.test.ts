@@ -9,7 +9,8 @@ import { client, type Client } from '../helpers/http';
 import { startPair, errorsLogged } from '../helpers/instances';
 import { createDatabase, DIALECTS } from '../helpers/server';
 
-jest.setTimeout(180_000);
+const TEST_TIMEOUT_MS = 180_000;
+jest.setTimeout(TEST_TIMEOUT_MS);
 
 /** Quick polling and retries, so a restarted server picks up at once; a lease outlives a 1 s attempt. */
 const ENV = {
@@ -55,6 +56,25 @@ function writeStream(api: () => Client, prefix: string) {
   };
 }
 
+/**
+ * Resolves with `wait`, or fails a little before the test's own timeout would end it without a word, with what
+ * `explain` says of the state (which events are missing, what the servers logged) so that a rare hang can be read.
+ */
+async function orExplain<T>(wait: Promise<T>, deadline: number, explain: () => Promise<string>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => void explain().then((why) => reject(new Error(why)), reject),
+      Math.max(0, deadline - Date.now()),
+    );
+  });
+  try {
+    return await Promise.race([wait, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Every memory the database holds, by content. */
 async function stored(api: Client): Promise<Map<string, string>> {
   const all = await api.get('/v1/dev/user/memories', { limit: 1000 });
@@ -65,6 +85,8 @@ async function stored(api: Client): Promise<Map<string, string>> {
 describe.each(DIALECTS)('kill -9 during writes on %s', (dialect) => {
   let receiver: EventReceiver;
   const servers: ServeProcess[] = [];
+  /** Every process started, killed ones too, for their logs. */
+  const started: ServeProcess[] = [];
   let drop: () => Promise<void> = async () => undefined;
   afterAll(async () => {
     await Promise.all(servers.map((server) => server.stop()));
@@ -74,36 +96,77 @@ describe.each(DIALECTS)('kill -9 during writes on %s', (dialect) => {
 
   const instances = INSTANCES[dialect];
   test(`${instances} instance(s), ${KILLS} kills: every acknowledged write's event arrived, none for a write not stored, none sent twice at once`, async () => {
+    const deadline = Date.now() + TEST_TIMEOUT_MS - 15_000;
     receiver = await eventReceiver();
     const database = await createDatabase(dialect);
     drop = database.drop;
+    const serve = async () => {
+      const server = await serveCli(database.url, ENV);
+      started.push(server);
+      return server;
+    };
     const made = runCli(['init', '--database', database.url, '--json']);
     expect(made.status).toBe(0);
     const key = (JSON.parse(made.stdout) as { developer_key: string }).developer_key;
-    for (let n = 0; n < instances; n += 1) servers.push(await serveCli(database.url, ENV));
+    for (let n = 0; n < instances; n += 1) servers.push(await serve());
     // Writes take turns over the instances; those sent to one being killed are not acknowledged.
     let turn = 0;
     const api = () => client(servers[turn++ % instances]!.baseUrl, key);
-    await subscribe(api(), receiver.url);
+    const subscription = await subscribe(api(), receiver.url);
 
     const acknowledged: string[] = [];
-    for (let round = 0; round < KILLS; round += 1) {
+    let round = 0;
+    const contents = () => new Set(receiver.received.map((e) => e.body.data.content as string));
+    const explain = async () => {
+      const missing = acknowledged.filter((content) => !contents().has(content));
+      const deliveries = await api()
+        .get(`/v1/dev/user/webhooks/${subscription}/deliveries`, { limit: 20 })
+        .then((reply) =>
+          (reply.body.deliveries as Record<string, unknown>[])
+            .map((d) => `${d.status} ${d.attempt_count} ${d.last_error} next ${d.next_attempt_at}`)
+            .join('; '),
+        )
+        .catch((error: unknown) => String(error));
+      const logs = started.map(
+        (server, n) => `server ${n}:\n${server.logs.slice(-30).join('')}${server.stderr.join('')}`,
+      );
+      return [
+        `round ${round}: ${receiver.received.length} events received, ${acknowledged.length} writes acknowledged`,
+        `missing events for: ${missing.slice(0, 20).join(', ')}`,
+        `newest deliveries: ${deliveries}`,
+        ...logs,
+      ].join('\n');
+    };
+    for (; round < KILLS; round += 1) {
       const stream = writeStream(api, `round${round}`);
       // Kill mid-stream, once this round has had writes acknowledged and events are being sent; on PostgreSQL
       // the other instance goes on taking writes and sending events meanwhile.
       const before = receiver.received.length;
-      await receiver.until((r) => r.length > before + 2);
-      while (stream.acknowledged.length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
       const victim = round % instances;
-      servers[victim]!.child.kill('SIGKILL');
-      await servers[victim]!.exited;
-      await stream.stop();
+      try {
+        await orExplain(
+          receiver.until((r) => r.length > before + 2),
+          deadline,
+          explain,
+        );
+        while (stream.acknowledged.length < 2) {
+          if (Date.now() > deadline) throw new Error(await explain());
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        servers[victim]!.child.kill('SIGKILL');
+        await servers[victim]!.exited;
+      } finally {
+        await stream.stop();
+      }
       acknowledged.push(...stream.acknowledged);
-      servers[victim] = await serveCli(database.url, ENV);
+      servers[victim] = await serve();
     }
 
-    const contents = () => new Set(receiver.received.map((e) => e.body.data.content as string));
-    await receiver.until(() => acknowledged.every((content) => contents().has(content)));
+    await orExplain(
+      receiver.until(() => acknowledged.every((content) => contents().has(content))),
+      deadline,
+      explain,
+    );
     const records = await stored(api());
     for (const event of receiver.received) {
       // An event only for a stored record, carrying that record.
