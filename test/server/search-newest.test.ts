@@ -3,7 +3,7 @@
 // towards the caller's.
 import { MAX_MEMORY_BATCH } from '../../server/src/contract/memories';
 import { memorySearchResult } from '../../server/src/contract/search';
-import { RANKED_MATCHES } from '../../server/src/store/search';
+import { RANKED_MATCHES } from '../../server/src/store/db/search';
 import { devClient, expectShape, newUser, ok, type Client } from '../helpers/http';
 import { DIALECTS, forSuite, startServer } from '../helpers/server';
 

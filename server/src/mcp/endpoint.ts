@@ -1,7 +1,7 @@
 // POST /mcp: the Model Context Protocol over Streamable HTTP, stateless (no session: a new server and transport
 // per request), so any instance answers any request. The developer key authenticates it as it does /v1/dev, by
 // the same hook: a revoked key is a 401, and every POST counts against the key's rate limit.
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -53,6 +53,45 @@ function mcpServer(key: DeveloperKey, reply: FastifyReply) {
   return server;
 }
 
+/** The request's JSON-RPC message, or undefined when the body is not JSON. */
+function parseMessage(body: string): unknown {
+  try {
+    return JSON.parse(body) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Hands the authenticated request to the SDK's MCP server and transport, made for it alone. From here the SDK writes
+ * the response; the headers set so far (the rate limit's) go with it.
+ */
+async function answerWithSdk(request: FastifyRequest, reply: FastifyReply, message: unknown) {
+  const server = mcpServer(request.developerKey as DeveloperKey, reply);
+  const transport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  reply.hijack();
+  for (const [name, value] of Object.entries(reply.getHeaders())) {
+    if (value !== undefined) reply.raw.setHeader(name, value);
+  }
+  reply.raw.on('close', () => {
+    void transport.close();
+    void server.close();
+  });
+  try {
+    await server.connect(transport);
+    await transport.handleRequest(request.raw, reply.raw, message);
+  } catch (error) {
+    request.log.error({ err: error }, 'MCP request failed');
+    if (!reply.raw.headersSent) {
+      reply.raw.writeHead(500, { 'content-type': 'application/json' });
+      reply.raw.end(JSON.stringify(jsonRpcError(-32603, 'Internal error')));
+    }
+  }
+}
+
 const mcp: FastifyPluginAsync<{ limiter: RequestLimiter }> = async (app, { limiter }) => {
   const authenticate = developerAuth(limiter);
 
@@ -68,54 +107,23 @@ const mcp: FastifyPluginAsync<{ limiter: RequestLimiter }> = async (app, { limit
   // Stateless, so no GET (a stream of server messages) or DELETE (ending a session): the server's 405 answers them,
   // naming POST.
   app.post('/mcp', { schema: { hide: true } }, async (request, reply) => {
-    let message: unknown;
-    try {
-      message = JSON.parse(request.body as string);
-    } catch {
-      message = undefined;
-    }
+    const message = parseMessage(request.body as string);
+    const callId = toolCallId(message);
     try {
       await authenticate.call(app, request, reply);
     } catch (error) {
       // Over the limit, a tool call is answered as a tool result a model can wait on; anything else as HTTP.
-      const id = toolCallId(message);
-      if (error instanceof HttpError && error.statusCode === 429 && id !== undefined) {
+      if (error instanceof HttpError && error.statusCode === 429 && callId !== undefined) {
         reply.headers(error.headers);
-        return answerToolCall(reply, id, refusal('rate_limited', error.detail));
+        return answerToolCall(reply, callId, refusal('rate_limited', error.detail));
       }
       throw error;
     }
     if (message === undefined)
       return reply.code(400).send(jsonRpcError(-32700, 'Parse error: the body is not JSON'));
-    const callId = toolCallId(message);
     if (callId !== undefined && badArguments(message))
       return answerToolCall(reply, callId, refusal('invalid_arguments', 'arguments must be an object'));
-
-    const key = request.developerKey as DeveloperKey;
-    const server = mcpServer(key, reply);
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    // From here the SDK writes the response; the rate-limit headers set above go with it.
-    reply.hijack();
-    for (const [name, value] of Object.entries(reply.getHeaders())) {
-      if (value !== undefined) reply.raw.setHeader(name, value);
-    }
-    reply.raw.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    try {
-      await server.connect(transport);
-      await transport.handleRequest(request.raw, reply.raw, message);
-    } catch (error) {
-      request.log.error({ err: error }, 'MCP request failed');
-      if (!reply.raw.headersSent) {
-        reply.raw.writeHead(500, { 'content-type': 'application/json' });
-        reply.raw.end(JSON.stringify(jsonRpcError(-32603, 'Internal error')));
-      }
-    }
+    await answerWithSdk(request, reply, message);
   });
 };
 

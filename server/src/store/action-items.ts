@@ -14,7 +14,7 @@ import {
 import { recordEvents } from './db/outbox';
 import { fromFlag, iso, toFlag } from './db/rows';
 import type { Database } from './db/schema';
-import { matching } from './search';
+import { matching } from './db/search';
 import type { SearchTerms } from '../contract/search-query';
 
 export interface ActionItem {

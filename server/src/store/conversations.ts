@@ -21,7 +21,7 @@ import { recordEvents } from './db/outbox';
 import { fromFlag, fromJson, iso, toFlag, toJson } from './db/rows';
 import type { ActionItemsRepository, EmbeddedActionItem } from './action-items';
 import type { Database } from './db/schema';
-import { matching } from './search';
+import { matching } from './db/search';
 import type { SearchTerms } from '../contract/search-query';
 
 type Geolocation = z.infer<typeof geolocation>;

@@ -8,7 +8,7 @@ import { createOwned, deleteOwned, findOwned, updateChanged, type Row } from './
 import { recordEvents } from './db/outbox';
 import { fromFlag, fromJson, iso, toJson } from './db/rows';
 import type { Database } from './db/schema';
-import { matching } from './search';
+import { matching } from './db/search';
 import type { SearchTerms } from '../contract/search-query';
 
 export type MemoryVisibility = 'private' | 'public';

@@ -3,7 +3,7 @@
 // query languages never see the caller's text: each term becomes a quoted FTS5 string, or goes through
 // plainto_tsquery / phraseto_tsquery, so no operator a caller types has any effect.
 import { PostgresAdapter, sql, type AliasedRawBuilder, type Kysely } from 'kysely';
-import type { SearchTerms } from '../contract/search-query';
+import type { SearchTerms } from '../../contract/search-query';
 
 /** The indexed record types, and (SQLite) the weight of each indexed column in the ranking, in column order. */
 const INDEXES = {
