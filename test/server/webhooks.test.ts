@@ -3,6 +3,7 @@
 // Webhooks signature (checked with an HMAC computed here), retries and their record, redelivery, failure and
 // disablement, secret rotation's grace period, and one user's events never reaching another's subscription.
 // Refused URLs are shown with a resolver the test controls: nothing is ever called outside 127.0.0.0/8.
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { configFromEnv } from '../../server/src/config';
 import { MAX_MEMORY_BATCH } from '../../server/src/contract/memories';
 import {
@@ -11,6 +12,7 @@ import {
   webhookDelivery,
   webhookWithSecret,
 } from '../../server/src/contract/webhooks';
+import { EventDeliveryWorker } from '../../server/src/events/delivery-worker';
 import type { Resolve } from '../../server/src/outbound/policy';
 import {
   eventReceiver,
@@ -423,6 +425,70 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
     await ok(api.delete(`${BASE}/${made.id}`));
   });
 
+  test('an instance starting prunes delivered and failed deliveries past the retention, and the events only they needed', async () => {
+    const hook = await receiver();
+    const owner = await newUser(server);
+    const made = await subscribe(owner.client, hook.url, ['memory.created']);
+    const contents = ['old delivered', 'old failed', 'old pending', 'recent'];
+    for (const content of contents) await created(owner.client.post('/v1/dev/user/memories', { content }));
+    await eventually(
+      () => deliveriesOf(owner.client, made.id),
+      (all) => all.length === 4 && all.every((d) => d.status === 'delivered'),
+    );
+    const eventOf = new Map(hook.received.map((e) => [e.body.data.content as string, e.body.id]));
+    const retention = server.app.config.events.retentionMs;
+    const past = Date.now() - retention - 86_400_000;
+    // Backdated as if written a day before the retention began; the pending one is not due for a day.
+    const age = (content: string, status: string) =>
+      Promise.all([
+        server.store.db
+          .updateTable('webhook_deliveries')
+          .set({
+            status,
+            created_at: past,
+            next_attempt_at: status === 'pending' ? Date.now() + 86_400_000 : null,
+          })
+          .where('event_id', '=', eventOf.get(content)!)
+          .execute(),
+        server.store.db
+          .updateTable('webhook_events')
+          .set({ created_at: past })
+          .where('id', '=', eventOf.get(content)!)
+          .execute(),
+      ]);
+    await age('old delivered', 'delivered');
+    await age('old failed', 'failed');
+    await age('old pending', 'pending');
+
+    // A new instance's worker prunes on its first look for due deliveries.
+    const { app } = server;
+    const worker = new EventDeliveryWorker(
+      app.repositories.webhooks,
+      app.config.events,
+      app.outbound,
+      app.pusher,
+      app.log,
+    );
+    worker.start();
+    await worker.stop();
+
+    const left = await deliveriesOf(owner.client, made.id);
+    expect(left.map((d) => d.event_id).sort()).toEqual(
+      [eventOf.get('old pending'), eventOf.get('recent')].sort(),
+    );
+    for (const content of contents) {
+      const kept = content === 'old pending' || content === 'recent' ? 1 : 0;
+      expect({
+        content,
+        events: await server.count('webhook_events', { id: eventOf.get(content)! }),
+      }).toEqual({
+        content,
+        events: kept,
+      });
+    }
+    await ok(owner.client.delete(`${BASE}/${made.id}`));
+  });
+
   test('deleting a subscription deletes its deliveries', async () => {
     const hook = await receiver();
     const made = await subscribe(api, hook.url, ['ping']);
@@ -433,7 +499,7 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
   });
 });
 
-describe('registration in production mode', () => {
+describe.each(DIALECTS)('registration in production mode on %s', (dialect) => {
   /** Test DNS: these names answer with fixed addresses; the server never connects to any of them. */
   const answers: Record<string, string> = {
     'public.example.test': '93.184.215.14',
@@ -450,7 +516,7 @@ describe('registration in production mode', () => {
     return [{ address, family: address.includes(':') ? 6 : 4 }];
   };
   const server = forSuite<TestServer>(() =>
-    startServer('sqlite', { allowLoopbackWebhooks: false, events: EVENTS }, { resolve }),
+    startServer(dialect, { allowLoopbackWebhooks: false, events: EVENTS }, { resolve }),
   );
 
   test.each([
@@ -468,6 +534,25 @@ describe('registration in production mode', () => {
     const reply = await devClient(server).post(BASE, { url, events: ['*'] });
     expect422(reply, ['body', 'url']);
     expect(JSON.stringify(reply.body)).toContain(why === 'loopback' ? 'https' : why);
+  });
+
+  test('a refused URL is never connected to: a listener on loopback sees no connection', async () => {
+    const connections: Socket[] = [];
+    const listener = createServer((socket) => connections.push(socket));
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const { port } = listener.address() as AddressInfo;
+    try {
+      const api = devClient(server);
+      for (const url of [`https://127.0.0.1:${port}/hook`, `https://loopback.example.test:${port}/hook`]) {
+        expect422(await api.post(BASE, { url, events: ['*'] }), ['body', 'url']);
+      }
+      // A connection begun during the request would have been accepted by now.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(connections).toHaveLength(0);
+    } finally {
+      for (const socket of connections) socket.destroy();
+      await new Promise((resolve) => listener.close(resolve));
+    }
   });
 
   test('a host that resolves inward by the time of the call is refused before connecting', async () => {
