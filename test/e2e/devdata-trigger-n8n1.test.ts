@@ -1,12 +1,14 @@
 // The DevData Trigger in n8n 1.x (1.123.81 on Node 20), as many self-hosted instances still run it: the workflow
 // activated from n8n's CLI subscribes the trigger when n8n starts, changes made through the API each start
-// exactly one execution with the record, and a forged call is refused. (The 2.x suite covers the rest.)
+// exactly one execution with the record, a forged call is refused, and deactivating the workflow deletes the
+// subscription. (The 2.x suite covers the rest.)
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   N8N_1,
   n8nCredentials,
+  n8nSession,
   prepareN8n,
   Processes,
   startDevdataServer,
@@ -81,5 +83,20 @@ describe(`the DevData Trigger in n8n ${N8N_1.version}`, () => {
 
   step('a call signed with another secret gets 401', async () => {
     expect((await forgedCall(instantTriggerUrl(n8n.baseUrl))).status).toBe(401);
+  });
+
+  step('deactivating the workflow deletes the subscription', async () => {
+    // n8n 1.x takes its owner from the setup form the editor shows first, not from the environment.
+    const owner = { email: 'e2e@devdata.local', password: 'E2e-password-1' };
+    const setup = await fetch(`${n8n.baseUrl}/rest/owner/setup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'browser-id': 'devdata-e2e' },
+      body: JSON.stringify({ ...owner, firstName: 'Demo', lastName: 'Owner' }),
+    });
+    expect(setup.status).toBe(200);
+    const session = await n8nSession(n8n, owner);
+    const deactivated = await session.post(`/workflows/${INSTANT_WORKFLOW_ID}/deactivate`);
+    expect(deactivated.status).toBe(200);
+    expect(await subscriptionsTo(devdata, instantTriggerUrl(n8n.baseUrl))).toEqual([]);
   });
 });
