@@ -124,7 +124,7 @@ describe('the DevData Trigger in n8n 2.41.1', () => {
       const after = await subscriptionsTo(devdata, instantTriggerUrl(n8n.baseUrl));
       expect(after.map((s) => s.id)).toEqual([subscription.id]);
     },
-    OUTAGE_MS + 300_000,
+    OUTAGE_MS + 600_000,
   );
 
   step('the instant sync example: a task completed in your tool completes its action item', async () => {

@@ -167,11 +167,15 @@ export async function expectEachChangeOnce(
 ) {
   const known = new Set(before.map((received) => received.event_id));
   const fresh = async () => (await receivedEvents(devdata)).filter((r) => !known.has(r.event_id));
+  // The backlog after an outage arrives at once, and on a busy machine n8n takes minutes to run hundreds of
+  // executions: the wait grows with the count.
   await waitFor(
     `${expected.length} events`,
     async () => ((await fresh()).length >= expected.length ? true : undefined),
-    120_000,
-  );
+    Math.max(120_000, expected.length * 1_500),
+  ).catch(async (error: unknown) => {
+    throw new Error(`${String(error)}; ${(await fresh()).length} arrived`);
+  });
   await new Promise((resolve) => setTimeout(resolve, 3000));
   const received = await fresh();
   // Each event once: no two executions for one event id.
