@@ -15,6 +15,7 @@ import {
   tail,
   type DevdataServer,
   type N8nInstance,
+  E2E_OWNER,
 } from './harness.ts';
 import {
   expectEachChangeOnce,
@@ -87,14 +88,13 @@ describe(`the DevData Trigger in n8n ${N8N_1.version}`, () => {
 
   step('deactivating the workflow deletes the subscription', async () => {
     // n8n 1.x takes its owner from the setup form the editor shows first, not from the environment.
-    const owner = { email: 'e2e@devdata.local', password: 'E2e-password-1' };
     const setup = await fetch(`${n8n.baseUrl}/rest/owner/setup`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'browser-id': 'devdata-e2e' },
-      body: JSON.stringify({ ...owner, firstName: 'Demo', lastName: 'Owner' }),
+      body: JSON.stringify({ ...E2E_OWNER, firstName: 'Demo', lastName: 'Owner' }),
     });
     expect(setup.status).toBe(200);
-    const session = await n8nSession(n8n, owner);
+    const session = await n8nSession(n8n, E2E_OWNER);
     const deactivated = await session.post(`/workflows/${INSTANT_WORKFLOW_ID}/deactivate`);
     expect(deactivated.status).toBe(200);
     expect(await subscriptionsTo(devdata, instantTriggerUrl(n8n.baseUrl))).toEqual([]);

@@ -20,6 +20,7 @@ import {
   waitFor,
   type DevdataServer,
   type N8nInstance,
+  E2E_OWNER,
 } from './harness.ts';
 import {
   expectEachChangeOnce,
@@ -34,7 +35,7 @@ import {
 
 const processes = new Processes();
 const workDir = mkdtempSync(join(tmpdir(), 'devdata-e2e-instant-queue-'));
-const owner = { email: 'e2e@devdata.local', password: 'E2e-password-1' };
+const owner = E2E_OWNER;
 let n8nDatabase: Awaited<ReturnType<typeof createDatabase>> | undefined;
 let devdata: DevdataServer;
 let n8n: N8nInstance;

@@ -17,6 +17,7 @@ import {
   waitFor,
   type DevdataServer,
   type N8nInstance,
+  E2E_OWNER,
 } from './harness.ts';
 import {
   expectEachChangeOnce,
@@ -36,7 +37,7 @@ const EXAMPLE_WEBHOOK_ID = '3f0b7c1e-9a2d-4e6f-8b5a-7c9d1e2f3a41';
 
 const processes = new Processes();
 const workDir = mkdtempSync(join(tmpdir(), 'devdata-e2e-instant-'));
-const owner = { email: 'e2e@devdata.local', password: 'E2e-password-1' };
+const owner = E2E_OWNER;
 /** How long n8n is down while changes are made (issue 27: two minutes). */
 const OUTAGE_MS = 120_000;
 let devdata: DevdataServer;

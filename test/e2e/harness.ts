@@ -34,6 +34,9 @@ export interface N8nRelease {
 
 const CACHE = join(homedir(), '.cache', 'n8n-e2e');
 
+/** The n8n owner the suites sign in as: set from the environment on 2.x, through the setup form on 1.x. */
+export const E2E_OWNER = { email: 'e2e@devdata.local', password: 'E2e-password-1' };
+
 /** The n8n 2.x release: the newest one the registry reached here can install; it runs on Node 24. */
 export const N8N_2: N8nRelease = {
   version: '2.41.1',

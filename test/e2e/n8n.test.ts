@@ -20,6 +20,7 @@ import {
   workflowFiles,
   type DevdataServer,
   type N8nInstance,
+  E2E_OWNER,
 } from './harness.ts';
 import { DevDataPollTrigger } from '../../nodes/DevDataPollTrigger/DevDataPollTrigger.node';
 import { DevDataTranscriptTrigger } from '../../nodes/DevDataTranscriptTrigger/DevDataTranscriptTrigger.node';
@@ -29,7 +30,7 @@ import { allOperationsWorkflow, expectAllOperationsStored } from './workflows.ts
 
 const processes = new Processes();
 const workDir = mkdtempSync(join(tmpdir(), 'devdata-e2e-'));
-const owner = { email: 'e2e@devdata.local', password: 'E2e-password-1' };
+const owner = E2E_OWNER;
 const COACH_WEBHOOK_ID = '5e1f0c2a-7d43-4b8e-9a61-d3a5c0f4e001';
 let devdata: DevdataServer;
 let n8n: N8nInstance;

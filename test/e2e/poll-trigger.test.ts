@@ -31,6 +31,7 @@ import {
   tail,
   type DevdataServer,
   type N8nInstance,
+  E2E_OWNER,
 } from './harness.ts';
 import { POLL_TRIGGERS, pollTriggerWorkflow } from './workflows.ts';
 
@@ -44,7 +45,7 @@ const N8N_DOWN_MS = 1000;
 
 const processes = new Processes();
 const workDir = mkdtempSync(join(tmpdir(), 'devdata-e2e-poll-'));
-const owner = { email: 'e2e@devdata.local', password: 'E2e-password-1' };
+const owner = E2E_OWNER;
 let database: Awaited<ReturnType<typeof createDatabase>> | undefined;
 let devdata: DevdataServer;
 let n8n: N8nInstance;

@@ -18,6 +18,7 @@ import {
   waitFor,
   type DevdataServer,
   type N8nInstance,
+  E2E_OWNER,
 } from './harness.ts';
 
 const WRITE_NODES = [
@@ -33,7 +34,7 @@ const CHANGES_PER_WINDOW = 80;
 /** Writes the sync may make beyond one per change: none are expected; a little slack for a run that races a change. */
 const WRITE_SLACK = 5;
 
-const owner = { email: 'e2e@devdata.local', password: 'E2e-password-1' };
+const owner = E2E_OWNER;
 
 /** The fields both sides hold. */
 export interface Fields {
