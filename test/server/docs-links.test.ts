@@ -69,9 +69,27 @@ function target(page: string, link: string): { file: string; anchor?: string } |
   if (path === '') return { file: page, anchor };
   for (const prefix of [`${repository}/blob/main/`, `${repository}/tree/main/`, rawPrefix])
     if (path.startsWith(prefix)) return { file: path.slice(prefix.length), anchor };
-  if (path === repository) return { file: '.', anchor };
+  // The repository's own address shows its README.
+  if (path === repository) return { file: 'README.md', anchor };
   if (/^[a-z]+:/i.test(path)) return undefined;
   return { file: relative(REPO, join(REPO, dirname(page), path)), anchor };
+}
+
+/** The links of `found`, on `page`, that name a repository file that does not exist or a heading it lacks. */
+function broken(page: string, found: string[]) {
+  return found.flatMap((link) => {
+    const named = target(page, link);
+    if (!named) return [];
+    const path = join(REPO, named.file);
+    if (!existsSync(path)) return [{ link, problem: `no file ${named.file}` }];
+    if (named.anchor === undefined) return [];
+    if (statSync(path).isDirectory() || !path.endsWith('.md'))
+      return [{ link, problem: `#${named.anchor} on a file that is not a page` }];
+    const anchors = headingAnchors(readFileSync(path, 'utf8'));
+    return anchors.has(named.anchor)
+      ? []
+      : [{ link, problem: `${named.file} has no heading #${named.anchor}` }];
+  });
 }
 
 describe.each(pages)('%s', (page) => {
@@ -80,21 +98,22 @@ describe.each(pages)('%s', (page) => {
   it('has links, each to a file of the repository that exists, and each #anchor to a heading of that page', () => {
     const found = links(markdown);
     expect(found.length).toBeGreaterThan(0);
-    const broken = found.flatMap((link) => {
-      const named = target(page, link);
-      if (!named) return [];
-      const path = join(REPO, named.file);
-      if (!existsSync(path)) return [{ link, problem: `no file ${named.file}` }];
-      if (named.anchor === undefined) return [];
-      if (statSync(path).isDirectory() || !path.endsWith('.md'))
-        return [{ link, problem: `#${named.anchor} on a file that is not a page` }];
-      const anchors = headingAnchors(readFileSync(path, 'utf8'));
-      return anchors.has(named.anchor)
-        ? []
-        : [{ link, problem: `${named.file} has no heading #${named.anchor}` }];
-    });
-    expect(broken).toEqual([]);
+    expect(broken(page, found)).toEqual([]);
   });
+});
+
+// The Docs links n8n shows on each node's and credential's page come from the node's codex file.
+const codexFiles = readdirSync(join(REPO, 'nodes'))
+  .map((folder) => `nodes/${folder}/${folder}.node.json`)
+  .filter((file) => existsSync(join(REPO, file)));
+
+test.each(codexFiles)('%s: every documentation link leads to a page and heading that exist', (file) => {
+  const { resources } = JSON.parse(readFileSync(join(REPO, file), 'utf8')) as {
+    resources: Record<string, Array<{ url: string }>>;
+  };
+  const found = Object.values(resources).flatMap((entries) => entries.map((entry) => entry.url));
+  expect(found.length).toBeGreaterThan(0);
+  expect(broken('README.md', found)).toEqual([]);
 });
 
 test('the anchors are the ones GitHub makes', () => {
