@@ -230,7 +230,8 @@ test('every record picker is named and described as an ID, and Simplify as n8n w
   expect(locators.length).toBeGreaterThan(0);
   for (const { displayName, description: text } of locators) {
     expect(displayName).toMatch(/ ID$/);
-    expect(text).toMatch(/^The ID of the .+; get it from .+ → Get Many$/);
+    // Each names the field a model could mistake for the ID.
+    expect(text).toMatch(/^The ID of the .+ \(not its \w+\); get it from .+ → Get Many$/);
   }
   const goalId = locators.find((p) => p.name === 'goalId')!;
   expect([goalId.displayName, goalId.description]).toEqual([

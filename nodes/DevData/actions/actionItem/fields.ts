@@ -48,4 +48,5 @@ export const actionItemRecord: RecordSpec = {
   path: '/v1/dev/user/action-items',
   idName: 'actionItemId',
   searchListMethod: 'searchActionItems',
+  nameField: 'description',
 };

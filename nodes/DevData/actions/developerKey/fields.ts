@@ -56,4 +56,5 @@ export const developerKeyRecord: RecordSpec = {
   path: '/v1/dev/keys',
   idName: 'keyId',
   searchListMethod: 'searchDeveloperKeys',
+  nameField: 'name',
 };

@@ -28,4 +28,5 @@ export const folderRecord: RecordSpec = {
   path: '/v1/dev/user/folders',
   idName: 'folderId',
   searchListMethod: 'searchFolders',
+  nameField: 'name',
 };

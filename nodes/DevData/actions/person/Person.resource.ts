@@ -26,7 +26,7 @@ export const description: INodeProperties[] = [
       {
         name: 'Get Many',
         value: 'getAll',
-        description: 'Get many people, by name',
+        description: 'Get many people, sorted by name',
         action: 'Get many people',
       },
       { name: 'Update', value: 'update', description: 'Rename a person', action: 'Update a person' },

@@ -12,4 +12,5 @@ export const personRecord: RecordSpec = {
   path: '/v1/dev/user/people',
   idName: 'personId',
   searchListMethod: 'searchPeople',
+  nameField: 'name',
 };
