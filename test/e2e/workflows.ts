@@ -224,6 +224,16 @@ export function allOperationsWorkflow(userId: string) {
       parameters: { resource: 'actionItem', operation: 'getAll', returnAll: true },
     },
     {
+      name: 'Record screen activity',
+      parameters: {
+        resource: 'screenActivity',
+        operation: 'createMany',
+        timestamp: '2026-11-20T08:00:00Z',
+        appName: 'E2E Terminal',
+        additionalFields: { windowTitle: 'E2E: npm test' },
+      },
+    },
+    {
       name: 'All screen activity',
       parameters: { resource: 'screenActivity', operation: 'getAll', returnAll: true },
     },
@@ -279,7 +289,12 @@ export async function expectAllOperationsStored(result: any, devdata: DevdataSer
   const api = (path: string) => devdataApi(devdata, path);
   expect(result.status).toBe('success');
   const runData = result.data.resultData.runData;
-  expect(runData['All screen activity'][0].data.main[0]).toHaveLength(3000);
+  // The demo's 3,000 records and the one the workflow recorded.
+  const screenActivity = runData['All screen activity'][0].data.main[0];
+  expect(screenActivity).toHaveLength(3001);
+  expect(screenActivity.filter((item: any) => item.json.app_name === 'E2E Terminal')).toMatchObject([
+    { json: { timestamp: '2026-11-20T08:00:00.000Z', window_title: 'E2E: npm test' } },
+  ]);
   // Return All followed the cursor over several pages.
   const pages = await serverRequests(devdata, 'GET', '/v1/dev/user/screen-activity');
   expect(pages.length).toBeGreaterThanOrEqual(3);

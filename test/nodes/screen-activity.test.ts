@@ -1,7 +1,7 @@
 import { screenActivityPage, screenActivityRecord } from '../../server/src/contract/screen-activity';
 import { expectShape, newUser } from '../helpers/http';
 import { forSuite } from '../helpers/server';
-import { credentialsFor, jsonOut, runDevData, startNodeTestServer } from './helpers';
+import { credentialsFor, jsonOut, NODE, runDevData, startNodeTestServer } from './helpers';
 
 const server = forSuite(() => startNodeTestServer());
 let credentials: ReturnType<typeof credentialsFor>;
@@ -91,4 +91,99 @@ test('start date, end date and app filter the records (the cursor keeps the filt
   );
   expect(secondDay).toHaveLength(1_060);
   expect(secondDay.map((r) => r.id)).toEqual(ids.slice(1_440));
+});
+
+describe('Create Many', () => {
+  const createMany = (
+    items: Array<Record<string, unknown>>,
+    credentials: ReturnType<typeof credentialsFor>,
+  ) =>
+    runDevData(
+      server,
+      {
+        resource: 'screenActivity',
+        operation: 'createMany',
+        timestamp: '={{ $json.at }}',
+        appName: '={{ $json.app }}',
+        additionalFields: { windowTitle: '={{ $json.title }}' },
+      },
+      { items, credentials, onError: 'continueRegularOutput' },
+    );
+  const recorded = async (credentials: ReturnType<typeof credentialsFor>) =>
+    jsonOut(
+      await runDevData(
+        server,
+        { resource: 'screenActivity', operation: 'getAll', returnAll: true },
+        { credentials },
+      ),
+    );
+
+  test('2,100 input items go in 3 requests; each output item is its record as sent, paired with its input item', async () => {
+    const user = await newUser(server);
+    const own = credentialsFor(server, user.key);
+    const items = Array.from({ length: 2_100 }, (_, i) => ({
+      at: new Date(START + i * 1_000).toISOString(),
+      app: i % 2 === 0 ? 'Code' : 'Browser',
+      title: `tab ${i}`,
+    }));
+    const before = server.requestsTo('POST', '/v1/dev/user/screen-activity').length;
+    const result = await createMany(items, own);
+    expect(server.requestsTo('POST', '/v1/dev/user/screen-activity').slice(before)).toHaveLength(3);
+    const output = result.output(NODE);
+    expect(output).toHaveLength(2_100);
+    output.forEach((item, i) => {
+      expect(item.pairedItem).toEqual({ item: i });
+      expect(item.json).toEqual({
+        timestamp: items[i].at,
+        app_name: items[i].app,
+        window_title: items[i].title,
+      });
+    });
+
+    const stored = await recorded(own);
+    expect(
+      stored.map(({ timestamp, app_name, window_title, ocr_text }) => [
+        timestamp,
+        app_name,
+        window_title,
+        ocr_text,
+      ]),
+    ).toEqual(items.map(({ at, app, title }) => [at, app, title, '']));
+  });
+
+  test('a refused batch fails each of its items, naming the input item and field; the batches before it stay', async () => {
+    const user = await newUser(server);
+    const own = credentialsFor(server, user.key);
+    const items = Array.from({ length: 1_500 }, (_, i) => ({
+      at: new Date(START + i * 1_000).toISOString(),
+      app: i === 1_200 ? '' : 'Code',
+      title: `tab ${i}`,
+    }));
+    const output = (await createMany(items, own)).output(NODE);
+    expect(output).toHaveLength(1_500);
+    expect(output.slice(0, 1_000).every((item) => item.json.app_name === 'Code')).toBe(true);
+    const failed = output.slice(1_000);
+    expect(failed.every((item) => typeof item.json.error === 'string')).toBe(true);
+    expect(failed[200].json.error).toMatch(/input item 1200.*screen_activity\[200\]\.app_name/);
+    expect(await recorded(own)).toHaveLength(1_000);
+  });
+
+  test('a Timestamp that is not a date fails its item by the field as the user sees it, and sends nothing for it', async () => {
+    const user = await newUser(server);
+    const own = credentialsFor(server, user.key);
+    const output = (
+      await createMany(
+        [
+          { at: '2026-11-20T08:00:00Z', app: 'Code', title: 'a' },
+          { at: 'yesterday-ish', app: 'Code', title: 'b' },
+        ],
+        own,
+      )
+    ).output(NODE);
+    expect(output.map((item) => item.json.error ?? item.json.window_title)).toEqual([
+      'a',
+      'Timestamp: "yesterday-ish" is not a valid date and time',
+    ]);
+    expect((await recorded(own)).map((r) => r.window_title)).toEqual(['a']);
+  });
 });

@@ -14,6 +14,8 @@ export interface BatchSpec {
   maxPerRequest: number;
   /** Builds the entry for one input item from the node's parameters. */
   toEntry(this: IExecuteFunctions, itemIndex: number): IDataObject;
+  /** The endpoint answers only how many it wrote (`{created_count}`): each output item is its entry as sent. */
+  answersCount?: boolean;
 }
 
 interface Entry {
@@ -23,7 +25,8 @@ interface Entry {
 
 /**
  * Creates one record per input item in as few requests as the endpoint allows, sent one after another in
- * input order. Each output item is the created record, paired with the input item it came from. The server
+ * input order. Each output item is the created record (or the entry as sent, where the endpoint answers a count),
+ * paired with the input item it came from. The server
  * writes a batch all-or-nothing, so when a batch fails, Continue On Fail marks every item of that batch.
  */
 export async function createInBatches(
@@ -74,7 +77,9 @@ export async function createInBatches(
         continue;
       }
     }
-    const created = (response[spec.key] as IDataObject[] | undefined) ?? [];
+    const created = spec.answersCount
+      ? batch.map((entry) => entry.body)
+      : ((response[spec.key] as IDataObject[] | undefined) ?? []);
     batch.forEach((entry, n) => {
       if (created[n])
         results[entry.itemIndex] = [{ json: created[n], pairedItem: { item: entry.itemIndex } }];

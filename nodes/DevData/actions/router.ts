@@ -69,7 +69,7 @@ export const operations: OperationMap = {
     update: person.update,
   },
   proactiveReply: { build: proactiveReply.build },
-  screenActivity: { getAll: screenActivity.getAll },
+  screenActivity: { createMany: screenActivity.createMany, getAll: screenActivity.getAll },
 };
 
 /** The operation the parameters name, or undefined when the resource has no such operation. */

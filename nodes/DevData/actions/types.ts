@@ -28,7 +28,7 @@ export interface ResourceOperations {
   notification: 'send';
   person: 'create' | 'delete' | 'getAll' | 'update';
   proactiveReply: 'build';
-  screenActivity: 'getAll';
+  screenActivity: 'createMany' | 'getAll';
 }
 
 /** Every resource's operations, each mapped to the code that runs it. */

@@ -1,8 +1,9 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import * as createMany from './createMany.operation';
 import * as getAll from './getAll.operation';
 
-export { getAll };
+export { createMany, getAll };
 
 export const description: INodeProperties[] = [
   {
@@ -14,6 +15,12 @@ export const description: INodeProperties[] = [
     displayOptions: { show: { resource: ['screenActivity'] } },
     options: [
       {
+        name: 'Create Many',
+        value: 'createMany',
+        description: 'Record many screen activity records, one per input item, in batches of up to 1000',
+        action: 'Create many screen activity records',
+      },
+      {
         name: 'Get Many',
         value: 'getAll',
         description: 'Get many screen activity records, oldest first',
@@ -22,5 +29,6 @@ export const description: INodeProperties[] = [
     ],
     default: 'getAll',
   },
+  ...createMany.description,
   ...getAll.description,
 ];
