@@ -86,6 +86,33 @@ describe.each(DIALECTS)('search on %s', (dialect) => {
     expect(await found({ query: '"line by line" budget' })).toEqual([budget]);
   });
 
+  it('finds an address, a version, a file name or a contraction by the whole and by its words, on both engines', async () => {
+    const support = await conversation(
+      api,
+      'Support follow-up',
+      "Email bob@zetacorp.dev the logs of build 3.14.2 and report_final_v2.pdf from https://status.zetacorp.dev/incidents?id=7; Maya's team can't wait.",
+    );
+    for (const query of [
+      'bob@zetacorp.dev',
+      'zetacorp',
+      'bob',
+      '3.14.2',
+      'report_final_v2.pdf',
+      'final pdf',
+      'https://status.zetacorp.dev/incidents?id=7',
+      'incidents',
+      '"bob zetacorp dev"',
+      "Maya's",
+      "Maya's team",
+      "can't wait",
+      '"3.14.2"',
+    ])
+      expect([query, await found({ query })]).toEqual([query, [support]]);
+    expect(await found({ query: '"3.14.3"' })).toEqual([]);
+    expect(await found({ query: '"zetacorp bob"' })).toEqual([]);
+    await ok(api.delete(`${USER}/conversations/${support}`));
+  });
+
   it('stems words: meetings finds meeting, promise finds promised', async () => {
     expect(await found({ query: 'meeting' })).toEqual([planning]);
     expect(await found({ query: 'promise slides' })).toEqual([promise]);

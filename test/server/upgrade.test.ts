@@ -172,7 +172,8 @@ interface Subscription {
 
 /** What the test made on the previous version, beyond init's: whose data to read and with which secrets. */
 interface Written {
-  secondUser: { id: string; key: string };
+  /** With `support`: the records holding an address and a version (see 0012_search_tokens). */
+  secondUser: { id: string; key: string; support: { conversation: string; memory: string } };
   revokedKey: string;
   readOnlyKey: string;
   /** Made by the user through POST /v1/dev/keys, with three scopes. */
@@ -624,6 +625,13 @@ async function writeEverything(
   // The second user's own records.
   const other = client(baseUrl, secondKey.key);
   await ok(other.post('/v1/dev/user/memories', { content: 'Second user memory' }));
+  // An address and a version, which PostgreSQL indexed whole before 0012_search_tokens and now by their words.
+  const supportTalk = await ok(
+    other.post('/v1/dev/user/conversations', { text: 'Email bob@zetacorp.dev the logs of build 3.14.2' }),
+  );
+  const supportNote = await ok(
+    other.post('/v1/dev/user/memories', { content: 'Support writes from bob@zetacorp.dev' }),
+  );
   const otherConversation = await ok(other.post('/v1/dev/user/conversations', { text: 'Second user talk' }));
   await ok(
     other.post('/v1/dev/user/action-items', {
@@ -650,7 +658,11 @@ async function writeEverything(
   });
 
   return {
-    secondUser: { id: second.id, key: secondKey.key },
+    secondUser: {
+      id: second.id,
+      key: secondKey.key,
+      support: { conversation: supportTalk.id, memory: supportNote.id },
+    },
     revokedKey: revoked.key,
     readOnlyKey: readOnlyKey.key,
     ownKey: ownKey.key,
@@ -956,5 +968,17 @@ describe.each(DIALECTS)('upgrading from the previous landed version on %s', (dia
     expect(verifiedSignatures(createdCall, written.everything.secret)).toBe(1);
     const pharmacy = await ok(dev.get('/v1/dev/user/memories/search', { query: 'pharmacy' }));
     expect(pharmacy.map((r: { memory: { id: string } }) => r.memory.id)).toContain(created.id);
+    // Records the previous version stored are found by the words of an address and a version in them.
+    const second = client(base, written.secondUser.key);
+    const { support } = written.secondUser;
+    for (const query of ['zetacorp', 'bob@zetacorp.dev', '"3.14.2"']) {
+      const talks = await ok(second.get('/v1/dev/user/conversations/search', { query }));
+      expect([query, talks.map((r: { conversation: { id: string } }) => r.conversation.id)]).toEqual([
+        query,
+        [support.conversation],
+      ]);
+    }
+    const notes = await ok(second.get('/v1/dev/user/memories/search', { query: 'zetacorp' }));
+    expect(notes.map((r: { memory: { id: string } }) => r.memory.id)).toEqual([support.memory]);
   }, 180_000);
 });

@@ -11,13 +11,17 @@ export interface SearchTerms {
 export const MAX_QUERY_CHARS = 500;
 const MAX_TERMS = 32;
 
-// Words that say nothing of a record's subject. PostgreSQL's english configuration drops these and more; dropping
-// them here too makes a question asked in full ("what did I promise Anna") find the same records on SQLite.
+// Words that say nothing of a record's subject: PostgreSQL's english stop words, which its index leaves out.
+// Dropping them here too makes a question asked in full ("what did I promise Anna") and a word with an apostrophe
+// ("Maya's": maya, s) find on SQLite what they find on PostgreSQL.
 const STOP_WORDS = new Set(
   (
-    'a an and are as at be been but by did do does for from had has have how i if in into is it its me my of on ' +
-    'or our so than that the their them then there these they this to was we were what when where which who why ' +
-    'will with you your'
+    'i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers ' +
+    'herself it its itself they them their theirs themselves what which who whom this that these those am is ' +
+    'are was were be been being have has had having do does did doing a an the and but if or because as until ' +
+    'while of at by for with about against between into through during before after above below to from up down ' +
+    'in out on off over under again further then once here there when where why how all any both each few more ' +
+    'most other some such no nor not only own same so than too very s t can will just don should now'
   ).split(' '),
 );
 

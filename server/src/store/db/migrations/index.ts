@@ -9,6 +9,7 @@ import * as search from './0008_search';
 import * as searchByUser from './0009_search_by_user';
 import * as deliveriesBySubscription from './0010_deliveries_by_subscription';
 import * as searchPlanning from './0011_search_planning';
+import * as searchTokens from './0012_search_tokens';
 
 // Versioned migrations, applied in key order. Never edit one that has shipped; add the next file.
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '0009_search_by_user': searchByUser,
   '0010_deliveries_by_subscription': deliveriesBySubscription,
   '0011_search_planning': searchPlanning,
+  '0012_search_tokens': searchTokens,
 };
