@@ -399,6 +399,40 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
     await ok(owner.client.delete(`${BASE}/${made.id}`));
   });
 
+  test('a paused subscription: its pending deliveries wait for the resume; changes made while paused are not recorded for it', async () => {
+    let open = false;
+    const hook = await receiver(() => ({ status: open ? 200 : 503 }));
+    const owner = await newUser(server);
+    const made = await subscribe(owner.client, hook.url, ['memory.created']);
+    const before = await created(owner.client.post('/v1/dev/user/memories', { content: 'before the pause' }));
+    await eventually(
+      () => deliveriesOf(owner.client, made.id),
+      ([d]) => d.attempt_count >= 1 && d.status === 'pending',
+    );
+    await ok(owner.client.patch(`${BASE}/${made.id}`, { active: false }));
+    await created(owner.client.post('/v1/dev/user/memories', { content: 'while paused' }));
+    // The calls stop (an attempt claimed just before the pause still ends): no call for several retry delays.
+    // Were the paused subscription still claimed, its retries would go on and this wait would never end.
+    for (let calls = -1; calls !== hook.received.length;) {
+      calls = hook.received.length;
+      await new Promise((resolve) => setTimeout(resolve, 5 * EVENTS.retryMaxDelayMs));
+    }
+    expect(await server.count('webhook_deliveries', { subscription_id: made.id })).toBe(1);
+
+    open = true;
+    await ok(owner.client.patch(`${BASE}/${made.id}`, { active: true }));
+    const after = await created(owner.client.post('/v1/dev/user/memories', { content: 'after the resume' }));
+    const delivered = await eventually(
+      () => deliveriesOf(owner.client, made.id),
+      (list) => list.length === 2 && list.every((d) => d.status === 'delivered'),
+    );
+    expect(delivered).toHaveLength(2);
+    // Every call carried one of the two; the memory made while paused was never sent.
+    const sent = new Set(hook.received.map((e) => e.body.data.id));
+    expect([...sent].sort()).toEqual([before.id, after.id].sort());
+    await ok(owner.client.delete(`${BASE}/${made.id}`));
+  });
+
   test('rotation: both secrets sign during the grace period, then only the new one', async () => {
     const hook = await receiver();
     const made = await subscribe(api, hook.url, ['ping']);

@@ -182,7 +182,8 @@ export class EventDeliveryWorker {
       title: 'Webhook disabled',
       text:
         `Your webhook ${url} was disabled: its deliveries failed for ${hours > 0 ? `${hours} h` : 'too long'}. ` +
-        'Its deliveries are kept; fix the endpoint, then PATCH the webhook with active: true to resume.',
+        'Changes made while it is disabled are not sent to it; its deliveries so far are kept and can be ' +
+        'redelivered. Fix the endpoint, then PATCH the webhook with active: true to resume.',
       generated: false,
     });
   }
