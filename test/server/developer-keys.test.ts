@@ -184,6 +184,23 @@ describe.each(DIALECTS)('/v1/dev/keys on %s', (dialect) => {
     expect((await api.get('/v1/dev/key')).status).toBe(200);
   });
 
+  it('revokes no key holding a scope the revoking key lacks: 403 naming it, and the key keeps working', async () => {
+    const narrow = await scopedKey(server, ['memories:read', 'keys:write']);
+    const broad = await scopedKey(server, ['memories:read', 'memories:write', 'keys:write']);
+    expect(await narrow.api.delete(`/v1/dev/keys/${broad.id}`)).toMatchObject({
+      status: 403,
+      body: {
+        detail: 'Insufficient permissions. Required scope: memories:write (the key to revoke holds it)',
+      },
+    });
+    expect((await broad.api.get('/v1/dev/key')).status).toBe(200);
+    // A key with the same scopes or fewer it may revoke.
+    const peer = await scopedKey(server, ['memories:read']);
+    expect((await narrow.api.delete(`/v1/dev/keys/${peer.id}`)).status).toBe(204);
+    expect(await peer.api.get('/v1/dev/key')).toMatchObject(INVALID_KEY);
+    expect((await broad.api.delete(`/v1/dev/keys/${narrow.id}`)).status).toBe(204);
+  });
+
   it('lets a key revoke itself: that answer is a 204, its next request a 401', async () => {
     const self = await scopedKey(server, ['keys:write']);
     expect((await self.api.delete(`/v1/dev/keys/${self.id}`)).status).toBe(204);

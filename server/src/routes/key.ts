@@ -59,11 +59,24 @@ const key: FastifyPluginAsyncZod = async (app) => {
     '/keys/:key_id',
     writes({
       summary: 'Revoke a developer key of the same user (this one too); it is refused from then on',
+      description:
+        'A key revokes only keys whose scopes it holds too: revoking one with another scope is a 403 naming it.',
       params: keyIdParams,
       response: { 204: z.null().meta({ description: 'Revoked' }), ...errors(401, 403, 404, 429) },
     }),
     async (request, reply) => {
-      await users.revokeKey(request.params.key_id, { userId: callerId(request), thing: 'API key' });
+      const userId = callerId(request);
+      const { key_id: keyId } = request.params;
+      // As a key passes on no scope it lacks, it revokes no key stronger than itself: a narrow key (an agent's)
+      // must not lock its user out of a broader one.
+      const target = (await users.listKeys(userId, 'newest first')).find((listed) => listed.id === keyId);
+      const beyond = target?.scopes.find((scope) => !request.developerKey!.scopes.includes(scope));
+      if (beyond)
+        throw new HttpError(
+          403,
+          `Insufficient permissions. Required scope: ${beyond} (the key to revoke holds it)`,
+        );
+      await users.revokeKey(keyId, { userId, thing: 'API key' });
       return reply.code(204).send(null);
     },
   );
