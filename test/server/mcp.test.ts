@@ -362,6 +362,27 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
     expect((await stranger.client.get('/v1/dev/user/memories')).body).toEqual([theirs]);
   });
 
+  it('says what an argument of the wrong type should be and what it got, and "required" only when it is missing', async () => {
+    const user = await userWith();
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['search_conversations', { query: 'roadmap', limit: '5' }, 'limit: expected an integer, got a string'],
+      ['search_conversations', { query: 123 }, 'query: expected a string, got 123'],
+      ['search_conversations', { limit: 5 }, 'query: required'],
+      ['get_action_items', { completed: 'true' }, 'completed: expected true or false, got a string'],
+      ['get_conversations', { limit: 1.5 }, 'limit: expected an integer, got 1.5'],
+      ['get_memories', { categories: 'work' }, 'categories: expected an array, got a string'],
+      ['create_memory', { content: 'x', tags: ['ok', 7] }, 'tags.1: expected a string, got 7'],
+      ['update_memory', { memory_id: 'x', content: null }, 'content: expected a string, got null'],
+      ['update_memory', { content: 'x' }, 'memory_id: required'],
+      ['get_goal', { goal_id: { id: 'x' } }, 'goal_id: expected a string, got an object'],
+      ['get_people', { x: 1 }, "Unknown field 'x'; get_people takes no arguments"],
+    ];
+    for (const [tool, args, message] of cases) {
+      const error = await refusal(user.mcp, tool, args);
+      expect({ tool, args, error }).toEqual({ tool, args, error: { code: 'invalid_arguments', message } });
+    }
+  });
+
   it('answers arguments that are no object with a tool result, and GET and DELETE with 405', async () => {
     const { key } = await newUser(server);
     const post = (body: unknown) =>

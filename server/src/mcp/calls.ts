@@ -62,17 +62,60 @@ export const TOOL_LIST = TOOLS.map((tool) => {
   };
 });
 
+/** How a wrong-type message names what a value must be, by zod's `expected`. */
+const EXPECTED: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'an integer',
+  boolean: 'true or false',
+  array: 'an array',
+  object: 'an object',
+  record: 'an object',
+};
+
+/** What a JSON value is, as a message names it: its kind for text and structures, else the value itself. */
+function describeValue(value: unknown): string {
+  if (typeof value === 'string') return 'a string';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object' && value !== null) return 'an object';
+  return String(value);
+}
+
+/**
+ * A per-parse error map that says a wrong type in words a model fixes its call by: "expected an integer, got a
+ * string" (zod's own says "Invalid input: expected number, received string"). A missing value is left to
+ * `issueProblem`, which tells it by the issue's input.
+ */
+export const wrongTypeMessages: z.core.$ZodErrorMap = (issue) => {
+  if (issue.code !== 'invalid_type' || issue.input === undefined) return undefined;
+  // A number with .int() refuses a string as a number; it takes only integers all the same.
+  const integer = issue.inst instanceof z.ZodNumber && issue.inst.isInt;
+  const expected = integer ? EXPECTED.int : (EXPECTED[issue.expected] ?? issue.expected);
+  return `expected ${expected}, got ${describeValue(issue.input)}`;
+};
+
+/**
+ * One issue of a parse made with `reportInput` as `<at>: <problem>`. Only a missing value's issue lacks the
+ * input: without reportInput none has it, and every wrong type would read as missing.
+ */
+export function issueProblem(issue: { code: string; message: string; input?: unknown }, at: string): string {
+  const missing = issue.code === 'invalid_type' && issue.input === undefined;
+  return `${at}: ${missing ? 'required' : issue.message}`;
+}
+
 /** zod's issues as one sentence a model can fix its call by: each names the argument. */
 function argumentProblems(tool: McpTool, issues: z.core.$ZodIssue[]): string {
   return issues
     .flatMap((issue) => {
       const at = issue.path.map(String).join('.');
       if (issue.code === 'unrecognized_keys') {
-        const known = at === '' ? Object.keys(tool.input.shape) : [];
+        // Tool arguments are flat, so an unknown key sits beside the tool's own arguments.
+        const known = Object.keys(tool.input.shape);
+        if (known.length === 0)
+          return issue.keys.map((key) => `Unknown field '${key}'; ${tool.name} takes no arguments`);
         return issue.keys.map((key) => unknownFieldMessage(key, known));
       }
-      const missing = issue.code === 'invalid_type' && issue.input === undefined;
-      return `${at || 'arguments'}: ${missing ? 'required' : issue.message}`;
+      return issueProblem(issue, at || 'arguments');
     })
     .join('; ');
 }
@@ -98,7 +141,7 @@ export async function callTool(
   const unstorable = textIssue(given);
   if (unstorable)
     return refusal('invalid_arguments', `${unstorable.path.join('.') || 'arguments'}: ${unstorable.msg}`);
-  const parsed = tool.input.safeParse(given);
+  const parsed = tool.input.safeParse(given, { reportInput: true, error: wrongTypeMessages });
   if (!parsed.success) return refusal('invalid_arguments', argumentProblems(tool, parsed.error.issues));
   try {
     return answer(await tool.run(context, parsed.data as never));
