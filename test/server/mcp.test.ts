@@ -82,6 +82,17 @@ async function refusal(mcp: Client, name: string, args: Record<string, unknown> 
 /** How the SDK's client reports a 401 of the endpoint. */
 const UNAUTHORIZED = { code: 401, message: expect.stringContaining('Invalid API Key') };
 
+/** Posts `body` to `server`'s /mcp as JSON, as the SDK's client does, with `key` as bearer. */
+const postMcp = (server: TestServer, key: string, body: unknown) =>
+  client(server.baseUrl, key).raw('POST', '/mcp', {
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify(body),
+  });
+
 const resultSize = (result: ToolResult) =>
   Buffer.byteLength(JSON.stringify(result.content)) +
   Buffer.byteLength(JSON.stringify(result.structuredContent));
@@ -385,16 +396,7 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
 
   it('answers arguments that are no object with a tool result, and GET and DELETE with 405', async () => {
     const { key } = await newUser(server);
-    const post = (body: unknown) =>
-      client(server.baseUrl, key).raw('POST', '/mcp', {
-        headers: {
-          authorization: `Bearer ${key}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-        },
-        body: JSON.stringify(body),
-      });
-    const reply = await post({
+    const reply = await postMcp(server, key, {
       jsonrpc: '2.0',
       id: 7,
       method: 'tools/call',
@@ -426,6 +428,73 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
         body: { detail: `Method ${method} not allowed on /mcp; allowed: POST` },
       });
     }
+  });
+
+  it('answers params its method does not take with -32602 naming the param, and an empty batch with -32600', async () => {
+    const { key } = await newUser(server);
+    const request = (id: number, method: string, params?: unknown) => ({
+      jsonrpc: '2.0',
+      id,
+      method,
+      params,
+    });
+    const invalidParams = (id: number, message: string) => ({
+      jsonrpc: '2.0',
+      id,
+      error: { code: -32602, message },
+    });
+    const cases: [unknown, string][] = [
+      [{ name: 5 }, 'Invalid params for tools/call: params.name: expected a string, got 5'],
+      [{ arguments: {} }, 'Invalid params for tools/call: params.name: required'],
+      [undefined, 'Invalid params for tools/call: params: required'],
+    ];
+    for (const [params, message] of cases) {
+      const reply = await postMcp(server, key, request(3, 'tools/call', params));
+      expect({ params, status: reply.status, body: reply.body }).toEqual({
+        params,
+        status: 200,
+        body: invalidParams(3, message),
+      });
+    }
+    const list = await postMcp(server, key, request(4, 'tools/list', { cursor: 5 }));
+    expect(list.body).toEqual(
+      invalidParams(4, 'Invalid params for tools/list: params.cursor: expected a string, got 5'),
+    );
+    const initialize = await postMcp(server, key, request(5, 'initialize', { protocolVersion: 2025 }));
+    expect(initialize.body).toEqual(
+      invalidParams(
+        5,
+        'Invalid params for initialize: params.protocolVersion: expected a string, got 2025; ' +
+          'params.capabilities: required; params.clientInfo: required',
+      ),
+    );
+
+    // In a batch, the request with bad params is refused and the others are answered.
+    const batch = await postMcp(server, key, [
+      request(1, 'tools/list'),
+      request(2, 'tools/call', { name: 5 }),
+    ]);
+    expect(batch.status).toBe(200);
+    expect(batch.body).toHaveLength(2);
+    expect(batch.body.find((answer: { id: number }) => answer.id === 1).result.tools).toHaveLength(
+      TOOL_NAMES.length,
+    );
+    expect(batch.body.find((answer: { id: number }) => answer.id === 2)).toEqual(
+      invalidParams(2, 'Invalid params for tools/call: params.name: expected a string, got 5'),
+    );
+
+    const empty = await postMcp(server, key, []);
+    expect({ status: empty.status, body: empty.body }).toEqual({
+      status: 400,
+      body: {
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: -32600,
+          message: 'Invalid Request: the batch is empty; send a message, or an array of them',
+        },
+      },
+    });
   });
 
   it('refuses a revoked key, and a call without a key', async () => {

@@ -84,15 +84,22 @@ function describeValue(value: unknown): string {
 /**
  * A per-parse error map that says a wrong type in words a model fixes its call by: "expected an integer, got a
  * string" (zod's own says "Invalid input: expected number, received string"). A missing value is left to
- * `issueProblem`, which tells it by the issue's input.
+ * `issueProblem`, which tells it by the issue's input. Typed by the fields it reads, so that it also serves the
+ * SDK's schemas, made with the zod the SDK depends on.
  */
-export const wrongTypeMessages: z.core.$ZodErrorMap = (issue) => {
-  if (issue.code !== 'invalid_type' || issue.input === undefined) return undefined;
+export function wrongTypeMessages(issue: {
+  code: string;
+  expected?: string;
+  input?: unknown;
+  inst?: unknown;
+}): string | undefined {
+  if (issue.code !== 'invalid_type' || issue.expected === undefined || issue.input === undefined)
+    return undefined;
   // A number with .int() refuses a string as a number; it takes only integers all the same.
   const integer = issue.inst instanceof z.ZodNumber && issue.inst.isInt;
   const expected = integer ? EXPECTED.int : (EXPECTED[issue.expected] ?? issue.expected);
   return `expected ${expected}, got ${describeValue(issue.input)}`;
-};
+}
 
 /**
  * One issue of a parse made with `reportInput` as `<at>: <problem>`. Only a missing value's issue lacks the

@@ -1,14 +1,22 @@
 // POST /mcp: the Model Context Protocol over Streamable HTTP, stateless (no session: a new server and transport
 // per request), so any instance answers any request. The developer key authenticates it as it does /v1/dev, by
 // the same hook: a revoked key is a 401, and every POST counts against the key's rate limit.
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  InitializeRequestSchema,
+  isJSONRPCRequest,
+  ListToolsRequestSchema,
+  PingRequestSchema,
+  type JSONRPCRequest,
+} from '@modelcontextprotocol/sdk/types.js';
 import { developerAuth, type DeveloperKey } from '../auth/hooks';
 import type { RequestLimiter } from '../auth/rate-limit';
 import { HttpError } from '../http/http-errors';
-import { callTool, refusal, TOOL_LIST, type ToolResult } from './calls';
+import { callTool, issueProblem, refusal, TOOL_LIST, wrongTypeMessages, type ToolResult } from './calls';
 
 /** Tool arguments are small: far below the developer API's 8 MB, which is there for batches of transcripts. */
 const BODY_LIMIT = 1024 * 1024;
@@ -38,6 +46,51 @@ function badArguments(message: unknown): boolean {
   const params = (message as { params?: { arguments?: unknown } }).params;
   const args = params?.arguments;
   return args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args));
+}
+
+/**
+ * The requests this server answers, each with the SDK's schema of it. The SDK parses a request by its schema only
+ * once it has taken it, and answers a failure as -32603 (internal error) with zod's issues as JSON; checked here
+ * first, such a request gets -32602 (invalid params) naming the param.
+ */
+const REQUEST_SCHEMAS = {
+  initialize: InitializeRequestSchema,
+  ping: PingRequestSchema,
+  'tools/list': ListToolsRequestSchema,
+  'tools/call': CallToolRequestSchema,
+};
+
+/** What is wrong with the params of `request`, if this server answers its method and they are not what it takes. */
+function paramsProblem(request: JSONRPCRequest): string | undefined {
+  if (!Object.hasOwn(REQUEST_SCHEMAS, request.method)) return undefined;
+  const schema = REQUEST_SCHEMAS[request.method as keyof typeof REQUEST_SCHEMAS];
+  const parsed = schema.safeParse(request, { reportInput: true, error: wrongTypeMessages });
+  if (parsed.success) return undefined;
+  const problems = parsed.error.issues.map((issue) => issueProblem(issue, issue.path.join('.')));
+  return `Invalid params for ${request.method}: ${problems.join('; ')}`;
+}
+
+/**
+ * Answers each request whose params its method does not take with -32602 on `transport`, in place of the SDK's
+ * server (connected to it already), which gets every other message. A batch is answered request by request.
+ */
+function refuseInvalidParams(transport: StreamableHTTPServerTransport, log: FastifyBaseLogger) {
+  const deliver = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    if (isJSONRPCRequest(message)) {
+      const problem = paramsProblem(message);
+      if (problem !== undefined) {
+        const answer = {
+          jsonrpc: '2.0' as const,
+          id: message.id,
+          error: { code: ErrorCode.InvalidParams, message: problem },
+        };
+        transport.send(answer).catch((error: unknown) => log.error({ err: error }, 'MCP answer failed'));
+        return;
+      }
+    }
+    deliver?.(message, extra);
+  };
 }
 
 function mcpServer(key: DeveloperKey, reply: FastifyReply) {
@@ -82,6 +135,7 @@ async function answerWithSdk(request: FastifyRequest, reply: FastifyReply, messa
   });
   try {
     await server.connect(transport);
+    refuseInvalidParams(transport, request.log);
     await transport.handleRequest(request.raw, reply.raw, message);
   } catch (error) {
     request.log.error({ err: error }, 'MCP request failed');
@@ -121,6 +175,13 @@ const mcp: FastifyPluginAsync<{ limiter: RequestLimiter }> = async (app, { limit
     }
     if (message === undefined)
       return reply.code(400).send(jsonRpcError(-32700, 'Parse error: the body is not JSON'));
+    // JSON-RPC 2.0: an empty batch is an invalid request, answered alone (there is no request to answer).
+    if (Array.isArray(message) && message.length === 0)
+      return reply
+        .code(400)
+        .send(
+          jsonRpcError(-32600, 'Invalid Request: the batch is empty; send a message, or an array of them'),
+        );
     if (callId !== undefined && badArguments(message))
       return answerToolCall(reply, callId, refusal('invalid_arguments', 'arguments must be an object'));
     await answerWithSdk(request, reply, message);
