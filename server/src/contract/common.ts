@@ -161,15 +161,23 @@ export const INSTANT_RANGE_MESSAGE =
   'Date must lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z (UTC)';
 export const inInstantRange = (ms: number): boolean => ms >= MIN_INSTANT && ms <= MAX_INSTANT;
 
+/** What a date-time in a request must look like, as the 422 for one that does not says. */
+export const INSTANT_MESSAGE =
+  'Expected an ISO 8601 date-time such as 2026-11-21T09:30:00Z or 2026-11-21T10:30:00+01:00';
+
 /**
  * An ISO 8601 date-time in a request. A value without an offset is taken as UTC. Parsed to epoch ms; refused
  * when it falls outside the years 0001–9999 in UTC (it could not be written back the same way).
  */
 export const instant = z.iso
-  .datetime({ offset: true, local: true })
+  .datetime({ offset: true, local: true, error: INSTANT_MESSAGE })
   .transform(instantMs)
   .refine(inInstantRange, { message: INSTANT_RANGE_MESSAGE, params: { type: 'value_error' } })
   .meta({ description: 'ISO 8601 date-time, e.g. 2026-11-21T09:30:00Z (no offset means UTC)' });
+
+/** What a date range bound must look like, as the 422 for one that does not says (zod's own: "Invalid input"). */
+export const DATE_BOUND_MESSAGE =
+  'Expected a date such as 2026-11-21 (that whole UTC day) or an ISO 8601 date-time such as 2026-11-21T09:30:00Z';
 
 /**
  * A date range bound: a date-time, or a date alone meaning that whole UTC day
@@ -177,7 +185,7 @@ export const instant = z.iso
  */
 export function dateBound(side: 'start' | 'end') {
   return z
-    .union([z.iso.date(), z.iso.datetime({ offset: true, local: true })])
+    .union([z.iso.date(), z.iso.datetime({ offset: true, local: true })], { error: DATE_BOUND_MESSAGE })
     .transform((value) => {
       if (value.length > 10) return instantMs(value);
       const dayStart = Date.parse(`${value}T00:00:00.000Z`);

@@ -1,0 +1,100 @@
+// A malformed date in a query or a body, on both databases: a 422 at the field whose msg names the forms the field
+// takes (zod's own said only "Invalid input" or "Invalid ISO datetime"), on every kind of route that takes one.
+// A missing date is still "Field required", and one outside the years 0001–9999 still says so.
+import { validationErrorBody } from '../../server/src/contract/common';
+import { devClient, expectShape, type Query } from '../helpers/http';
+import { DIALECTS, forSuite, startServer } from '../helpers/server';
+
+const DEV = '/v1/dev/user';
+const DATE_TIME = 'Expected an ISO 8601 date-time such as 2026-11-21T09:30:00Z or 2026-11-21T10:30:00+01:00';
+const DATE_OR_DATE_TIME =
+  'Expected a date such as 2026-11-21 (that whole UTC day) or an ISO 8601 date-time such as 2026-11-21T09:30:00Z';
+
+describe.each(DIALECTS)('date input on %s', (dialect) => {
+  const server = forSuite(() => startServer(dialect));
+  const dev = devClient(server);
+
+  /** The one issue of a 422: where and what. */
+  const issue = (reply: { status: number; body: unknown }) => {
+    expect(reply.status).toBe(422);
+    const { detail } = expectShape(validationErrorBody, reply.body);
+    expect(detail).toHaveLength(1);
+    return { loc: detail[0].loc, msg: detail[0].msg };
+  };
+
+  it('answers a malformed date bound of a list with the forms it takes', async () => {
+    const cases: [string, Query, string][] = [
+      [`${DEV}/conversations`, { start_date: 'yesterday' }, 'start_date'],
+      [`${DEV}/conversations`, { end_date: '2025-02-30' }, 'end_date'],
+      [`${DEV}/conversations/search`, { query: 'budget', start_date: 'last week' }, 'start_date'],
+      [`${DEV}/action-items`, { end_date: '21/11/2026' }, 'end_date'],
+      [`${DEV}/screen-activity`, { start_date: '2026-11-21 09:30' }, 'start_date'],
+    ];
+    for (const [path, query, field] of cases) {
+      expect({ path, query, ...issue(await dev.get(path, query)) }).toEqual({
+        path,
+        query,
+        loc: ['query', field],
+        msg: DATE_OR_DATE_TIME,
+      });
+    }
+  });
+
+  it('answers a malformed date-time in a query or a body with the forms it takes', async () => {
+    const queries: [string, Query, string][] = [
+      [`${DEV}/memories`, { updated_since: 'yesterday' }, 'updated_since'],
+      [`${DEV}/goals`, { updated_since: '2026-11-21' }, 'updated_since'],
+      [`${DEV}/deleted`, { since: '2026-13-01T00:00:00Z' }, 'since'],
+    ];
+    for (const [path, query, field] of queries) {
+      expect({ path, query, ...issue(await dev.get(path, query)) }).toEqual({
+        path,
+        query,
+        loc: ['query', field],
+        msg: DATE_TIME,
+      });
+    }
+
+    const bodies: [string, object, (string | number)[]][] = [
+      [`${DEV}/action-items`, { description: 'x', due_at: 'tomorrow' }, ['due_at']],
+      [`${DEV}/action-items`, { description: 'x', due_at: 1_764_000_000 }, ['due_at']],
+      [`${DEV}/conversations`, { text: 'x', started_at: '2026-11-21' }, ['started_at']],
+      [
+        `${DEV}/conversations`,
+        { text: 'x', structured: { events: [{ title: 'Call', start: 'noon' }] } },
+        ['structured', 'events', 0, 'start'],
+      ],
+      [`${DEV}/goals`, { title: 'Run', target_value: 5, horizon_at: 'next year' }, ['horizon_at']],
+      [
+        `${DEV}/screen-activity`,
+        { screen_activity: [{ timestamp: 'now', app_name: 'Editor' }] },
+        ['screen_activity', 0, 'timestamp'],
+      ],
+    ];
+    for (const [path, body, at] of bodies) {
+      expect({ path, body, ...issue(await dev.post(path, body)) }).toEqual({
+        path,
+        body,
+        loc: ['body', ...at],
+        msg: DATE_TIME,
+      });
+    }
+  });
+
+  it('still says a missing date is required, and a date outside 0001–9999 is out of range', async () => {
+    expect(
+      issue(await dev.post(`${DEV}/screen-activity`, { screen_activity: [{ app_name: 'Editor' }] })),
+    ).toEqual({
+      loc: ['body', 'screen_activity', 0, 'timestamp'],
+      msg: 'Field required',
+    });
+    expect(
+      issue(await dev.post(`${DEV}/action-items`, { description: 'x', due_at: '0000-12-31T00:00:00Z' })),
+    ).toEqual({
+      loc: ['body', 'due_at'],
+      msg: 'Date must lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z (UTC)',
+    });
+    expect(await server.count('action_items')).toBe(0);
+    expect(await server.count('screen_activity')).toBe(0);
+  });
+});
