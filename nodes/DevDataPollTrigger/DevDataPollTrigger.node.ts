@@ -2,12 +2,13 @@ import type {
   IDataObject,
   INodeExecutionData,
   INodeProperties,
-  INodePropertyOptions,
   INodeType,
   INodeTypeDescription,
   IPollFunctions,
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+
+import { MEMORY_CATEGORY_OPTIONS } from '../shared';
 
 import {
   changesSince,
@@ -28,13 +29,6 @@ const onlyWithDueDate: INodeProperties = {
   default: false,
   description: 'Whether to only report action items that have a due date',
 };
-
-/** The memory categories New Memory can be narrowed to. */
-const memoryCategoryOptions: INodePropertyOptions[] = [
-  { name: 'Interesting', value: 'interesting' },
-  { name: 'Manual', value: 'manual' },
-  { name: 'System', value: 'system' },
-];
 
 /** Version 1's Options of one event: which of its changes to report. */
 function eventOptions(event: TriggerEvent, options: INodeProperties[]): INodeProperties {
@@ -103,7 +97,7 @@ const eventsOptions: INodeProperties = {
       displayName: 'Categories',
       name: 'categories',
       type: 'multiOptions',
-      options: memoryCategoryOptions,
+      options: MEMORY_CATEGORY_OPTIONS,
       default: [],
       description: 'New Memory: only report memories of these categories; all categories when none is chosen',
       displayOptions: { show: { '/events': ['newMemory'] } },
@@ -215,7 +209,7 @@ const properties: INodeProperties[] = [
       displayName: 'Categories',
       name: 'categories',
       type: 'multiOptions',
-      options: memoryCategoryOptions,
+      options: MEMORY_CATEGORY_OPTIONS,
       default: [],
       description: 'Only report memories of these categories; all categories when none is chosen',
     },

@@ -1,7 +1,8 @@
-// The transport every DevData node imports: requests with the node's credential, pagination, error mapping and
-// Retry-After handling.
+// What every DevData node imports: the transport (requests with the node's credential, pagination, error mapping
+// and Retry-After handling) and the option lists more than one node offers.
 export { devDataRequest, MAX_RETRY_AFTER_SECONDS } from './request';
 export type { DevDataRequest, DevDataRequestContext } from './request';
 export { cursorPaginate, offsetPaginate } from './pagination';
 export { devDataApiError } from './errors';
 export type { DevDataCredentialType } from './credentials';
+export { MEMORY_CATEGORY_OPTIONS } from './memory-categories';

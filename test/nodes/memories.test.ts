@@ -1,5 +1,5 @@
 import { success } from '../../server/src/contract/common';
-import { CATEGORY_OPTIONS } from '../../nodes/DevData/actions/memory/fields';
+import { MEMORY_CATEGORY_OPTIONS } from '../../nodes/shared';
 import { memory, MEMORY_CATEGORIES } from '../../server/src/contract/memories';
 import { expectShape, newUser } from '../helpers/http';
 import { forSuite } from '../helpers/server';
@@ -96,7 +96,7 @@ test('Memory → Create Many: 60 items in batches of 25 (3 requests), then Get M
 });
 
 test('Memory → Create offers every category the server accepts, the older ones kept as given', async () => {
-  expect(CATEGORY_OPTIONS.map((option) => option.value).sort()).toEqual([...MEMORY_CATEGORIES].sort());
+  expect(MEMORY_CATEGORY_OPTIONS.map((option) => option.value).sort()).toEqual([...MEMORY_CATEGORIES].sort());
   const { credentials } = await freshUser();
   const created = expectShape(
     memory,

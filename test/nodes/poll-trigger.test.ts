@@ -9,6 +9,7 @@ import { NodeApiError } from 'n8n-workflow';
 import { DevDataApi } from '../../credentials/DevDataApi.credentials';
 import { DevDataAppApi } from '../../credentials/DevDataAppApi.credentials';
 import { DevDataPollTrigger } from '../../nodes/DevDataPollTrigger/DevDataPollTrigger.node';
+import { MEMORY_CATEGORY_OPTIONS } from '../../nodes/shared';
 import { MAX_ACTION_ITEM_BATCH } from '../../server/src/contract/action-items';
 import { SCOPES } from '../../server/src/contract/scopes';
 import { adminClient, client, newUser, type Client } from '../helpers/http';
@@ -297,6 +298,27 @@ describe('conversations and memories', () => {
     expect(out.manual).toEqual([tea]);
     await ok(user.client.patch(`${DEV}/memories/${tea.id}`, { content: 'Loves jasmine tea' }));
     expect(await tickAll({ all, manual })).toEqual({ all: null, manual: null });
+  });
+
+  test("New Memory's Categories offers the DevData node's categories, the older ones included", async () => {
+    const offered = new DevDataPollTrigger().description.properties
+      .flatMap((property) => (property.name === 'options' ? (property.options ?? []) : []))
+      .filter((option) => 'name' in option && option.name === 'categories')
+      .map((option) => ('options' in option ? option.options : undefined));
+    expect(offered).toEqual([MEMORY_CATEGORY_OPTIONS, MEMORY_CATEGORY_OPTIONS]);
+
+    const user = await newUser(server);
+    const work = activePollingWorkflow(
+      { event: 'newMemory', options: { categories: ['work'] } },
+      credentialsFor(server, user.key),
+    );
+    await work.activate();
+    await ok(user.client.post(`${DEV}/memories`, { content: 'Likes jasmine tea' }), 200);
+    const job = await ok(
+      user.client.post(`${DEV}/memories`, { content: 'Leads the platform team', category: 'work' }),
+      200,
+    );
+    expect(await tickAll({ work })).toEqual({ work: [job] });
   });
 });
 

@@ -125,6 +125,13 @@ export const conversationOptions: INodeProperties[] = [
         name: 'location',
         values: [
           {
+            displayName: 'Address',
+            name: 'address',
+            type: 'string',
+            default: '',
+            description: 'A postal address or place name',
+          },
+          {
             displayName: 'Latitude',
             name: 'latitude',
             type: 'number',
@@ -139,13 +146,6 @@ export const conversationOptions: INodeProperties[] = [
             typeOptions: { minValue: -180, maxValue: 180, numberPrecision: 6 },
             default: 0,
             description: 'Longitude in degrees (-180 to 180)',
-          },
-          {
-            displayName: 'Address',
-            name: 'address',
-            type: 'string',
-            default: '',
-            description: 'A postal address or place name',
           },
         ],
       },

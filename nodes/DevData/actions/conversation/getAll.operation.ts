@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { offsetPaginate } from '../../../shared';
-import { filters, operationOptions, returnAllOrLimit } from '../common.description';
+import { byDisplayName, filters, operationOptions, returnAllOrLimit } from '../common.description';
 import { dateRangeQuery } from '../dates';
 import { limitOf } from '../utils';
 import {
@@ -20,39 +20,41 @@ export const PAGE_SIZE = 100;
 const properties: INodeProperties[] = [
   ...returnAllOrLimit(),
   simplifyConversationField,
-  filters([
-    {
-      displayName: 'Categories',
-      name: 'categories',
-      type: 'multiOptions',
-      default: [],
-      options: CATEGORIES.map((c) => ({ name: capitalize(c), value: c })),
-      description: 'Return only conversations in any of these categories',
-    },
-    folderIdField('Return only the conversations in this folder'),
-    {
-      displayName: 'Started After',
-      name: 'startDate',
-      type: 'dateTime',
-      default: '',
-      description: 'Return conversations started at or after this time (a date alone means that UTC day)',
-    },
-    {
-      displayName: 'Started Before',
-      name: 'endDate',
-      type: 'dateTime',
-      default: '',
-      description:
-        'Return conversations started at or before this time (a date alone includes the whole UTC day)',
-    },
-    {
-      displayName: 'Starred',
-      name: 'starred',
-      type: 'boolean',
-      default: true,
-      description: 'Whether to return only starred conversations (on) or only the others (off)',
-    },
-  ]),
+  filters(
+    byDisplayName([
+      {
+        displayName: 'Categories',
+        name: 'categories',
+        type: 'multiOptions',
+        default: [],
+        options: CATEGORIES.map((c) => ({ name: capitalize(c), value: c })),
+        description: 'Return only conversations in any of these categories',
+      },
+      folderIdField('Return only the conversations in this folder'),
+      {
+        displayName: 'Started After',
+        name: 'startDate',
+        type: 'dateTime',
+        default: '',
+        description: 'Return conversations started at or after this time (a date alone means that UTC day)',
+      },
+      {
+        displayName: 'Started Before',
+        name: 'endDate',
+        type: 'dateTime',
+        default: '',
+        description:
+          'Return conversations started at or before this time (a date alone includes the whole UTC day)',
+      },
+      {
+        displayName: 'Starred',
+        name: 'starred',
+        type: 'boolean',
+        default: true,
+        description: 'Whether to return only starred conversations (on) or only the others (off)',
+      },
+    ]),
+  ),
   operationOptions([
     {
       displayName: 'Include Discarded',

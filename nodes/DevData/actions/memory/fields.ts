@@ -1,25 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { MEMORY_CATEGORY_OPTIONS } from '../../../shared';
 import { simplifyField } from '../common.description';
 import type { RecordSpec } from '../crud';
 import { splitList } from '../utils';
-
-/** The current categories and the older ones the service still accepts and keeps as given, by name. */
-export const CATEGORY_OPTIONS = [
-  { name: 'Auto (Older)', value: 'auto' },
-  { name: 'Core (Older)', value: 'core' },
-  { name: 'Habits (Older)', value: 'habits' },
-  { name: 'Hobbies (Older)', value: 'hobbies' },
-  { name: 'Interesting', value: 'interesting' },
-  { name: 'Interests (Older)', value: 'interests' },
-  { name: 'Learnings (Older)', value: 'learnings' },
-  { name: 'Lifestyle (Older)', value: 'lifestyle' },
-  { name: 'Manual', value: 'manual' },
-  { name: 'Other (Older)', value: 'other' },
-  { name: 'Skills (Older)', value: 'skills' },
-  { name: 'System', value: 'system' },
-  { name: 'Work (Older)', value: 'work' },
-];
 
 export const contentField: INodeProperties = {
   displayName: 'Content',
@@ -38,7 +22,7 @@ export const categoriesFilter: INodeProperties = {
   name: 'categories',
   type: 'multiOptions',
   default: [],
-  options: CATEGORY_OPTIONS,
+  options: MEMORY_CATEGORY_OPTIONS,
   description: 'Return only memories in any of these categories',
 };
 
@@ -54,7 +38,7 @@ export const memoryFields: INodeProperties[] = [
     name: 'category',
     type: 'options',
     default: 'manual',
-    options: CATEGORY_OPTIONS,
+    options: MEMORY_CATEGORY_OPTIONS,
     description:
       'Category of the memory (default manual). Interesting, manual and system are the current ones; the ones marked older are still accepted and kept as given.',
   },

@@ -62,14 +62,9 @@ const properties: INodeProperties[] = [
     type: 'multiOptions',
     options: [
       {
-        name: 'User Name',
-        value: 'user_name',
-        description: "The user's display name ({{user_name}})",
-      },
-      {
-        name: 'User Facts',
-        value: 'user_facts',
-        description: 'What DevData knows about the user: their memories ({{user_facts}})',
+        name: 'User Chat',
+        value: 'user_chat',
+        description: 'The last messages between the user and this app ({{user_chat}})',
       },
       {
         name: 'User Context',
@@ -77,9 +72,14 @@ const properties: INodeProperties[] = [
         description: "Titles and overviews of the user's recent conversations ({{user_context}})",
       },
       {
-        name: 'User Chat',
-        value: 'user_chat',
-        description: 'The last messages between the user and this app ({{user_chat}})',
+        name: 'User Facts',
+        value: 'user_facts',
+        description: 'What DevData knows about the user: their memories ({{user_facts}})',
+      },
+      {
+        name: 'User Name',
+        value: 'user_name',
+        description: "The user's display name ({{user_name}})",
       },
     ],
     default: [],
