@@ -14,7 +14,8 @@ const properties: INodeProperties[] = [
       name: 'conversationId',
       type: 'string',
       default: '',
-      description: 'The conversation the action item comes from; it must be one of your conversations',
+      description:
+        'The ID of the conversation the action item comes from (not its title); get it from Conversation → Get Many or Search',
     },
     dueAtField,
   ]),

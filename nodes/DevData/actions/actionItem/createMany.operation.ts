@@ -11,7 +11,8 @@ export const { description, executeBatch } = createManyOperation(
   [
     {
       ...descriptionField,
-      description: 'What needs to be done; usually an expression such as {{ $json.task }}',
+      description:
+        'What needs to be done (1–2000 characters); usually an expression such as {{ $json.task }}',
     },
     additionalFields([completedField, dueAtField]),
   ],

@@ -26,7 +26,7 @@ const properties: INodeProperties[] = [
         name: 'conversationId',
         type: 'string',
         default: '',
-        description: 'Return only the action items of this conversation',
+        description: 'Return only the action items of the conversation with this ID (not its title)',
       },
       {
         displayName: 'Created After',

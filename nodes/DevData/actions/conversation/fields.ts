@@ -50,7 +50,7 @@ export function folderIdField(purpose: string): INodeProperties {
     type: 'options',
     typeOptions: { loadOptionsMethod: 'getFolders' },
     default: '',
-    description: `${purpose}. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.`,
+    description: `${purpose}; an expression must give the folder's ID, not its name (get it from Folder → Get Many). Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.`,
   };
 }
 

@@ -9,7 +9,11 @@ export const { description, executeBatch } = createManyOperation(
   'memory',
   'memory',
   [
-    { ...contentField, description: 'The fact to remember; usually an expression such as {{ $json.fact }}' },
+    {
+      ...contentField,
+      description:
+        'The fact, preference or insight to remember (1–5000 characters); usually an expression such as {{ $json.fact }}',
+    },
     additionalFields(memoryFields),
   ],
   {

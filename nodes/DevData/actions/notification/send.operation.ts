@@ -17,7 +17,8 @@ const properties: INodeProperties[] = [
     type: 'string',
     required: true,
     default: '',
-    description: 'The ID of the user to notify (sent as uid)',
+    description:
+      "The DevData user ID of a user who has installed your app (not a name or email), e.g. the uid field of the DevData Transcript Trigger's output",
   },
   {
     displayName: 'Message',
