@@ -35,7 +35,7 @@ export class DevDataApi implements ICredentialType {
       default: '',
       placeholder: 'svc_dev_…',
       description:
-        'A developer API key, from the DevData app (Settings → Developer → Create Key) or, for a self-hosted devdata-server, the one `npm start` / `devdata-server init` prints. It starts with svc_dev_ (or omi_dev_, from a server issuing the real service’s prefix) — an app secret (sk_…) or an admin token does not work here. The key’s scopes decide what the node may read and write.',
+        'A developer API key, from the DevData app (Settings → Developer → Create Key) or, for a self-hosted devdata-server, the one <code>npm start</code> / <code>devdata-server init</code> prints. It starts with svc_dev_ (or omi_dev_, from a server issuing the real service’s prefix) — an app secret (sk_…) or an admin token does not work here. The key’s scopes decide what the node may read and write.',
       required: true,
     },
   ];

@@ -32,7 +32,8 @@ export class DevDataAppApi implements ICredentialType {
       name: 'appId',
       type: 'string',
       default: '',
-      description: 'The identifier of your app, from the developer portal (or `devdata-server init`)',
+      description:
+        'The identifier of your app, from the developer portal (or <code>devdata-server init</code>)',
       required: true,
     },
     {
@@ -54,7 +55,7 @@ export class DevDataAppApi implements ICredentialType {
       default: '',
       placeholder: 'whsec_…',
       description:
-        'Optional. The secret DevData signs its webhook calls with: the DevData Transcript Trigger then refuses calls DevData did not sign. Not needed for sending notifications.',
+        'Recommended when you use the DevData Transcript Trigger: with it, the trigger refuses calls DevData did not sign; without it, anyone who knows the trigger’s URL can start the workflow. Not needed for sending notifications.',
     },
   ];
 

@@ -76,7 +76,7 @@ export class DevDataTrigger implements INodeType {
     version: 1,
     subtitle: '={{ ($parameter["events"] || []).join(", ") }}',
     description:
-      'Starts the workflow the moment a DevData conversation, memory, action item, goal or notification changes',
+      'Starts the workflow the moment a DevData conversation, memory, action item, goal or notification changes, or live transcript segments arrive',
     eventTriggerDescription: 'Waiting for you to change a record in DevData',
     defaults: { name: 'DevData Trigger' },
     inputs: [],
@@ -98,7 +98,7 @@ export class DevDataTrigger implements INodeType {
     properties: [
       {
         displayName:
-          'DevData calls this trigger’s Production URL the moment a record changes. If the DevData server cannot reach this n8n, use the DevData Poll Trigger instead.',
+          'DevData calls this trigger’s Production URL the moment a record changes. The credential’s developer key needs the webhooks:read and webhooks:write scopes. If the DevData server cannot reach this n8n, use the DevData Poll Trigger instead.',
         name: 'reachabilityNotice',
         type: 'notice',
         default: '',
@@ -112,7 +112,7 @@ export class DevDataTrigger implements INodeType {
         default: [],
         options: EVENT_OPTIONS,
         description:
-          'The changes that start the workflow, one execution per change. Each item is the record as the DevData node returns it, plus <code>event</code> (e.g. action_item.completed), <code>event_id</code> and <code>event_timestamp</code>.',
+          'The changes that start the workflow, one execution per change. Each item is the record as the DevData API returns it (the DevData node’s output with Simplify off; for deletions only its ID and deleted_at), plus <code>event</code> (e.g. action_item.completed), <code>event_id</code> and <code>event_timestamp</code>.',
       },
     ],
   };

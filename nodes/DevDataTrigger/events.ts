@@ -46,7 +46,7 @@ export const EVENT_OPTIONS: INodePropertyOptions[] = [
   {
     name: 'Conversation Updated',
     value: 'conversation.updated',
-    description: 'A conversation was edited, moved to a folder or discarded',
+    description: 'A conversation was renamed, starred, moved to a folder or discarded',
   },
   {
     name: 'Goal Created',

@@ -59,7 +59,7 @@ export const description: INodeProperties[] = [
       {
         name: 'Update',
         value: 'update',
-        description: 'Rename, discard or move a conversation',
+        description: 'Rename, star, discard or move a conversation',
         action: 'Update a conversation',
       },
     ],
