@@ -337,6 +337,12 @@ test('operations the real service has no counterpart for fail with a clear node 
   });
   await expectNotOffered({ resource: 'person', operation: 'delete', personId: id });
   await expectNotOffered({ resource: 'screenActivity', operation: 'getAll', returnAll: true });
+  await expectNotOffered({
+    resource: 'screenActivity',
+    operation: 'createMany',
+    timestamp: '2026-11-20T08:00:00Z',
+    appName: 'Code',
+  });
   await expectNotOffered({ resource: 'developerKey', operation: 'getCurrent' });
   // Its developer API searches conversations only (memories are searched through its MCP server).
   await expectNotOffered({ resource: 'memory', operation: 'search', query: 'tea', limit: 10 });
