@@ -1,8 +1,10 @@
-import { client, devClient } from '../helpers/http';
+import { eventReceiver } from '../helpers/event-receiver';
+import { client, devClient, ok } from '../helpers/http';
 import { DIALECTS, forSuite, startServer } from '../helpers/server';
 
 // What HTTP itself promises a client, answered in the interface's `{detail}` shape: 415 names the media type to
-// send, 405 lists the methods a known path serves, and the bearer scheme is matched whatever its case.
+// send, 405 lists the methods a known path serves, the bearer scheme is matched whatever its case, and a route
+// that takes no body refuses one with fields rather than ignoring it.
 describe.each(DIALECTS)('HTTP semantics on %s', (dialect) => {
   const server = forSuite(() => startServer(dialect));
   const bearer = () => ({ authorization: `Bearer ${server.init.developer_key}` });
@@ -98,6 +100,127 @@ describe.each(DIALECTS)('HTTP semantics on %s', (dialect) => {
         status: 401,
         body: { detail: "Missing or invalid Authorization header. Must be 'Bearer API_KEY'" },
       });
+    }
+  });
+
+  it('refuses a body with fields on a route that takes none (422 extra_forbidden), and does nothing', async () => {
+    const api = devClient(server);
+    const receiver = await eventReceiver();
+    try {
+      const hook = await ok(api.post('/v1/dev/user/webhooks', { url: receiver.url, events: ['ping'] }));
+      const ping = await ok(api.post(`/v1/dev/user/webhooks/${hook.id}/ping`));
+      const item = await ok(api.post('/v1/dev/user/action-items', { description: 'Keep me' }));
+      const goal = await ok(api.post('/v1/dev/user/goals', { title: 'Run', target_value: 10 }));
+      const send = (method: string, path: string, body: string) =>
+        api.raw(method, path, { headers: { ...bearer(), 'content-type': 'application/json' }, body });
+      const noBody = (field: string) =>
+        `Unknown field '${field}'; this route takes no body: send none, or {}`;
+      const cases: [method: string, path: string, body: object, loc: (string | number)[], msg: string][] = [
+        [
+          'POST',
+          `/v1/dev/user/webhooks/${hook.id}/rotate-secret`,
+          { key: 'whsec_bWluZQ==' },
+          ['body', 'key'],
+          noBody('key'),
+        ],
+        ['POST', `/v1/dev/user/webhooks/${hook.id}/ping`, { data: {} }, ['body', 'data'], noBody('data')],
+        [
+          'POST',
+          `/v1/dev/user/webhooks/${hook.id}/deliveries/${ping.id}/redeliver`,
+          { force: true },
+          ['body', 'force'],
+          noBody('force'),
+        ],
+        ['DELETE', `/v1/dev/user/action-items/${item.id}`, { soft: true }, ['body', 'soft'], noBody('soft')],
+        // The value a client meant to send in the query: the message says where it goes.
+        [
+          'PATCH',
+          `/v1/dev/user/goals/${goal.id}/progress?current_value=3`,
+          { current_value: 5 },
+          ['body', 'current_value'],
+          "Unknown field 'current_value'; this route takes no body: did you mean the query parameter 'current_value'?",
+        ],
+      ];
+      for (const [method, path, body, loc, msg] of cases) {
+        const reply = await send(method, path, JSON.stringify(body));
+        expect({ method, path, status: reply.status, body: reply.body }).toEqual({
+          method,
+          path,
+          status: 422,
+          body: { detail: [{ loc, msg, type: 'extra_forbidden' }] },
+        });
+      }
+      // A body that is not an object at all is refused as a whole.
+      for (const body of ['[]', '"rotate"', '42', 'true']) {
+        const reply = await send('POST', `/v1/dev/user/webhooks/${hook.id}/ping`, body);
+        expect({ body, status: reply.status, detail: reply.body.detail }).toEqual({
+          body,
+          status: 422,
+          detail: [
+            { loc: ['body'], msg: 'This route takes no body: send none, or {}', type: 'extra_forbidden' },
+          ],
+        });
+      }
+      // Nothing happened: the secret, the item, the goal's value and the deliveries are as they were.
+      const itemIds = async () =>
+        ((await ok(api.get('/v1/dev/user/action-items'))) as { id: string }[]).map((i) => i.id);
+      expect(await itemIds()).toContain(item.id);
+      expect(await ok(api.get(`/v1/dev/user/goals/${goal.id}`))).toMatchObject({ current_value: 0 });
+      expect(await server.count('webhook_deliveries', { subscription_id: hook.id })).toBe(1);
+      const [{ secret }] = await server.store.db
+        .selectFrom('webhook_subscriptions')
+        .select('secret')
+        .where('id', '=', hook.id)
+        .execute();
+      expect(secret).toBe(hook.secret);
+
+      // No body, an empty one, null and {} are all "no body" (clients send each of them on a DELETE or an action).
+      for (const body of [undefined, '', 'null', '{}']) {
+        const reply = await api.raw('POST', `/v1/dev/user/webhooks/${hook.id}/ping`, {
+          headers: { ...bearer(), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          body,
+        });
+        expect({ body, status: reply.status }).toEqual({ body, status: 200 });
+      }
+      await ok(send('POST', `/v1/dev/user/webhooks/${hook.id}/rotate-secret`, '{}'));
+      await ok(send('DELETE', `/v1/dev/user/action-items/${item.id}`, '{}'));
+      expect(await itemIds()).not.toContain(item.id);
+
+      // The other APIs' routes without a body too; an unknown path with a body is still a 404.
+      const admin = await client(server.baseUrl).raw(
+        'DELETE',
+        `/v1/admin/apps/${server.init.app_id}/installs/${server.init.user_id}`,
+        {
+          headers: {
+            authorization: `Bearer ${server.init.admin_token}`,
+            'content-type': 'application/json',
+          },
+          body: '{"user_id":"x"}',
+        },
+      );
+      expect(admin.status).toBe(422);
+      expect(admin.body.detail[0]).toMatchObject({ loc: ['body', 'user_id'], type: 'extra_forbidden' });
+      const app = await client(server.baseUrl).raw(
+        'POST',
+        `/v2/integrations/${server.init.app_id}/notification?uid=${server.init.user_id}&message=Hello`,
+        {
+          headers: { authorization: `Bearer ${server.init.app_secret}`, 'content-type': 'application/json' },
+          body: '{"message":"Hello"}',
+        },
+      );
+      expect(app.status).toBe(422);
+      expect(app.body.detail[0]).toMatchObject({
+        loc: ['body', 'message'],
+        msg: "Unknown field 'message'; this route takes no body: did you mean the query parameter 'message'?",
+      });
+      expect(await server.count('notifications')).toBe(0);
+      const unknown = await send('POST', '/v1/dev/user/nothing-here', '{"a":1}');
+      expect({ status: unknown.status, body: unknown.body }).toEqual({
+        status: 404,
+        body: { detail: 'Not Found' },
+      });
+    } finally {
+      await receiver.close();
     }
   });
 });

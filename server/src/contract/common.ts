@@ -301,3 +301,14 @@ export function unknownFieldMessage(field: string, known: readonly string[]): st
   if (meant !== undefined) return `Unknown field '${field}'; did you mean '${meant}'?`;
   return `Unknown field '${field}'; fields here: ${known.join(', ')}`;
 }
+
+/**
+ * The 422 message for a body field sent to a route that takes no body: it names the field, and the query
+ * parameter probably meant when the route has one close to it.
+ */
+export function noBodyFieldMessage(field: string, queryParameters: readonly string[]): string {
+  const meant = closestField(field, queryParameters);
+  if (meant !== undefined)
+    return `Unknown field '${field}'; this route takes no body: did you mean the query parameter '${meant}'?`;
+  return `Unknown field '${field}'; this route takes no body: send none, or {}`;
+}

@@ -2,8 +2,14 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { z } from 'zod';
-import { quickCheck, textIssue, unknownFieldMessage, type ValidationIssue } from '../contract/common';
+import { z } from 'zod';
+import {
+  noBodyFieldMessage,
+  quickCheck,
+  textIssue,
+  unknownFieldMessage,
+  type ValidationIssue,
+} from '../contract/common';
 import { HttpError, UnprocessableError } from './http-errors';
 import { Conflict, isUnavailable, NotFound } from '../store/db/store-errors';
 
@@ -75,6 +81,25 @@ export class RequestValidationError extends Error {
   }
 }
 
+/**
+ * What is wrong with a body sent to a route that declares none: nothing when it is null or `{}` (what clients
+ * send on a DELETE or an action), else each field as an unknown field, as any other body's, naming the query
+ * parameter it probably meant. The real service ignores such a body; here it would be ignored while the action
+ * went ahead (a secret given to rotate-secret, say), so it is refused instead.
+ */
+function noBodyIssues(body: unknown, querystring: unknown): ValidationIssue[] {
+  if (body === null) return [];
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    return [{ loc: ['body'], msg: 'This route takes no body: send none, or {}', type: 'extra_forbidden' }];
+  }
+  const parameters = querystring instanceof z.ZodObject ? Object.keys(querystring.shape) : [];
+  return Object.keys(body).map((field) => ({
+    loc: ['body', field],
+    msg: noBodyFieldMessage(field, parameters),
+    type: 'extra_forbidden',
+  }));
+}
+
 /** The methods a path may answer to, as the 405 `Allow` header lists them. */
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
@@ -113,9 +138,10 @@ async function errorsPlugin(app: FastifyInstance) {
   });
 
   // Every body is JSON: any other type (Fastify's text/plain parser included) is a 415 saying so.
-  // An empty JSON body is "no body", so routes that need none accept one and routes that need one say 422.
+  // An empty JSON body is "no body", so routes that need none accept one and routes that need one say 422;
+  // a route that declares no body schema takes none (the MCP endpoint, whose body is its own, parses it itself).
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (body === '') return done(null, undefined);
     let parsed: unknown;
     try {
@@ -128,6 +154,11 @@ async function errorsPlugin(app: FastifyInstance) {
     // Checked before any schema sees the body: nothing after this point walks a value nested without bound.
     const issue = textIssue(parsed);
     if (issue) return done(UnprocessableError.at(['body', ...issue.path], issue.msg, issue.type));
+    const { schema } = request.routeOptions;
+    if (!request.is404 && schema?.body === undefined) {
+      const issues = noBodyIssues(parsed, schema?.querystring);
+      if (issues.length > 0) return done(new UnprocessableError(issues));
+    }
     done(null, parsed);
   });
 
