@@ -79,6 +79,9 @@ export async function buildApp({ store, config, logger = false, resolve }: AppOp
     logger,
     logController: new RequestLog(),
     bodyLimit: BODY_LIMIT,
+    // `/x/` is `/x`: a trailing slash gets the same answer rather than another route's (the real service
+    // redirects it to `/x`).
+    routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors,
     clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();

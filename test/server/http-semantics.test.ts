@@ -223,4 +223,45 @@ describe.each(DIALECTS)('HTTP semantics on %s', (dialect) => {
       await receiver.close();
     }
   });
+
+  it('answers a path with a trailing slash as the path without it', async () => {
+    const api = devClient(server);
+    const goal = await ok(api.post('/v1/dev/user/goals', { title: 'Walk', target_value: 5 }));
+    const paths = [
+      '/v1/dev/user/action-items',
+      '/v1/dev/user/conversations',
+      '/v1/dev/user/screen-activity',
+      '/v1/dev/user/memories',
+      '/v1/dev/user/goals',
+      `/v1/dev/user/goals/${goal.id}`,
+      `/v1/dev/user/goals/${goal.id}/history`,
+      '/v1/dev/user/folders',
+      '/v1/dev/user/people',
+      '/v1/dev/user/webhooks',
+      '/v1/dev/user/notifications',
+      '/v1/dev/user/deleted',
+      '/v1/dev/keys',
+      '/v1/dev/key',
+    ];
+    for (const path of paths) {
+      const plain = await api.get(path);
+      const slashed = await api.get(`${path}/`);
+      expect({ path, status: slashed.status, body: slashed.body }).toEqual({
+        path,
+        status: 200,
+        body: plain.body,
+      });
+    }
+    // Writes too; a method the path does not serve is still a 405 naming those it does, an unknown path a 404.
+    const made = await ok(api.post('/v1/dev/user/action-items/', { description: 'Slashed' }));
+    const patched = await ok(api.patch(`/v1/dev/user/action-items/${made.id}/`, { completed: true }));
+    expect(patched.completed).toBe(true);
+    const wrong = await api.raw('PATCH', '/v1/dev/user/action-items/', { headers: bearer() });
+    expect({ status: wrong.status, allow: wrong.headers.get('allow') }).toEqual({
+      status: 405,
+      allow: 'GET, HEAD, POST',
+    });
+    expect((await api.get('/v1/dev/user/nothing-here/')).status).toBe(404);
+    expect((await fetch(`${server.baseUrl}/healthz/`)).status).toBe(200);
+  });
 });
