@@ -1,5 +1,5 @@
 import { eventReceiver } from '../helpers/event-receiver';
-import { client, devClient, ok } from '../helpers/http';
+import { client, devClient, newUser, ok } from '../helpers/http';
 import { DIALECTS, forSuite, startServer } from '../helpers/server';
 
 // What HTTP itself promises a client, answered in the interface's `{detail}` shape: 415 names the media type to
@@ -263,5 +263,71 @@ describe.each(DIALECTS)('HTTP semantics on %s', (dialect) => {
     });
     expect((await api.get('/v1/dev/user/nothing-here/')).status).toBe(404);
     expect((await fetch(`${server.baseUrl}/healthz/`)).status).toBe(200);
+  });
+
+  it('reads numbers in the query only as plain decimal, refusing hex, binary, exponents and blanks', async () => {
+    const user = await newUser(server);
+    const api = user.client;
+    for (let n = 0; n < 20; n++)
+      await ok(api.post('/v1/dev/user/action-items', { description: `Item ${n}` }));
+    const goal = await ok(api.post('/v1/dev/user/goals', { title: 'Read', target_value: 100 }));
+    const progress = `/v1/dev/user/goals/${goal.id}/progress`;
+
+    const refused: [path: string, name: string, value: string, type: string][] = [];
+    for (const value of [
+      '0x10',
+      '0b101',
+      '0o7',
+      '1e1',
+      '1E1',
+      ' 5',
+      '5 ',
+      '',
+      '+',
+      '5.',
+      '.5',
+      '1_0',
+      'Infinity',
+    ]) {
+      refused.push(['/v1/dev/user/action-items', 'limit', value, 'int_parsing']);
+      refused.push(['/v1/dev/user/action-items', 'offset', value, 'int_parsing']);
+      refused.push([`/v1/dev/user/goals/${goal.id}/history`, 'days', value, 'int_parsing']);
+      refused.push([progress, 'current_value', value, 'float_parsing']);
+    }
+    // A fraction where a whole number is wanted.
+    refused.push(['/v1/dev/user/action-items', 'limit', '2.5', 'int_parsing']);
+    refused.push(['/v1/dev/user/webhooks/x/deliveries', 'limit', '1e1', 'int_parsing']);
+    refused.push(['/v1/dev/user/screen-activity', 'limit', '0x10', 'int_parsing']);
+    for (const [path, name, value, type] of refused) {
+      const reply =
+        path === progress
+          ? await api.patch(path, undefined, { [name]: value })
+          : await api.get(path, { [name]: value });
+      expect({ path, name, value, status: reply.status, issue: reply.body.detail?.[0] }).toEqual({
+        path,
+        name,
+        value,
+        status: 422,
+        issue: { loc: ['query', name], msg: expect.stringContaining('decimal digits'), type },
+      });
+    }
+    // Nothing was stored by the refused progress reports.
+    expect(await ok(api.get(`/v1/dev/user/goals/${goal.id}`))).toMatchObject({ current_value: 0 });
+
+    // Plain decimal is read as written: a sign, leading zeros, a fraction where a number is wanted.
+    expect(await ok(api.get('/v1/dev/user/action-items', { limit: '016' }))).toHaveLength(16);
+    expect(await ok(api.get('/v1/dev/user/action-items', { limit: '+5', offset: '0018' }))).toHaveLength(2);
+    expect(await ok(api.get('/v1/dev/user/action-items', { limit: '3', offset: '-0' }))).toHaveLength(3);
+    for (const [value, stored] of [
+      ['26', 26],
+      ['-3.25', -3.25],
+      ['+7', 7],
+      ['0012.50', 12.5],
+    ] as const) {
+      const reply = await ok(api.patch(progress, undefined, { current_value: value }));
+      expect({ value, stored: reply.current_value }).toEqual({ value, stored });
+    }
+    const history = await ok(api.get(`/v1/dev/user/goals/${goal.id}/history`, { days: '007' }));
+    expect(history.days).toBe(7);
   });
 });

@@ -199,22 +199,56 @@ export const dateTime = z.iso.datetime();
 /** A boolean in a query string: true/false (also 1/0, yes/no, on/off). */
 export const queryBool = z.stringbool();
 
-export function limitParam(max: number, fallback: number) {
-  return z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(max)
-    .default(fallback)
-    .meta({ description: `Maximum number of records to return (1–${max}, default ${fallback})` });
+// Numbers in a query string are plain decimal. JavaScript's Number() also reads `0x1A`, `0b101`, `0o7`, `1e3`,
+// ` 5 ` and an empty value (as 0), none of which a client writing a count or a value means.
+const DECIMAL_INTEGER = /^[+-]?\d+$/;
+const DECIMAL_NUMBER = /^[+-]?\d+(?:\.\d+)?$/;
+
+/**
+ * A query parameter written as `pattern` allows, read as a number and then checked by `number`; anything else is
+ * a 422 of `type` naming the parameter. The OpenAPI document shows `number` (zod documents a preprocess step as
+ * the schema it feeds).
+ */
+function decimalParam(pattern: RegExp, message: string, type: string, number: z.ZodNumber) {
+  return z.preprocess((value, ctx) => {
+    // Absent (a required parameter then says so) or repeated: `number` refuses it.
+    if (typeof value !== 'string') return value;
+    if (pattern.test(value)) return Number(value);
+    ctx.addIssue({ code: 'custom', message, params: { type } });
+    return z.NEVER;
+  }, number);
 }
 
-export const offsetParam = z.coerce
-  .number()
-  .int()
-  .min(0)
-  .default(0)
-  .meta({ description: 'Number of records to skip' });
+/**
+ * A whole number in a query string: decimal digits, optionally signed, within `number`'s bounds; `fallback` when
+ * absent (a prefault, read as if sent: zod's document leaves out a default that follows a preprocess step).
+ */
+export const queryInteger = (number: z.ZodNumber, fallback: number) =>
+  decimalParam(
+    DECIMAL_INTEGER,
+    'Input should be a whole number in decimal digits, e.g. 25',
+    'int_parsing',
+    number.int(),
+  ).prefault(fallback);
+
+/** A number in a query string: decimal digits, optionally signed, with an optional fraction (`-2`, `12.5`). */
+export const queryNumber = () =>
+  decimalParam(
+    DECIMAL_NUMBER,
+    'Input should be a number in decimal digits, e.g. 12.5',
+    'float_parsing',
+    z.number(),
+  );
+
+export function limitParam(max: number, fallback: number) {
+  return queryInteger(z.number().min(1).max(max), fallback).meta({
+    description: `Maximum number of records to return (1–${max}, default ${fallback})`,
+  });
+}
+
+export const offsetParam = queryInteger(z.number().min(0), 0).meta({
+  description: 'Number of records to skip',
+});
 
 /** A `categories` query parameter: comma-separated categories, each one of `known` (422 naming any other). */
 export function categoriesParam(known: readonly string[], description: string) {

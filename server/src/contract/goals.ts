@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { afterIdParam, feedQueryRules, orderParam, updatedSinceParam } from './change-feed';
-import { dateTime, instant, limitParam, queryBool } from './common';
+import { dateTime, instant, limitParam, queryBool, queryInteger, queryNumber } from './common';
 import { UnprocessableError } from '../http/http-errors';
 
 export const GOAL_TYPES = ['boolean', 'scale', 'numeric'] as const;
@@ -97,23 +97,15 @@ export const createGoalBody = z.strictObject({
 export const updateGoalBody = z.strictObject(editable).partial();
 
 export const progressQuery = z.object({
-  // A string first, so an empty or missing value is refused instead of being coerced to 0 or NaN.
-  current_value: z
-    .string()
-    .trim()
-    .min(1, 'Input should be a valid number')
-    .pipe(z.coerce.number({ error: 'Input should be a valid, finite number' }))
-    .meta({ description: 'The new current value (stored as given, even outside min_value–max_value)' }),
+  current_value: queryNumber().meta({
+    description: 'The new current value (stored as given, even outside min_value–max_value)',
+  }),
 });
 
 export const historyQuery = z.object({
-  days: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(365)
-    .default(30)
-    .meta({ description: 'UTC days back from today (1–365)' }),
+  days: queryInteger(z.number().min(1).max(365), 30).meta({
+    description: 'UTC days back from today (1–365)',
+  }),
 });
 
 export const goalHistory = z
