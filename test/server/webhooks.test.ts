@@ -109,6 +109,53 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
     expect(hook.received).toHaveLength(0);
   });
 
+  test('events are stored as they mean: * alone when among them, each type once', async () => {
+    const hook = await receiver();
+    const all = await subscribe(api, hook.url, ['*', 'memory.created']);
+    expect(all.events).toEqual(['*']);
+    const twice = await subscribe(api, hook.url, ['memory.created', 'ping', 'memory.created']);
+    expect(twice.events).toEqual(['memory.created', 'ping']);
+    const changed = await ok(api.patch(`${BASE}/${twice.id}`, { events: ['ping', '*', 'ping'] }));
+    expect(changed.events).toEqual(['*']);
+    const listed = (await ok(api.get(BASE))) as { id: string; events: string[] }[];
+    expect(listed.filter((w) => [all.id, twice.id].includes(w.id)).map((w) => w.events)).toEqual([
+      ['*'],
+      ['*'],
+    ]);
+    await ok(api.delete(`${BASE}/${all.id}`));
+    await ok(api.delete(`${BASE}/${twice.id}`));
+  });
+
+  test('a PATCH that changes nothing keeps updated_at; one that changes a field moves it', async () => {
+    const hook = await receiver();
+    const made = await subscribe(api, hook.url, ['memory.created', 'ping']);
+    const later = () => new Promise((resolve) => setTimeout(resolve, 5));
+    await later();
+    const unchanged = [
+      {},
+      { url: hook.url },
+      { events: ['memory.created', 'ping'] },
+      { events: ['memory.created', 'ping', 'ping'] },
+      { description: 'test' },
+      { active: true },
+      { url: hook.url, events: ['memory.created', 'ping'], description: 'test', active: true },
+    ];
+    for (const body of unchanged) {
+      const reply = await ok(api.patch(`${BASE}/${made.id}`, body));
+      expect({ body, updated_at: reply.updated_at }).toEqual({ body, updated_at: made.updated_at });
+    }
+    expect((await ok(api.get(`${BASE}/${made.id}`))).updated_at).toBe(made.updated_at);
+
+    const paused = await ok(api.patch(`${BASE}/${made.id}`, { active: false }));
+    expect(paused.active).toBe(false);
+    expect(Date.parse(paused.updated_at)).toBeGreaterThan(Date.parse(made.updated_at));
+    await later();
+    const described = await ok(api.patch(`${BASE}/${made.id}`, { description: null }));
+    expect(described.description).toBeNull();
+    expect(Date.parse(described.updated_at)).toBeGreaterThan(Date.parse(paused.updated_at));
+    await ok(api.delete(`${BASE}/${made.id}`));
+  });
+
   test('unknown event types, unknown fields and refused URLs are 422s naming the field', async () => {
     const hook = await receiver();
     expect422(await api.post(BASE, { url: hook.url, events: ['memory.created', 'memory_created'] }), [

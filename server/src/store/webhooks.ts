@@ -4,12 +4,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Position } from '../contract/cursor';
-import type { EventSelector, EventType } from '../contract/webhooks';
+import { ALL_EVENTS, type EventSelector, type EventType } from '../contract/webhooks';
 import { newId } from '../ids';
 import type { Dialect } from './db/database';
 import { outboxTransaction, wakeAfterCommit, writeEvents } from './db/outbox';
 import { newestBefore } from './db/paging';
-import { allOwned, findOwned, type Row } from './db/records';
+import { allOwned, findOwned, updateChanged, type Row } from './db/records';
 import { fromFlag, fromJson, iso, toFlag, toJson } from './db/rows';
 import type { Database } from './db/schema';
 import { NotFound } from './db/store-errors';
@@ -77,6 +77,14 @@ export interface AttemptOutcome {
   ok: boolean;
   statusCode: number | null;
   error: string | null;
+}
+
+/**
+ * The events a subscription stores for `events` as given: `*` alone when it is among them (it already means every
+ * other one), else each once, in the order given; so what is listed is what it means.
+ */
+function subscribedEvents(events: EventSelector[]): string {
+  return toJson(events.includes(ALL_EVENTS) ? [ALL_EVENTS] : [...new Set(events)]);
 }
 
 /** A Standard Webhooks secret: `whsec_` + base64 of 32 random bytes. */
@@ -182,7 +190,7 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
         id: newId(now),
         user_id: userId,
         url: webhook.url,
-        events: toJson([...new Set(webhook.events)]),
+        events: subscribedEvents(webhook.events),
         description: webhook.description ?? null,
         active: 1,
         secret: newSecret(),
@@ -196,21 +204,29 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
       return { ...decodeWebhook(row), secret: row.secret };
     },
 
-    /** Changes the caller's subscription; activating it again also forgets how long it had been failing. */
+    /**
+     * Changes the fields given of the caller's subscription, moving updated_at only when one of them differs from
+     * what is stored (as every record's PATCH does); activating it again also forgets how long it had been
+     * failing.
+     */
     async update(userId: string, id: string, changes: WebhookChanges): Promise<Webhook> {
       return db.transaction().execute(async (trx) => {
         const current = await findRow(trx, userId, id);
-        const next: Row<'webhook_subscriptions'> = {
-          ...current,
-          url: changes.url ?? current.url,
-          events: changes.events === undefined ? current.events : toJson([...new Set(changes.events)]),
-          description: changes.description === undefined ? current.description : changes.description,
-          active: changes.active === undefined ? current.active : toFlag(changes.active),
-          failing_since: changes.active === true ? null : current.failing_since,
-          updated_at: Date.now(),
-        };
-        await trx.updateTable('webhook_subscriptions').set(next).where('id', '=', id).execute();
-        return decodeWebhook(next);
+        const activated = changes.active === true && !fromFlag(current.active);
+        const { row } = await updateChanged(
+          trx,
+          'webhook_subscriptions',
+          current,
+          {
+            url: changes.url,
+            events: changes.events && subscribedEvents(changes.events),
+            description: changes.description,
+            active: changes.active === undefined ? undefined : toFlag(changes.active),
+            failing_since: activated ? null : undefined,
+          },
+          Date.now(),
+        );
+        return decodeWebhook(row);
       });
     },
 
