@@ -22,6 +22,18 @@ describe.each(DIALECTS)('date input on %s', (dialect) => {
     return { loc: detail[0].loc, msg: detail[0].msg };
   };
 
+  /** Each GET of `cases` (path, query, the query field at fault) is a 422 at that field saying `msg`. */
+  async function expectRefused(cases: [string, Query, string][], msg: string) {
+    for (const [path, query, field] of cases) {
+      expect({ path, query, ...issue(await dev.get(path, query)) }).toEqual({
+        path,
+        query,
+        loc: ['query', field],
+        msg,
+      });
+    }
+  }
+
   it('answers a malformed date bound of a list with the forms it takes', async () => {
     const cases: [string, Query, string][] = [
       [`${DEV}/conversations`, { start_date: 'yesterday' }, 'start_date'],
@@ -30,14 +42,7 @@ describe.each(DIALECTS)('date input on %s', (dialect) => {
       [`${DEV}/action-items`, { end_date: '21/11/2026' }, 'end_date'],
       [`${DEV}/screen-activity`, { start_date: '2026-11-21 09:30' }, 'start_date'],
     ];
-    for (const [path, query, field] of cases) {
-      expect({ path, query, ...issue(await dev.get(path, query)) }).toEqual({
-        path,
-        query,
-        loc: ['query', field],
-        msg: DATE_OR_DATE_TIME,
-      });
-    }
+    await expectRefused(cases, DATE_OR_DATE_TIME);
   });
 
   it('answers a malformed date-time in a query or a body with the forms it takes', async () => {
@@ -46,14 +51,7 @@ describe.each(DIALECTS)('date input on %s', (dialect) => {
       [`${DEV}/goals`, { updated_since: '2026-11-21' }, 'updated_since'],
       [`${DEV}/deleted`, { since: '2026-13-01T00:00:00Z' }, 'since'],
     ];
-    for (const [path, query, field] of queries) {
-      expect({ path, query, ...issue(await dev.get(path, query)) }).toEqual({
-        path,
-        query,
-        loc: ['query', field],
-        msg: DATE_TIME,
-      });
-    }
+    await expectRefused(queries, DATE_TIME);
 
     const bodies: [string, object, (string | number)[]][] = [
       [`${DEV}/action-items`, { description: 'x', due_at: 'tomorrow' }, ['due_at']],
