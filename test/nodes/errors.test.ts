@@ -230,6 +230,46 @@ describe("503 while the server's database is out of reach", () => {
   });
 });
 
+describe('a 422 names the refused fields as the node shows them', () => {
+  test('a field of the operation, and one in its Additional Fields, by display name beside the wire name', async () => {
+    const { body } = await devClient(server).post('/v1/dev/user/action-items', { description: 'short' });
+    const tooLong = await runDevData(server, {
+      resource: 'actionItem',
+      operation: 'update',
+      actionItemId: body.id,
+      updateFields: { description: 'x'.repeat(2001) },
+    });
+    expect(tooLong.error?.message).toMatch(/^Invalid input: body\.description: /);
+    expect(tooLong.error?.description).toMatch(
+      /^In this node: Description \(description\)\. body\.description: /,
+    );
+
+    const green = await runDevData(server, {
+      resource: 'folder',
+      operation: 'create',
+      name: 'Odd',
+      additionalFields: { color: 'green' },
+    });
+    expect(green.error?.description).toBe(
+      'In this node: Color (color). body.color: Color must be a hex color like #4f46e5',
+    );
+  });
+
+  test('Create Many: the field of the input item at fault', async () => {
+    const user = await newUser(server);
+    const result = await runDevData(
+      server,
+      { resource: 'memory', operation: 'createMany', content: '={{ $json.fact }}' },
+      {
+        items: [{ fact: 'fine' }, { fact: 'y'.repeat(5001) }],
+        credentials: credentialsFor(server, user.key),
+      },
+    );
+    expect(result.error?.message).toMatch(/^Invalid input \(input item 1\): body\.memories\[1\]\.content: /);
+    expect(result.error?.description).toMatch(/^In this node: Content \(content\)\. /);
+  });
+});
+
 describe('network errors', () => {
   test('an unreachable server fails the node with a NodeApiError that names the Base URL and what to check', async () => {
     const credentials = credentialsFor(server);

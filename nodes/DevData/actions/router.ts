@@ -1,5 +1,5 @@
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import * as actionItem from './actionItem/ActionItem.resource';
 import * as conversation from './conversation/Conversation.resource';
@@ -12,7 +12,7 @@ import * as person from './person/Person.resource';
 import * as proactiveReply from './proactiveReply/ProactiveReply.resource';
 import * as screenActivity from './screenActivity/ScreenActivity.resource';
 import type { ItemOperation, Operation, OperationMap } from './types';
-import { errorItem } from './utils';
+import { errorItem, snakeCase } from './utils';
 
 /** What each resource's Operation dropdown runs. */
 export const operations: OperationMap = {
@@ -80,6 +80,38 @@ function operationOf(resource: string, operation: string): Operation | undefined
   return byName && Object.hasOwn(byName, operation) ? byName[operation] : undefined;
 }
 
+/** The parameters of `properties` and those nested in their collections and fixed collections. */
+function allParameters(properties: INodeProperties[]): INodeProperties[] {
+  return properties.flatMap((property) => {
+    const nested = (property.options ?? []).flatMap((option) =>
+      property.type === 'collection'
+        ? [option as INodeProperties]
+        : property.type === 'fixedCollection'
+          ? ((option as { values?: INodeProperties[] }).values ?? [])
+          : [],
+    );
+    return [property, ...allParameters(nested)];
+  });
+}
+
+/**
+ * A 422 names each field the server refused by its wire path (`body.action_items[3].due_at`); its description
+ * now also names the parameters of the operation they come from as the user sees them ("Due At").
+ */
+function withFieldNames(error: unknown, properties: INodeProperties[]): unknown {
+  if (!(error instanceof NodeApiError) || error.httpCode !== '422') return error;
+  const labels = new Map(allParameters(properties).map((p) => [snakeCase(p.name), p.displayName]));
+  const named = new Set<string>();
+  for (const [, path] of error.message.matchAll(/\b(?:body|query)((?:\.\w+|\[\d+\])+):/g)) {
+    const field = /\.(\w+)(?:\[\d+\])*$/.exec(path)?.[1];
+    const label = field === undefined ? undefined : labels.get(field);
+    if (label !== undefined) named.add(`${label} (${field})`);
+  }
+  if (named.size > 0)
+    error.description = `In this node: ${[...named].join(', ')}. ${error.description ?? ''}`.trim();
+  return error;
+}
+
 /**
  * Runs the chosen operation. Create Many takes every input item at once (so it can batch); every other
  * operation runs once per input item, its results paired with that item. With Continue On Fail (or the
@@ -96,11 +128,15 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
       `The operation "${operation}" is not supported for "${resource}"`,
     );
   }
-  if ('executeBatch' in op) return [await op.executeBatch.call(this, items)];
+  // A refusal by the server names its fields as this operation's parameters too.
+  const nameFields = (error: unknown): never => {
+    throw withFieldNames(error, op.description);
+  };
+  if ('executeBatch' in op) return [await op.executeBatch.call(this, items).catch(nameFields)];
 
   const returnData: INodeExecutionData[] = [];
   const run = async (itemIndex: number) => {
-    const result = await (op as ItemOperation).execute.call(this, itemIndex);
+    const result = await (op as ItemOperation).execute.call(this, itemIndex).catch(nameFields);
     returnData.push(
       ...this.helpers.constructExecutionMetaData(this.helpers.returnJsonArray(result), {
         itemData: { item: itemIndex },
