@@ -100,11 +100,16 @@ function allParameters(properties: INodeProperties[]): INodeProperties[] {
  */
 function withFieldNames(error: unknown, properties: INodeProperties[]): unknown {
   if (!(error instanceof NodeApiError) || error.httpCode !== '422') return error;
+  const issues = (error.errorResponse as { detail?: unknown } | undefined)?.detail;
+  if (!Array.isArray(issues)) return error;
   const labels = new Map(allParameters(properties).map((p) => [snakeCase(p.name), p.displayName]));
   const named = new Set<string>();
-  for (const [, path] of error.message.matchAll(/\b(?:body|query)((?:\.\w+|\[\d+\])+):/g)) {
-    const field = /\.(\w+)(?:\[\d+\])*$/.exec(path)?.[1];
-    const label = field === undefined ? undefined : labels.get(field);
+  for (const issue of issues as Array<{ loc?: unknown }>) {
+    // The field is the last name of the path: `["body", "action_items", 3, "due_at"]` → due_at.
+    const field = Array.isArray(issue.loc)
+      ? issue.loc.findLast((part) => typeof part === 'string')
+      : undefined;
+    const label = typeof field === 'string' ? labels.get(field) : undefined;
     if (label !== undefined) named.add(`${label} (${field})`);
   }
   if (named.size > 0)

@@ -3,17 +3,20 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { createManyOperation } from '../batch';
 import { additionalFields } from '../common.description';
 import { toUtcIso } from '../dates';
+import { toWireFields } from '../utils';
 
 /** The server's largest screen-activity batch. */
 export const MAX_BATCH = 1000;
 
 function newScreenActivity(this: IExecuteFunctions, itemIndex: number): IDataObject {
-  const { windowTitle, ocrText } = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
   return {
     timestamp: toUtcIso.call(this, this.getNodeParameter('timestamp', itemIndex), 'Timestamp', itemIndex),
     app_name: this.getNodeParameter('appName', itemIndex) as string,
-    ...(windowTitle === undefined ? {} : { window_title: windowTitle }),
-    ...(ocrText === undefined ? {} : { ocr_text: ocrText }),
+    ...toWireFields.call(
+      this,
+      this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject,
+      itemIndex,
+    ),
   };
 }
 
