@@ -507,6 +507,52 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
     });
   });
 
+  it('answers JSON that is not a JSON-RPC request with -32600 saying what is wrong, and the body not JSON with -32700', async () => {
+    const { key } = await newUser(server);
+    const invalidRequest = (message: string) => ({
+      status: 400,
+      body: { jsonrpc: '2.0', id: null, error: { code: -32600, message: `Invalid Request: ${message}` } },
+    });
+    const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+    const cases: [unknown, string][] = [
+      [{ ...list, params: 5 }, 'params: expected an object, got 5'],
+      [{ ...list, method: 5 }, 'method: expected a string, got 5'],
+      [{ ...list, id: { n: 1 } }, 'id: expected a string or an integer'],
+      [{ ...list, id: 1.5 }, 'id: expected a string or an integer'],
+      [{ ...list, jsonrpc: '1.0' }, 'jsonrpc: Invalid input: expected "2.0"'],
+      [{ ...list, extra: 1 }, "unknown field 'extra': a request holds jsonrpc, id, method and params"],
+      ['tools/list', 'expected a request: an object with jsonrpc "2.0", a method, its params and an id'],
+      [
+        [list, 3],
+        'message 2 of the batch: expected a request: an object with jsonrpc "2.0", a method, its params and an id',
+      ],
+    ];
+    for (const [body, message] of cases) {
+      const reply = await postMcp(server, key, body);
+      expect({ body, answer: { status: reply.status, body: reply.body } }).toEqual({
+        body,
+        answer: invalidRequest(message),
+      });
+    }
+
+    const notJson = await client(server.baseUrl, key).raw('POST', '/mcp', {
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: '{"jsonrpc": "2.0",',
+    });
+    expect({ status: notJson.status, body: notJson.body }).toEqual({
+      status: 400,
+      body: {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32700, message: 'Parse error: the body is not JSON' },
+      },
+    });
+  });
+
   it('refuses a revoked key, and a call without a key', async () => {
     const key = await admin.post(`/v1/admin/users/${server.init.user_id}/keys`, {
       name: 'mcp',

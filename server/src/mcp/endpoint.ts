@@ -9,6 +9,9 @@ import {
   ErrorCode,
   InitializeRequestSchema,
   isJSONRPCRequest,
+  JSONRPCMessageSchema,
+  JSONRPCNotificationSchema,
+  JSONRPCRequestSchema,
   ListToolsRequestSchema,
   PingRequestSchema,
   type JSONRPCRequest,
@@ -46,6 +49,40 @@ function badArguments(message: unknown): boolean {
   const params = (message as { params?: { arguments?: unknown } }).params;
   const args = params?.arguments;
   return args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args));
+}
+
+/**
+ * What keeps `message` (a body, or one message of a batch) from being a JSON-RPC 2.0 message, if anything. The
+ * SDK refuses such a body as a parse error (-32700) without a reason, though it is JSON; JSON-RPC answers it as an
+ * invalid request (-32600), and the reason lets a client fix it.
+ */
+function messageProblem(message: unknown): string | undefined {
+  if (JSONRPCMessageSchema.safeParse(message).success) return undefined;
+  if (typeof message !== 'object' || message === null || Array.isArray(message) || !('method' in message))
+    return 'expected a request: an object with jsonrpc "2.0", a method, its params and an id';
+  const schema = 'id' in message ? JSONRPCRequestSchema : JSONRPCNotificationSchema;
+  const parsed = schema.safeParse(message, { reportInput: true, error: wrongTypeMessages });
+  return parsed.error?.issues
+    .map((issue) => {
+      if (issue.code === 'unrecognized_keys')
+        return `unknown field ${issue.keys.map((key) => `'${key}'`).join(', ')}: a request holds jsonrpc, id, method and params`;
+      if (issue.code === 'invalid_union' && issue.path[0] === 'id')
+        return 'id: expected a string or an integer';
+      return issueProblem(issue, issue.path.join('.'));
+    })
+    .join('; ');
+}
+
+/** The first problem of the body's messages, as an invalid request's message; undefined when every one is fine. */
+function invalidRequest(body: unknown): string | undefined {
+  const messages = Array.isArray(body) ? body : [body];
+  for (const [index, message] of messages.entries()) {
+    const problem = messageProblem(message);
+    if (problem === undefined) continue;
+    const where = Array.isArray(body) ? `message ${index + 1} of the batch: ` : '';
+    return `Invalid Request: ${where}${problem}`;
+  }
+  return undefined;
 }
 
 /**
@@ -182,6 +219,8 @@ const mcp: FastifyPluginAsync<{ limiter: RequestLimiter }> = async (app, { limit
         .send(
           jsonRpcError(-32600, 'Invalid Request: the batch is empty; send a message, or an array of them'),
         );
+    const problem = invalidRequest(message);
+    if (problem !== undefined) return reply.code(400).send(jsonRpcError(-32600, problem));
     if (callId !== undefined && badArguments(message))
       return answerToolCall(reply, callId, refusal('invalid_arguments', 'arguments must be an object'));
     await answerWithSdk(request, reply, message);
