@@ -11,8 +11,11 @@ export interface ReceivedEvent {
   receivedAt: number;
 }
 
-/** How the receiver answers one call: a status, after a delay (ms) when given; `hang` never answers. */
-export type Answer = { status: number; delayMs?: number } | 'hang';
+/**
+ * How the receiver answers one call: a status, after a delay (ms) when given, with a body of a type when given
+ * (else text/plain `ok`); `hang` never answers.
+ */
+export type Answer = { status: number; delayMs?: number; contentType?: string; body?: string } | 'hang';
 
 export interface EventReceiver {
   url: string;
@@ -54,7 +57,9 @@ export async function eventReceiver(
       if (reply === 'hang') return;
       const send = () => {
         inFlight.set(id, (inFlight.get(id) ?? 1) - 1);
-        response.writeHead(reply.status, { 'content-type': 'text/plain' }).end('ok');
+        response
+          .writeHead(reply.status, { 'content-type': reply.contentType ?? 'text/plain' })
+          .end(reply.body ?? 'ok');
       };
       if (reply.delayMs) setTimeout(send, reply.delayMs);
       else send();

@@ -411,6 +411,51 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
     await ok(api.delete(`${BASE}/${made.id}`));
   });
 
+  test('n8n answering 200 "n8n is starting up" while it migrates is an attempt that failed: the event is sent again', async () => {
+    // As n8n's own server sends it (Express: text/html, then the length), then as its webhook answers once up.
+    const starting = {
+      status: 200,
+      contentType: 'text/html; charset=utf-8',
+      body: 'n8n is starting up. Please wait',
+    };
+    // The second answer takes a while, so that the first attempt's record can be read meanwhile.
+    const hook = await receiver((_event, index) =>
+      index === 0
+        ? starting
+        : { status: 200, contentType: 'application/json', body: '{"message":"ok"}', delayMs: 1500 },
+    );
+    const made = await subscribe(api, hook.url, ['ping']);
+    const ping = expectShape(webhookDelivery, await ok(api.post(`${BASE}/${made.id}/ping`)));
+    const failing = await eventually(
+      () => deliveriesOf(api, made.id),
+      ([d]) => d.attempt_count >= 1,
+    );
+    expect(failing[0]).toMatchObject({
+      status: 'pending',
+      attempt_count: 1,
+      last_status_code: 200,
+      last_error: 'HTTP 200: "n8n is starting up. Please wait"',
+    });
+    const [done] = await eventually(
+      () => deliveriesOf(api, made.id),
+      ([d]) => d.status === 'delivered',
+    );
+    expect(done).toMatchObject({ attempt_count: 2, last_status_code: 200, last_error: null });
+    expect(hook.received.map((e) => e.headers['webhook-id'])).toEqual([ping.event_id, ping.event_id]);
+
+    // Any other 2xx is delivered, whatever its body says, HTML included.
+    const page = await receiver(() => ({ ...starting, body: '<p>n8n is starting up. Please wait… not</p>' }));
+    const other = await subscribe(api, page.url, ['ping']);
+    await ok(api.post(`${BASE}/${other.id}/ping`));
+    const [delivered] = await eventually(
+      () => deliveriesOf(api, other.id),
+      ([d]) => d.status === 'delivered',
+    );
+    expect(delivered.attempt_count).toBe(1);
+    await ok(api.delete(`${BASE}/${made.id}`));
+    await ok(api.delete(`${BASE}/${other.id}`));
+  });
+
   test('a receiver that always fails: the delivery ends failed, the subscription is disabled and the user told', async () => {
     const hook = await receiver(() => ({ status: 503 }));
     const owner = await newUser(server);

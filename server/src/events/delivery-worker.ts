@@ -15,6 +15,28 @@ import { signatureHeader } from './signature';
 
 const PRUNE_INTERVAL_MS = 3_600_000;
 
+/**
+ * What n8n answers, with a 200, to every request while it migrates its database at startup, webhook calls
+ * included, without running anything. Taken for a delivery, the event would be lost on every restart of n8n that
+ * a retry happens to meet, so such an answer is a failed attempt, retried as any other.
+ */
+const N8N_STARTING = 'n8n is starting up. Please wait';
+/** The most of a 2xx answer's body read to tell it from N8N_STARTING; any other body is not read at all. */
+const STARTING_BODY_LIMIT = 1024;
+
+/** Whether a 2xx answer is n8n's startup page: a short HTML body (its length is not always given) reading so. */
+async function isN8nStarting(headers: Record<string, unknown>, body: Readable): Promise<boolean> {
+  const length = Number(headers['content-length'] ?? 0);
+  if (!String(headers['content-type'] ?? '').startsWith('text/html') || length > STARTING_BODY_LIMIT)
+    return false;
+  let text = '';
+  for await (const chunk of body) {
+    text += String(chunk);
+    if (text.length > STARTING_BODY_LIMIT) return false;
+  }
+  return text.trim() === N8N_STARTING;
+}
+
 /** Why an attempt that got no HTTP answer failed, for the delivery's last_error. */
 function transportError(error: unknown, timeoutMs: number): string {
   const e = error as { code?: string; message?: string };
@@ -136,7 +158,10 @@ export class EventDeliveryWorker {
     if (disabled) await this.tellDisabled(delivery.userId, disabled.url);
   }
 
-  /** One POST of the event: signed, no redirects followed, bounded by the timeout; any 2xx is delivered. */
+  /**
+   * One POST of the event: signed, no redirects followed, bounded by the timeout; a 2xx is delivered, unless it is
+   * n8n's startup page.
+   */
   private async send(delivery: ClaimedDelivery): Promise<AttemptOutcome> {
     const body = eventBody(
       delivery.eventType,
@@ -152,7 +177,7 @@ export class EventDeliveryWorker {
         ...this.outbound.axiosOptions(),
         timeout: timeoutMs,
         signal: AbortSignal.timeout(timeoutMs),
-        // The answer's body is never read: only its status counts.
+        // Only the status counts, and the body of a short HTML answer (isN8nStarting).
         responseType: 'stream',
         validateStatus: () => true,
         headers: {
@@ -163,8 +188,11 @@ export class EventDeliveryWorker {
           'webhook-signature': signatureHeader(delivery.secrets, delivery.eventId, timestamp, body),
         },
       });
-      response.data.destroy();
       const { status } = response;
+      const starting =
+        status >= 200 && status < 300 && (await isN8nStarting(response.headers, response.data));
+      response.data.destroy();
+      if (starting) return { ok: false, statusCode: status, error: `HTTP ${status}: "${N8N_STARTING}"` };
       if (status >= 200 && status < 300) return { ok: true, statusCode: status, error: null };
       const redirect = status >= 300 && status < 400 ? ' (redirects are not followed)' : '';
       return { ok: false, statusCode: status, error: `HTTP ${status}${redirect}` };
