@@ -47,39 +47,14 @@ export const RANKED_MATCHES = 500;
 const TOASTED: readonly SearchIndex[] = ['conversations'];
 
 /**
- * PostgreSQL: the indexes whose user's rows are also indexed in the order they were stored (migration 0013), so that
- * the newest can be read one by one. Their documents sit in their heap rows, so testing one costs little.
- */
-const BY_USER_STORED: readonly SearchIndex[] = ['memories'];
-
-/** How many of the user's newest rows a broad search of such an index tests before it takes the GIN index instead. */
-export const NEWEST_WINDOW = 4 * RANKED_MATCHES;
-
-/**
  * PostgreSQL: the search rows of the RANKED_MATCHES of the user's matches stored last, as the lateral part of a
  * query that has the whole tsquery as `q.query`.
  */
 function newestMatches(index: SearchIndex, terms: SearchTerms, userId: string) {
   const search = sql.table(`${index}_search`);
-  const ranked = sql.lit(RANKED_MATCHES);
-  const newestOfAll = sql`select id, document from ${search} where document @@ q.query and user_id = ${userId}
-      order by stored desc limit ${ranked}`;
-  if (BY_USER_STORED.includes(index)) {
-    // The GIN index gives every match, oldest first: for a word in most of the user's memories, thousands to read
-    // and sort for the newest RANKED_MATCHES (bench/RESULTS.md, group 9). When the user has that many matches
-    // (counting stops there), the newest rows are tested one by one instead until that many match; if the window
-    // holds fewer, the matches come from the GIN index as before. Either way, the same rows.
-    return sql`with hits as materialized (
-        select id, document from (select id, document, stored from ${search} where user_id = ${userId}
-          order by stored desc limit ${sql.lit(NEWEST_WINDOW)}) w
-        where document @@ q.query and (select count(*) from (select from ${search}
-          where document @@ q.query and user_id = ${userId} limit ${ranked}) c) = ${ranked}
-        order by stored desc limit ${ranked})
-      select id, document from hits where (select count(*) from hits) = ${ranked}
-      union all
-      select id, document from (${newestOfAll}) a where (select count(*) from hits) < ${ranked}`;
-  }
-  if (terms.phrases.length === 0 || !TOASTED.includes(index)) return newestOfAll;
+  if (terms.phrases.length === 0 || !TOASTED.includes(index))
+    return sql`select id, document from ${search} where document @@ q.query and user_id = ${userId}
+      order by stored desc limit ${sql.lit(RANKED_MATCHES)}`;
   // The index finds a phrase's records by its words alone, and only a record's positions, in its (TOASTed) tsvector,
   // tell whether they stand in order: checking every record with the words, for a phrase of common words, read
   // every tsvector (80 ms for 10,000 conversations). The records with all the words, newest first, are checked one
@@ -88,7 +63,7 @@ function newestMatches(index: SearchIndex, terms: SearchTerms, userId: string) {
   return sql`select id, document from (select id, document, stored from ${search}
       where document @@ plainto_tsquery('english', ${allWords}) and user_id = ${userId}
       order by stored desc offset 0) w
-    where document @@ q.query limit ${ranked}`;
+    where document @@ q.query limit ${sql.lit(RANKED_MATCHES)}`;
 }
 
 /**

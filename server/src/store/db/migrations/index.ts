@@ -10,7 +10,6 @@ import * as searchByUser from './0009_search_by_user';
 import * as deliveriesBySubscription from './0010_deliveries_by_subscription';
 import * as searchPlanning from './0011_search_planning';
 import * as searchTokens from './0012_search_tokens';
-import * as newestMemories from './0013_newest_memories';
 
 // Versioned migrations, applied in key order. Never edit one that has shipped; add the next file.
 export const migrations: Record<string, Migration> = {
@@ -25,5 +24,4 @@ export const migrations: Record<string, Migration> = {
   '0010_deliveries_by_subscription': deliveriesBySubscription,
   '0011_search_planning': searchPlanning,
   '0012_search_tokens': searchTokens,
-  '0013_newest_memories': newestMemories,
 };
