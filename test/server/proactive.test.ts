@@ -376,6 +376,7 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
       not_declared: { app: { scopes: ['user_name'] }, granted: ['user_name', 'user_facts'] },
       invalid_shape: {},
       not_json: {},
+      n8n_starting: {},
       nul_prompt: {},
       prompt_too_short: {},
       generated_too_short: {},
@@ -400,6 +401,8 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
     replies.set('/drops/not_declared', () => notify('Facts: {{user_facts}}', ['user_facts']));
     replies.set('/drops/invalid_shape', () => ({ json: { session_id: 5, notification: 'hi' } }));
     replies.set('/drops/not_json', () => ({ text: 'thanks!' }));
+    // What n8n answers every request while it migrates its database at startup, running nothing.
+    replies.set('/drops/n8n_starting', () => ({ text: 'n8n is starting up. Please wait' }));
     replies.set('/drops/nul_prompt', () => notify('Hello\u0000 there'));
     replies.set('/drops/prompt_too_short', () => notify(' hey '));
     // The first round fails at generation; the second round succeeds at once (no window was started).
@@ -420,6 +423,7 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
       not_declared: 'scopes_not_granted',
       invalid_shape: 'invalid_reply',
       not_json: 'invalid_reply',
+      n8n_starting: 'invalid_reply',
       nul_prompt: 'invalid_reply',
       prompt_too_short: 'prompt_too_short',
       generated_too_short: 'generated_too_short',
@@ -431,6 +435,10 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
       expect(records[0]).toMatchObject({ status_code: 200, notification_id: null, user_id: user.id });
       if (outcome !== 'no_notification') expect(records[0].detail).toEqual(expect.any(String));
     }
+    expect((await deliveriesOf(apps.not_json))[0].detail).toBe('The reply is not JSON');
+    expect((await deliveriesOf(apps.n8n_starting))[0].detail).toBe(
+      'The reply is not JSON: n8n was starting ("n8n is starting up. Please wait") and ran nothing',
+    );
     expect((await deliveriesOf(apps.nul_prompt))[0].detail).toContain(
       'notification.prompt: Text must not contain NUL (U+0000) characters',
     );

@@ -5,6 +5,7 @@ import type { Readable } from 'node:stream';
 import axios from 'axios';
 import type { FastifyBaseLogger } from 'fastify';
 import { eventBody } from '../contract/webhooks';
+import { isN8nStartingPage, N8N_STARTING } from '../outbound/n8n-starting';
 import type { OutboundPolicy } from '../outbound/policy';
 import type { Pusher } from '../proactive/push';
 import { outboxCommits } from '../store/db/outbox';
@@ -15,16 +16,14 @@ import { signatureHeader } from './signature';
 
 const PRUNE_INTERVAL_MS = 3_600_000;
 
-/**
- * What n8n answers, with a 200, to every request while it migrates its database at startup, webhook calls
- * included, without running anything. Taken for a delivery, the event would be lost on every restart of n8n that
- * a retry happens to meet, so such an answer is a failed attempt, retried as any other.
- */
-const N8N_STARTING = 'n8n is starting up. Please wait';
-/** The most of a 2xx answer's body read to tell it from N8N_STARTING; any other body is not read at all. */
+/** The most of a 2xx answer's body read to tell it from n8n's startup page; any other body is not read at all. */
 const STARTING_BODY_LIMIT = 1024;
 
-/** Whether a 2xx answer is n8n's startup page: a short HTML body (its length is not always given) reading so. */
+/**
+ * Whether a 2xx answer is n8n's startup page: a short HTML body (its length is not always given) reading so. Taken
+ * for a delivery, the event would be lost on every restart of n8n that a retry happens to meet, so such an answer
+ * is a failed attempt, retried as any other.
+ */
 async function isN8nStarting(headers: Record<string, unknown>, body: Readable): Promise<boolean> {
   const length = Number(headers['content-length'] ?? 0);
   if (!String(headers['content-type'] ?? '').startsWith('text/html') || length > STARTING_BODY_LIMIT)
@@ -34,7 +33,7 @@ async function isN8nStarting(headers: Record<string, unknown>, body: Readable): 
     text += String(chunk);
     if (text.length > STARTING_BODY_LIMIT) return false;
   }
-  return text.trim() === N8N_STARTING;
+  return isN8nStartingPage(text);
 }
 
 /** Why an attempt that got no HTTP answer failed, for the delivery's last_error. */

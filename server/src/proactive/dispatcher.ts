@@ -14,6 +14,7 @@ import type { App, Install } from '../store/apps';
 import { NotFound } from '../store/db/store-errors';
 import { Breakers } from './breaker';
 import { generate } from './generator';
+import { isN8nStartingPage, N8N_STARTING } from '../outbound/n8n-starting';
 import type { OutboundPolicy } from '../outbound/policy';
 import type { Pusher } from './push';
 import { WorkQueue } from './queue';
@@ -195,7 +196,10 @@ export class Dispatcher {
       json = JSON.parse(response.data);
     } catch {
       this.breakers.failure(job.url);
-      return [{ outcome: 'invalid_reply', statusCode, detail: 'The reply is not JSON' }];
+      const detail = isN8nStartingPage(response.data)
+        ? `The reply is not JSON: n8n was starting ("${N8N_STARTING}") and ran nothing`
+        : 'The reply is not JSON';
+      return [{ outcome: 'invalid_reply', statusCode, detail }];
     }
     this.breakers.success(job.url);
     const parsed = webhookReply.safeParse(json);
