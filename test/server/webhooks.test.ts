@@ -418,24 +418,28 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
       contentType: 'text/html; charset=utf-8',
       body: 'n8n is starting up. Please wait',
     };
-    // The second answer takes a while, so that the first attempt's record can be read meanwhile.
-    const hook = await receiver((_event, index) =>
-      index === 0
-        ? starting
-        : { status: 200, contentType: 'application/json', body: '{"message":"ok"}', delayMs: 1500 },
-    );
-    const made = await subscribe(api, hook.url, ['ping']);
-    const ping = expectShape(webhookDelivery, await ok(api.post(`${BASE}/${made.id}/ping`)));
-    const failing = await eventually(
-      () => deliveriesOf(api, made.id),
+    // While n8n keeps answering so, each attempt is recorded as failed with the reason, and nothing is delivered
+    // (another user: a subscription failing for long is disabled, and its owner told in their inbox).
+    const owner = await newUser(server);
+    const stillStarting = await receiver(() => starting);
+    const waiting = await subscribe(owner.client, stillStarting.url, ['ping']);
+    await ok(owner.client.post(`${BASE}/${waiting.id}/ping`));
+    const [failing] = await eventually(
+      () => deliveriesOf(owner.client, waiting.id),
       ([d]) => d.attempt_count >= 1,
     );
-    expect(failing[0]).toMatchObject({
-      status: 'pending',
-      attempt_count: 1,
+    expect(failing).toMatchObject({
       last_status_code: 200,
       last_error: 'HTTP 200: "n8n is starting up. Please wait"',
     });
+    expect(failing.status).not.toBe('delivered');
+
+    // Once it is up, the same event is sent again and delivered.
+    const hook = await receiver((_event, index) =>
+      index === 0 ? starting : { status: 200, contentType: 'application/json', body: '{"message":"ok"}' },
+    );
+    const made = await subscribe(api, hook.url, ['ping']);
+    const ping = expectShape(webhookDelivery, await ok(api.post(`${BASE}/${made.id}/ping`)));
     const [done] = await eventually(
       () => deliveriesOf(api, made.id),
       ([d]) => d.status === 'delivered',
@@ -452,8 +456,8 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
       ([d]) => d.status === 'delivered',
     );
     expect(delivered.attempt_count).toBe(1);
-    await ok(api.delete(`${BASE}/${made.id}`));
-    await ok(api.delete(`${BASE}/${other.id}`));
+    await ok(owner.client.delete(`${BASE}/${waiting.id}`));
+    for (const id of [made.id, other.id]) await ok(api.delete(`${BASE}/${id}`));
   });
 
   test('a receiver that always fails: the delivery ends failed, the subscription is disabled and the user told', async () => {
