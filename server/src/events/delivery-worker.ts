@@ -188,11 +188,11 @@ export class EventDeliveryWorker {
         },
       });
       const { status } = response;
-      const starting =
-        status >= 200 && status < 300 && (await isN8nStarting(response.headers, response.data));
+      const success = status >= 200 && status < 300;
+      const starting = success && (await isN8nStarting(response.headers, response.data));
       response.data.destroy();
       if (starting) return { ok: false, statusCode: status, error: `HTTP ${status}: "${N8N_STARTING}"` };
-      if (status >= 200 && status < 300) return { ok: true, statusCode: status, error: null };
+      if (success) return { ok: true, statusCode: status, error: null };
       const redirect = status >= 300 && status < 400 ? ' (redirects are not followed)' : '';
       return { ok: false, statusCode: status, error: `HTTP ${status}${redirect}` };
     } catch (error) {

@@ -73,8 +73,13 @@ function messageProblem(message: unknown): string | undefined {
     .join('; ');
 }
 
-/** The first problem of the body's messages, as an invalid request's message; undefined when every one is fine. */
+/**
+ * The first problem of the body's messages, as an invalid request's message; undefined when every one is fine.
+ * JSON-RPC 2.0 makes an empty batch an invalid request too, answered alone (there is no request to answer).
+ */
 function invalidRequest(body: unknown): string | undefined {
+  if (Array.isArray(body) && body.length === 0)
+    return 'Invalid Request: the batch is empty; send a message, or an array of them';
   const messages = Array.isArray(body) ? body : [body];
   for (const [index, message] of messages.entries()) {
     const problem = messageProblem(message);
@@ -212,13 +217,6 @@ const mcp: FastifyPluginAsync<{ limiter: RequestLimiter }> = async (app, { limit
     }
     if (message === undefined)
       return reply.code(400).send(jsonRpcError(-32700, 'Parse error: the body is not JSON'));
-    // JSON-RPC 2.0: an empty batch is an invalid request, answered alone (there is no request to answer).
-    if (Array.isArray(message) && message.length === 0)
-      return reply
-        .code(400)
-        .send(
-          jsonRpcError(-32600, 'Invalid Request: the batch is empty; send a message, or an array of them'),
-        );
     const problem = invalidRequest(message);
     if (problem !== undefined) return reply.code(400).send(jsonRpcError(-32600, problem));
     if (callId !== undefined && badArguments(message))
