@@ -1,8 +1,4 @@
-import {
-  actionItem,
-  actionItemsBatchResponse,
-  MAX_ACTION_ITEM_BATCH,
-} from '../../server/src/contract/action-items';
+import { actionItem, actionItemsBatch, MAX_ACTION_ITEM_BATCH } from '../../server/src/contract/action-items';
 import { success } from '../../server/src/contract/common';
 import { devClient, expectShape, newUser } from '../helpers/http';
 import { forSuite } from '../helpers/server';
@@ -169,7 +165,7 @@ describe('Action Item → Create Many', () => {
     const direct = await user.client.post('/v1/dev/user/action-items/batch', {
       action_items: [{ description: 'x' }],
     });
-    expectShape(actionItemsBatchResponse, direct.body);
+    expectShape(actionItemsBatch.response, direct.body);
   });
 
   test('a 422 in a batch names the input item and the field; nothing of that batch is created', async () => {

@@ -1,4 +1,4 @@
-import { actionItem, actionItemsBatchResponse } from '../../server/src/contract/action-items';
+import { actionItem, actionItemsBatch } from '../../server/src/contract/action-items';
 import { errorBody, success, validationErrorBody } from '../../server/src/contract/common';
 import { devClient, expectShape, keyWithScopes, newUser } from '../helpers/http';
 import { DIALECTS, forSuite, startServer } from '../helpers/server';
@@ -44,7 +44,7 @@ describe.each(DIALECTS)('action items on %s', (dialect) => {
     const entries = Array.from({ length: 50 }, (_, i) => ({ description: `task ${i}` }));
     const batch = await api.post('/v1/dev/user/action-items/batch', { action_items: entries });
     expect(batch.status).toBe(200);
-    const body = expectShape(actionItemsBatchResponse, batch.body);
+    const body = expectShape(actionItemsBatch.response, batch.body);
     expect(body.created_count).toBe(50);
     expect(body.action_items.map((i) => i.description)).toEqual(entries.map((e) => e.description));
 

@@ -1,7 +1,7 @@
 // The change feed over real HTTP: updated_since / order=updated_at / after_id on the lists of action items,
 // conversations, memories and goals, and the tombstones of GET /v1/dev/user/deleted.
 import { sql } from 'kysely';
-import { actionItem, actionItemsBatchResponse } from '../../server/src/contract/action-items';
+import { actionItem, actionItemsBatch } from '../../server/src/contract/action-items';
 import { tombstone } from '../../server/src/contract/change-feed';
 import { validationErrorBody } from '../../server/src/contract/common';
 import { conversation } from '../../server/src/contract/conversations';
@@ -56,7 +56,7 @@ describe.each(DIALECTS)('change feed on %s', (dialect) => {
         Array.from({ length: 42 }, (_, b) => async () => {
           const items = Array.from({ length: 50 }, (_, i) => ({ description: `task ${b}-${i}` }));
           expectShape(
-            actionItemsBatchResponse,
+            actionItemsBatch.response,
             await ok(user.client.post(`${PATH}/batch`, { action_items: items }), 200),
           );
         }),

@@ -1,5 +1,5 @@
 import { errorBody, success, validationErrorBody } from '../../server/src/contract/common';
-import { memoriesBatchResponse, memory } from '../../server/src/contract/memories';
+import { memoriesBatch, memory } from '../../server/src/contract/memories';
 import { devClient, expectShape, keyWithScopes, newUser } from '../helpers/http';
 import { DIALECTS, forSuite, startServer } from '../helpers/server';
 
@@ -85,7 +85,7 @@ describe.each(DIALECTS)('memories on %s', (dialect) => {
     const entries = Array.from({ length: 25 }, (_, i) => ({ content: `batch fact ${i}`, tags: [`t${i}`] }));
     const batch = await user.client.post(`${BASE}/batch`, { memories: entries });
     expect(batch.status).toBe(200);
-    const body = expectShape(memoriesBatchResponse, batch.body);
+    const body = expectShape(memoriesBatch.response, batch.body);
     expect(body.created_count).toBe(25);
     expect(body.memories.map((m) => m.content)).toEqual(entries.map((e) => e.content));
     expect(body.memories.map((m) => m.tags)).toEqual(entries.map((e) => e.tags));

@@ -60,12 +60,7 @@ export const createActionItemBody = newActionItem.extend({
 });
 
 export const MAX_ACTION_ITEM_BATCH = 50;
-export const { body: createActionItemsBatchBody, response: actionItemsBatchResponse } = batchCreate(
-  'action_items',
-  newActionItem,
-  MAX_ACTION_ITEM_BATCH,
-  actionItem,
-);
+export const actionItemsBatch = batchCreate('action_items', newActionItem, MAX_ACTION_ITEM_BATCH, actionItem);
 
 export const updateActionItemBody = z.strictObject({
   description: description.optional(),

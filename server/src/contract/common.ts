@@ -30,8 +30,8 @@ export function errors<S extends ErrorStatus>(...statuses: S[]): Pick<typeof err
 export const success = z.object({ success: z.literal(true) });
 
 /**
- * The body and the answer of a batch create: 1 to `max` new records under `field`, created all or none; the
- * answer lists the records made under the same `field`, with their count.
+ * A batch create: its body holds 1 to `max` new records under `field`, created all or none; its answer lists the
+ * records made under the same `field`, with their count.
  */
 export function batchCreate<F extends string, N extends z.ZodType, R extends z.ZodType>(
   field: F,
@@ -40,6 +40,7 @@ export function batchCreate<F extends string, N extends z.ZodType, R extends z.Z
   record: R,
 ) {
   return {
+    field,
     body: z.strictObject({ [field]: z.array(newRecord).min(1).max(max) } as { [K in F]: z.ZodArray<N> }),
     response: z.object({
       ...({ [field]: z.array(record) } as { [K in F]: z.ZodArray<R> }),

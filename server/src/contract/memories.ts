@@ -62,12 +62,7 @@ export const newMemory = z.strictObject({
 });
 
 export const MAX_MEMORY_BATCH = 25;
-export const { body: createMemoriesBatchBody, response: memoriesBatchResponse } = batchCreate(
-  'memories',
-  newMemory,
-  MAX_MEMORY_BATCH,
-  memory,
-);
+export const memoriesBatch = batchCreate('memories', newMemory, MAX_MEMORY_BATCH, memory);
 
 export const updateMemoryBody = z.strictObject({
   content: newMemory.shape.content.optional(),

@@ -185,22 +185,20 @@ export function recordRoutes<ItemPath extends `/${string}/:${string}`>(
     },
 
     /**
-     * POST `path/batch`: the records in the body's `field` array, created all or none (the whole batch is
-     * validated before the handler runs), answered with 200 `{ [field]: created, created_count }`.
+     * POST `path/batch`: the records in the body's `batch.field` array (see `batchCreate`), created all or none
+     * (the whole batch is validated before the handler runs), answered with 200 `{ [field]: created,
+     * created_count }`.
      */
-    createMany<B extends z.ZodType<Record<F, unknown[]>>, R extends z.ZodType, F extends string>(
-      doc: RouteDoc & { body: B; response: R },
-      field: F,
+    createMany<F extends string, B extends z.ZodType<Record<F, unknown[]>>>(
+      doc: RouteDoc,
+      batch: { field: F; body: B; response: z.ZodType },
       createMany: (userId: string, records: z.output<B>[F]) => Promise<unknown[]>,
     ) {
-      const body: AnySchema = doc.body;
+      const { field } = batch;
+      const body: AnySchema = batch.body;
       app.post(
         `${path}/batch`,
-        write({
-          ...docOf(doc),
-          body,
-          response: { 200: doc.response as AnySchema, ...errors(401, 403, 422, 429) },
-        }),
+        write({ ...docOf(doc), body, response: { 200: batch.response, ...errors(401, 403, 422, 429) } }),
         async (request) => {
           const created = await createMany(callerId(request), (request.body as z.output<B>)[field]);
           return { [field]: created, created_count: created.length };

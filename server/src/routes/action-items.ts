@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
   actionItem,
-  actionItemsBatchResponse,
+  actionItemsBatch,
   createActionItemBody,
-  createActionItemsBatchBody,
   listActionItemsQuery,
   updateActionItemBody,
 } from '../contract/action-items';
@@ -33,12 +32,8 @@ const actionItems: FastifyPluginAsyncZod = async (app) => {
   );
 
   routes.createMany(
-    {
-      summary: 'Create up to 50 action items; all of them or none',
-      body: createActionItemsBatchBody,
-      response: actionItemsBatchResponse,
-    },
-    'action_items',
+    { summary: 'Create up to 50 action items; all of them or none' },
+    actionItemsBatch,
     (userId, items) => repository.createMany(userId, items),
   );
 

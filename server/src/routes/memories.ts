@@ -1,12 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import {
-  createMemoriesBatchBody,
-  listMemoriesQuery,
-  memoriesBatchResponse,
-  memory,
-  newMemory,
-  updateMemoryBody,
-} from '../contract/memories';
+import { listMemoriesQuery, memoriesBatch, memory, newMemory, updateMemoryBody } from '../contract/memories';
 import { partialUpdateNote, recordRoutes, tombstoneNote } from '../http/record-routes';
 
 const memories: FastifyPluginAsyncZod = async (app) => {
@@ -27,12 +20,8 @@ const memories: FastifyPluginAsyncZod = async (app) => {
   );
 
   routes.createMany(
-    {
-      summary: 'Create up to 25 memories; all of them or none',
-      body: createMemoriesBatchBody,
-      response: memoriesBatchResponse,
-    },
-    'memories',
+    { summary: 'Create up to 25 memories; all of them or none' },
+    memoriesBatch,
     (userId, memories) => repository.createMany(userId, memories),
   );
 
