@@ -14,7 +14,7 @@ import {
   simplifyConversationField,
 } from './fields';
 
-/** The server's largest page of conversations. */
+/** A page of conversations: the server takes up to 1000, but with transcripts such a page could be very large. */
 export const PAGE_SIZE = 100;
 
 const properties: INodeProperties[] = [
