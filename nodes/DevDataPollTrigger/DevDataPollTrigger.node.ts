@@ -328,7 +328,7 @@ export class DevDataPollTrigger implements INodeType {
     subtitle:
       '={{ ($parameter["events"] || [$parameter["event"]]).map((event) => ({ newActionItem: "New Action Item", updatedActionItem: "Updated Action Item", deletedActionItem: "Deleted Action Item", newConversation: "New Conversation", newMemory: "New Memory", goalProgressChanged: "Goal Progress Changed" })[event]).join(", ") }}',
     description:
-      'Starts the workflow when DevData action items, conversations, memories or goals change, by polling the change feed',
+      'Starts the workflow on new, changed or deleted DevData action items, new conversations or memories, or goal progress, by polling the change feed',
     defaults: { name: 'DevData Poll Trigger' },
     polling: true,
     inputs: [],

@@ -46,7 +46,8 @@ export const EVENT_OPTIONS: INodePropertyOptions[] = [
   {
     name: 'Conversation Updated',
     value: 'conversation.updated',
-    description: 'A conversation was renamed, starred, moved to a folder or discarded',
+    description:
+      'A conversation was renamed, starred, moved to a folder or discarded, or its live session finished (the item then holds the whole transcript)',
   },
   {
     name: 'Goal Created',
@@ -61,7 +62,7 @@ export const EVENT_OPTIONS: INodePropertyOptions[] = [
   {
     name: 'Goal Updated',
     value: 'goal.updated',
-    description: 'A goal was edited',
+    description: 'A goal was edited or abandoned',
   },
   {
     name: 'Memory Created',

@@ -112,6 +112,8 @@ export function devDataApiError(
         context.resource && context.id !== undefined
           ? `${context.resource} not found: no ${context.resource.toLowerCase()} with ID "${context.id}" exists for this user`
           : (detail ?? 'Not found');
+      if (context.credentialType === 'devDataAppApi')
+        description = `${detail ?? 'Not found'}. Check the User ID, and that this user has installed the app of the credential's App ID.`;
       failure = { cause: 'configuration-invalid' };
       break;
     case 422: {
@@ -139,7 +141,11 @@ export function devDataApiError(
         context.retries !== undefined && context.retries > 0
           ? `The DevData server is temporarily unavailable: still unavailable after ${context.retries} retries`
           : 'The DevData server is temporarily unavailable';
-      description = `${detail ?? 'Service unavailable'}. Run the workflow again in a moment, or turn on Retry On Fail in the node's settings.`;
+      // retries is unset for a create or delete, which the node never repeats (see request.ts).
+      description =
+        context.retries === undefined
+          ? `${detail ?? 'Service unavailable'}. The server may have made the change before it lost its database: check whether it did before you run the workflow again.`
+          : `${detail ?? 'Service unavailable'}. Run the workflow again in a moment, or turn on Retry On Fail in the node's settings.`;
       failure = { cause: 'temporarily-unavailable' };
       break;
     default:

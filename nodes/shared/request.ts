@@ -76,7 +76,7 @@ async function baseUrlOf(this: DevDataRequestContext, request: DevDataRequest): 
     throw new NodeOperationError(this.getNode(), 'The Developer Key must start with svc_dev_ or omi_dev_', {
       itemIndex: request.itemIndex,
       description:
-        'The DevData Developer API credential holds something that is not a developer key. Create a developer key in the DevData app (Settings → Developer) and paste all of it. For notifications, use the DevData App API credential.',
+        'The DevData Developer API credential holds something that is not a developer key. Create a developer key in the DevData app (Settings → Developer) and paste all of it; a self-hosted devdata-server must issue keys with one of these prefixes (its DEVDATA_KEY_PREFIX). For notifications, use the DevData App API credential.',
     });
   }
   return String(credentials.baseUrl ?? '').replace(/\/+$/, '');

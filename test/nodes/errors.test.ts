@@ -222,7 +222,7 @@ describe("503 while the server's database is out of reach", () => {
     }
     expect(result.error?.message).toBe('The DevData server is temporarily unavailable');
     expect(result.error?.description).toBe(
-      "The database is unavailable right now; retry shortly. Run the workflow again in a moment, or turn on Retry On Fail in the node's settings.",
+      'The database is unavailable right now; retry shortly. The server may have made the change before it lost its database: check whether it did before you run the workflow again.',
     );
     expect((result.error as { httpCode?: string }).httpCode).toBe('503');
     expect(behindProxy.requestsTo('POST', '/v1/dev/user/action-items').map((r) => r.status)).toEqual([503]);

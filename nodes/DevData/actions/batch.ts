@@ -102,7 +102,11 @@ export function createManyOperation(
   return {
     description: updateDisplayOptions({ show: { resource: [resource], operation: ['createMany'] } }, [
       {
-        displayName: `Every input item becomes one ${record}. They are sent in batches of up to ${batch.maxPerRequest}, in input order; each output item is the created ${record}, linked to its input item.`,
+        displayName: `Every input item becomes one ${record}. They are sent in batches of up to ${batch.maxPerRequest}, in input order; each output item is ${
+          batch.answersCount
+            ? `the ${record} as sent (the server answers only a count)`
+            : `the created ${record}`
+        }, linked to its input item.`,
         name: 'createManyNotice',
         type: 'notice',
         default: '',

@@ -20,7 +20,7 @@ export const titleField: INodeProperties = {
   required: true,
   default: '',
   placeholder: 'e.g. Run 100 km this month',
-  description: 'Title of the goal (1–200 characters)',
+  description: 'Title of the goal (1–500 characters)',
 };
 
 const number = (displayName: string, name: string, description: string): INodeProperties => ({
@@ -48,7 +48,7 @@ export const goalFields: INodeProperties[] = [
   number(
     'Current Value',
     'currentValue',
-    'Where the goal stands now; must lie between the minimum and maximum',
+    'Where the goal stands now; stored as given, even outside Min Value–Max Value',
   ),
   {
     displayName: 'Desired Outcome',
@@ -63,7 +63,8 @@ export const goalFields: INodeProperties[] = [
     type: 'number',
     typeOptions: { minValue: 0, maxValue: 1000 },
     default: 0,
-    description: 'Order among focused goals (0–1000, lower first)',
+    description:
+      'A rank of your own among focused goals (0–1000); stored as given, the server sorts by it nowhere',
   },
   horizonAtField,
   number('Max Value', 'maxValue', 'Highest value the goal can take'),

@@ -14,7 +14,7 @@ const properties: INodeProperties[] = [
     typeOptions: { numberPrecision: 2 },
     required: true,
     default: 0,
-    description: "The goal's new current value, between its minimum and maximum",
+    description: "The goal's new current value; stored as given, even outside its Min Value–Max Value",
   },
 ];
 

@@ -54,7 +54,7 @@ const properties: INodeProperties[] = [
     default: '',
     placeholder: 'Write {{user_name}} one friendly sentence about what they just said',
     description:
-      "What DevData generates the notification from (at least 5 characters). DevData's placeholders {{user_name}}, {{user_facts}}, {{user_context}} and {{user_chat}} are written the same way in a fixed prompt and in an expression: n8n evaluates every other expression in it (the transcript from the trigger, say) and leaves these to DevData. Or leave them out and use Context to Add.",
+      "What DevData generates the notification from (at least 5 characters). DevData's placeholders {{user_name}}, {{user_facts}}, {{user_context}} and {{user_chat}} are written the same way in a fixed prompt and in an expression: n8n evaluates every other expression in it (the transcript from the trigger, say) and leaves these to DevData, which fills each one the app declared and the user granted (any other: nothing is pushed). Or leave them out and use Context to Add.",
   },
   {
     displayName: 'Context to Add',
@@ -84,7 +84,7 @@ const properties: INodeProperties[] = [
     ],
     default: [],
     description:
-      'User data to give DevData along with the prompt. The node appends each one, labelled, after n8n has evaluated the prompt — so this works in fixed and expression prompts alike. Data the prompt already places with a placeholder is not added twice. The user must have granted the scope of the same name.',
+      'User data to give DevData along with the prompt. The node appends each one, labelled, after n8n has evaluated the prompt — so this works in fixed and expression prompts alike. Data the prompt already places with a placeholder is not added twice. Each one used, here or as a placeholder, must be declared by the app and granted by the user under the scope of the same name, or DevData pushes nothing.',
   },
 ];
 
