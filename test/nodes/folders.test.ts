@@ -52,6 +52,25 @@ test('Folder → Create, Get Many (all and limited), Update, Delete', async () =
   expect(jsonOut(await run({ operation: 'getAll', returnAll: true }))).toHaveLength(2);
 });
 
+test('Folder → Create sets the icon, Update the icon and the order', async () => {
+  const created = expectShape(
+    folder,
+    jsonOut(await run({ operation: 'create', name: 'Trips', additionalFields: { icon: 'plane' } }))[0],
+  );
+  expect(created).toMatchObject({ icon: 'plane', order: 0 });
+  const updated = expectShape(
+    folder,
+    jsonOut(
+      await run({ operation: 'update', folderId: created.id, updateFields: { icon: 'map', order: 7 } }),
+    )[0],
+  );
+  expect(updated).toMatchObject({ name: 'Trips', icon: 'map', order: 7 });
+  const listed = jsonOut(await run({ operation: 'getAll', returnAll: true })).find(
+    (f) => f.id === created.id,
+  );
+  expect(listed).toMatchObject({ icon: 'map', order: 7 });
+});
+
 test('Folder → Create refuses a color that is not #rrggbb with the field path', async () => {
   const result = await run({ operation: 'create', name: 'Odd', additionalFields: { color: 'green' } });
   expect(result.error?.message).toBe('Invalid input: body.color: Color must be a hex color like #4f46e5');

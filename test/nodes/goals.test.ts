@@ -116,3 +116,51 @@ test('Goal → Update Progress outside the range stores the value as given', asy
   expect(result.error).toBeUndefined();
   expect(jsonOut(result)[0]).toMatchObject({ id: created.id, current_value: 50, max_value: 12 });
 });
+
+test('Goal → Update clears the fields chosen under Clear Fields, and refuses one both set and cleared', async () => {
+  const created = expectShape(
+    goal,
+    jsonOut(
+      await run({
+        operation: 'create',
+        title: 'Swim weekly',
+        goalType: 'numeric',
+        targetValue: 52,
+        additionalFields: {
+          unit: 'swims',
+          focusRank: 3,
+          horizonAt: '2027-06-30T00:00:00Z',
+          whyItMatters: 'Shoulders',
+        },
+      }),
+    )[0],
+  );
+  expect(created).toMatchObject({ unit: 'swims', focus_rank: 3, why_it_matters: 'Shoulders' });
+
+  const cleared = expectShape(
+    goal,
+    jsonOut(
+      await run({
+        operation: 'update',
+        goalId: created.id,
+        updateFields: { clearFields: ['focusRank', 'horizonAt', 'unit', 'whyItMatters'], title: 'Swim' },
+      }),
+    )[0],
+  );
+  expect(cleared).toMatchObject({
+    title: 'Swim',
+    unit: null,
+    focus_rank: null,
+    horizon_at: null,
+    why_it_matters: null,
+    target_value: 52,
+  });
+
+  const both = await run({
+    operation: 'update',
+    goalId: created.id,
+    updateFields: { unit: 'laps', clearFields: ['unit'] },
+  });
+  expect(both.error?.message).toBe('Set either "Unit" or clear it under "Clear Fields", not both');
+  expect(jsonOut(await run({ operation: 'get', goalId: created.id }))[0]).toMatchObject({ unit: null });
+});

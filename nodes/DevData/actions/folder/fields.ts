@@ -20,7 +20,26 @@ export const folderFields: INodeProperties[] = [
     default: '',
     description: 'What the folder is for (up to 1000 characters)',
   },
+  {
+    displayName: 'Icon',
+    name: 'icon',
+    type: 'string',
+    default: '',
+    placeholder: 'e.g. briefcase',
+    description: 'Name of the icon the DevData app shows for the folder (1–100 characters; left out: folder)',
+  },
 ];
+
+/** Order, which only Update sets (a new folder's is 0). */
+export const orderField: INodeProperties = {
+  displayName: 'Order',
+  name: 'order',
+  type: 'number',
+  typeOptions: { minValue: 0, maxValue: 1_000_000 },
+  default: 0,
+  description:
+    "The folder's place in the user's list in the DevData app (0–1,000,000; a new folder's is 0); Get Many lists folders oldest first",
+};
 
 export const folderRecord: RecordSpec = {
   resource: 'folder',
