@@ -27,6 +27,21 @@ describe('Conversation → Create From Text', () => {
     expect(created.finished_at).toBe('2026-11-20T15:45:00.000Z');
     expect(created.geolocation).toMatchObject({ latitude: 52.52, longitude: 13.405, address: 'Berlin' });
   });
+
+  test("sends a place's Google Place ID and type with its coordinates", async () => {
+    const location = { latitude: 48.1374, longitude: 11.5755, googlePlaceId: 'ChIJ2V-Mo_l1nkcRfZixfUq4DAE' };
+    const out = jsonOut(
+      await fromText('Coffee with Sam near the square.', {
+        geolocation: { location: { ...location, locationType: 'cafe' } },
+      }),
+    );
+    expect(expectShape(conversation, out[0]).geolocation).toEqual({
+      latitude: 48.1374,
+      longitude: 11.5755,
+      google_place_id: 'ChIJ2V-Mo_l1nkcRfZixfUq4DAE',
+      location_type: 'cafe',
+    });
+  });
 });
 
 describe('Conversation → Create From Segments', () => {
@@ -81,6 +96,36 @@ describe('Conversation → Create From Segments', () => {
     expect(stored.body.transcript_segments).toMatchObject([
       { text: 'Hello there', is_user: true, start: 0, end: 1 },
       { text: 'Hi!', is_user: false, start: 1.2, end: 1.8 },
+    ]);
+  });
+
+  test("defined below, a segment carries the speaking person's ID", async () => {
+    const out = jsonOut(
+      await runDevData(server, {
+        resource: 'conversation',
+        operation: 'createFromSegments',
+        segmentsInput: 'fields',
+        transcriptSegments: {
+          segment: [
+            {
+              text: 'See you at nine',
+              speaker: 'SPEAKER_01',
+              isUser: false,
+              personId: 'person-anna',
+              start: 0,
+              end: 1,
+            },
+            { text: 'Great', isUser: true, start: 1.1, end: 1.5 },
+          ],
+        },
+      }),
+    );
+    const stored = await devClient(server).get(`/v1/dev/user/conversations/${out[0].id}`, {
+      include_transcript: true,
+    });
+    expect(stored.body.transcript_segments).toMatchObject([
+      { text: 'See you at nine', person_id: 'person-anna' },
+      { text: 'Great', person_id: null },
     ]);
   });
 

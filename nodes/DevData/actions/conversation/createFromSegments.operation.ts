@@ -58,6 +58,14 @@ const properties: INodeProperties[] = [
             description: 'Whether the user (rather than someone else) is speaking',
           },
           {
+            displayName: 'Person ID',
+            name: 'personId',
+            type: 'string',
+            default: '',
+            description:
+              "The ID of the person speaking, one of the user's people (stored and returned as given)",
+          },
+          {
             displayName: 'Speaker',
             name: 'speaker',
             type: 'string',
@@ -91,7 +99,7 @@ const properties: INodeProperties[] = [
     default: '[\n  {"text": "Hello", "speaker": "SPEAKER_00", "is_user": true, "start": 0, "end": 1.2}\n]',
     required: true,
     description:
-      'An array of segments with text, start and end (seconds), and optionally speaker, speaker_id and is_user. An expression giving such an array (e.g. the segments field of the input item) works too.',
+      'An array of segments with text, start and end (seconds), and optionally speaker (or speaker_name), speaker_id, is_user and person_id. An expression giving such an array (e.g. the segments field of the input item) works too.',
     displayOptions: { show: { segmentsInput: ['json'] } },
   },
   operationOptions(
@@ -118,10 +126,11 @@ export const description = updateDisplayOptions(
 function segmentsOf(this: IExecuteFunctions, itemIndex: number): IDataObject[] {
   if (this.getNodeParameter('segmentsInput', itemIndex) === 'fields') {
     const segments = this.getNodeParameter('transcriptSegments.segment', itemIndex, []) as IDataObject[];
-    return segments.map(({ isUser, speaker, ...segment }) => ({
+    return segments.map(({ isUser, speaker, personId, ...segment }) => ({
       ...segment,
       is_user: isUser === true,
       ...(speaker ? { speaker } : {}),
+      ...(personId ? { person_id: personId } : {}),
     }));
   }
   const raw = this.getNodeParameter('transcriptSegmentsJson', itemIndex) as unknown;

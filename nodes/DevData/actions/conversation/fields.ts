@@ -132,12 +132,27 @@ export const conversationOptions: INodeProperties[] = [
             description: 'A postal address or place name',
           },
           {
+            displayName: 'Google Place ID',
+            name: 'googlePlaceId',
+            type: 'string',
+            default: '',
+            description: "The place's ID in Google Maps, if known",
+          },
+          {
             displayName: 'Latitude',
             name: 'latitude',
             type: 'number',
             typeOptions: { minValue: -90, maxValue: 90, numberPrecision: 6 },
             default: 0,
             description: 'Latitude in degrees (-90 to 90)',
+          },
+          {
+            displayName: 'Location Type',
+            name: 'locationType',
+            type: 'string',
+            default: '',
+            placeholder: 'e.g. office',
+            description: 'What kind of place it is, in your own words',
           },
           {
             displayName: 'Longitude',
@@ -209,6 +224,8 @@ export function conversationBody(
       latitude: location.latitude,
       longitude: location.longitude,
       ...(location.address ? { address: location.address } : {}),
+      ...(location.googlePlaceId ? { google_place_id: location.googlePlaceId } : {}),
+      ...(location.locationType ? { location_type: location.locationType } : {}),
     };
   }
   return body;
