@@ -75,55 +75,47 @@ describe('Conversation → Create From Segments', () => {
     );
   });
 
-  test('takes the segments defined in the node', async () => {
+  /** Creates a conversation from the segments defined in the node; answers its transcript as stored. */
+  async function storedFromSegmentsBelow(segment: Array<Record<string, unknown>>) {
     const out = jsonOut(
       await runDevData(server, {
         resource: 'conversation',
         operation: 'createFromSegments',
         segmentsInput: 'fields',
-        transcriptSegments: {
-          segment: [
-            { text: 'Hello there', speaker: 'SPEAKER_00', isUser: true, start: 0, end: 1 },
-            { text: 'Hi!', speaker: '', isUser: false, start: 1.2, end: 1.8 },
-          ],
-        },
+        transcriptSegments: { segment },
       }),
     );
     const created = expectShape(conversation, out[0]);
     const stored = await devClient(server).get(`/v1/dev/user/conversations/${created.id}`, {
       include_transcript: true,
     });
-    expect(stored.body.transcript_segments).toMatchObject([
+    return stored.body.transcript_segments;
+  }
+
+  test('takes the segments defined in the node', async () => {
+    const stored = await storedFromSegmentsBelow([
+      { text: 'Hello there', speaker: 'SPEAKER_00', isUser: true, start: 0, end: 1 },
+      { text: 'Hi!', speaker: '', isUser: false, start: 1.2, end: 1.8 },
+    ]);
+    expect(stored).toMatchObject([
       { text: 'Hello there', is_user: true, start: 0, end: 1 },
       { text: 'Hi!', is_user: false, start: 1.2, end: 1.8 },
     ]);
   });
 
   test("defined below, a segment carries the speaking person's ID", async () => {
-    const out = jsonOut(
-      await runDevData(server, {
-        resource: 'conversation',
-        operation: 'createFromSegments',
-        segmentsInput: 'fields',
-        transcriptSegments: {
-          segment: [
-            {
-              text: 'See you at nine',
-              speaker: 'SPEAKER_01',
-              isUser: false,
-              personId: 'person-anna',
-              start: 0,
-              end: 1,
-            },
-            { text: 'Great', isUser: true, start: 1.1, end: 1.5 },
-          ],
-        },
-      }),
-    );
-    const stored = await devClient(server).get(`/v1/dev/user/conversations/${out[0].id}`, {
-      include_transcript: true,
-    });
-    expect(stored.body.transcript_segments).toMatchObject([
+    const stored = await storedFromSegmentsBelow([
+      {
+        text: 'See you at nine',
+        speaker: 'SPEAKER_01',
+        isUser: false,
+        personId: 'person-anna',
+        start: 0,
+        end: 1,
+      },
+      { text: 'Great', isUser: true, start: 1.1, end: 1.5 },
+    ]);
+    expect(stored).toMatchObject([
       { text: 'See you at nine', person_id: 'person-anna' },
       { text: 'Great', person_id: null },
     ]);
