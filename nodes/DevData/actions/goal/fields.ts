@@ -63,8 +63,7 @@ export const goalFields: INodeProperties[] = [
     type: 'number',
     typeOptions: { minValue: 0, maxValue: 1000 },
     default: 0,
-    description:
-      'A rank of your own among focused goals (0–1000); stored as given, the server sorts by it nowhere',
+    description: 'A rank of your own among focused goals (0–1000), stored as given: no list is sorted by it',
   },
   horizonAtField,
   number('Max Value', 'maxValue', 'Highest value the goal can take'),
