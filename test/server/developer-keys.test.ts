@@ -182,6 +182,9 @@ describe.each(DIALECTS)('/v1/dev/keys on %s', (dialect) => {
     const mine = (await api.get('/v1/dev/key')).body.id;
     expect(await other.client.delete(`/v1/dev/keys/${mine}`)).toMatchObject(NOT_FOUND);
     expect((await api.get('/v1/dev/key')).status).toBe(200);
+    // A narrower key of another user gets the same 404, not the 403 that would tell it the key exists.
+    const narrow = await newUser(server, ['keys:write']);
+    expect(await narrow.client.delete(`/v1/dev/keys/${mine}`)).toMatchObject(NOT_FOUND);
   });
 
   it('revokes no key holding a scope the revoking key lacks: 403 naming it, and the key keeps working', async () => {
