@@ -94,7 +94,6 @@ describe.each(DIALECTS)('%s: the poll trigger under concurrent writes and restar
       now,
       { records: PLAN.create + held.length, edits: PLAN.update, deletions: PLAN.delete },
     );
-    expect(PLAN.create + held.length + PLAN.update + PLAN.delete).toBeGreaterThanOrEqual(2000);
     expect(restarts).toBeGreaterThanOrEqual(2);
     expect(held.length).toBeGreaterThanOrEqual(2);
   }, 120_000);

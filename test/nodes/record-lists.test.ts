@@ -72,6 +72,8 @@ test('action items: pages of 100 newest first, each item once, completed ones ma
   expect(pages.map((page) => page.length)).toEqual([100, 100, 50]);
   const ids = pages.flat().map((entry) => entry.value);
   expect(new Set(ids).size).toBe(250);
+  const newestFirst = await api.get('/v1/dev/user/action-items', { limit: 1000 });
+  expect(ids).toEqual((newestFirst.body as Array<{ id: string }>).map((item) => item.id));
   expect(pages.flat()).toContainEqual({ name: '✓ Task 0', value: items[0].id });
 
   // No text search on the server: a filter reads on through the pages for its matches.

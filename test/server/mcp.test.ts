@@ -605,6 +605,10 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
     });
     expect(more.transcript_segments).toHaveLength(300);
     const listed = await call(user.mcp, 'get_conversations');
+    expect(listed.isError).toBeUndefined();
+    expect(listed.structuredContent?.conversations).toContainEqual(
+      expect.objectContaining({ id: conversationId }),
+    );
     expect(resultSize(listed)).toBeLessThan(20_000);
   });
 

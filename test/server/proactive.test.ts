@@ -331,7 +331,9 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
       outcome: 'pushed',
       notification_id: inbox.notifications[0].id,
     });
+    // The call's own time: at least 0, and less than the webhook timeout, since the call was answered.
     expect(delivery.latency_ms).toBeGreaterThanOrEqual(0);
+    expect(delivery.latency_ms).toBeLessThan(15_000);
 
     // Inside the 30 s window (the real default) the next reply is dropped, and nothing more is pushed.
     expect(
@@ -853,6 +855,7 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
         created_at: now - ageMs,
       });
       const day = 86_400_000;
+      expect(DELIVERY_RETENTION_MS).toBe(30 * day); // as the server manual documents
       await fresh.store.db
         .insertInto('deliveries')
         .values([

@@ -141,6 +141,9 @@ describe.each(DIALECTS)('search among 10,000 conversations and 10,000 memories o
   it('holds every record written', async () => {
     expect(new Set(conversations).size).toBe(CONVERSATIONS);
     expect(new Set(memories).size).toBe(MEMORIES);
+    const owner = { user_id: server.init.user_id };
+    expect(await server.count('conversations', owner)).toBe(CONVERSATIONS);
+    expect(await server.count('memories', owner)).toBe(MEMORIES);
   });
 
   it('finds a word wherever it is, a title match first, and nothing else', async () => {
