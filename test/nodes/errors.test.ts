@@ -173,11 +173,17 @@ describe('429 and Retry-After', () => {
     expect(out).toHaveLength(5);
     out.forEach((json) => expectShape(apiKey, json));
 
-    const statuses = limited.requestsTo('GET', '/v1/dev/key').map((r) => r.status);
+    const requests = limited.requestsTo('GET', '/v1/dev/key');
+    const statuses = requests.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(5);
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(1);
-    // Each 429 is followed by a wait of its Retry-After (1 s) before the retry.
+    // Each 429 is followed by a wait of its Retry-After (1 s) before the retry (a lower bound only: a busy machine
+    // makes the wait longer, never shorter; 50 ms for timer and clock granularity).
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    requests.forEach((request, i) => {
+      if (request.status === 429)
+        expect(requests[i + 1].answeredAt - request.answeredAt).toBeGreaterThanOrEqual(950);
+    });
   });
 });
 

@@ -11,6 +11,8 @@ export interface LoggedRequest {
   path: string;
   query: URLSearchParams;
   status: number;
+  /** When the answer was sent (epoch ms). */
+  answeredAt: number;
 }
 
 export interface NodeTestServer extends TestServer {
@@ -36,6 +38,7 @@ export async function startNodeTestServer(
           path: url.pathname,
           query: url.searchParams,
           status: reply.statusCode,
+          answeredAt: Date.now(),
         });
       });
     },
