@@ -179,7 +179,17 @@ describe.each(DIALECTS)('hostile input on %s', (dialect) => {
   });
 
   it('takes search queries in any engine syntax as words, or refuses them with a 422 naming query', async () => {
-    await dev.post('/v1/dev/user/conversations', { text: 'budget anna title overview word' });
+    const planted = (
+      await dev.post('/v1/dev/user/conversations', { text: 'budget anna title overview word' })
+    ).body.id as string;
+    // Operators are read as words (or dropped): these find the conversation by its words budget and anna.
+    for (const query of ['budget -anna', '-budget', '(budget', '^budget', 'budget & | ! <-> :*']) {
+      const reply = await dev.get('/v1/dev/user/conversations/search', { query });
+      expect(reply.status).toBe(200);
+      expect((reply.body as Array<{ conversation: { id: string } }>).map((r) => r.conversation.id)).toContain(
+        planted,
+      );
+    }
     for (const path of [
       '/v1/dev/user/conversations/search',
       '/v1/dev/user/memories/search',
