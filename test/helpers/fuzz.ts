@@ -387,6 +387,8 @@ export function operationsOf(spec: Schema): Operation[] {
 export interface FuzzOutcome {
   sent: number;
   byStatus: Record<number, number>;
+  /** The generated requests (not the seeding ones) that wrote: a 2xx to a method other than GET, HEAD, OPTIONS. */
+  generatedWrites: number;
   failures: string[];
   durationMs: number;
 }
@@ -435,6 +437,8 @@ export async function fuzzServer(
   const cursors: string[] = [];
   const byStatus: Record<number, number> = {};
   const failures: string[] = [];
+  let generating = false;
+  let generatedWrites = 0;
 
   /** Sends one request, checks its answer, and notes what a 2xx answer wrote (ids, cursors, list rows). */
   const send = async (request: FuzzRequest): Promise<void> => {
@@ -458,6 +462,8 @@ export async function fuzzServer(
       return;
     }
     byStatus[response.status] = (byStatus[response.status] ?? 0) + 1;
+    if (generating && response.ok && !['GET', 'HEAD', 'OPTIONS'].includes(request.method))
+      generatedWrites += 1;
     if (response.status >= 500) failures.push(`${response.status} ${text.slice(0, 300)}: ${what}`);
     else if (response.status >= 400 && request.method !== 'HEAD') {
       let detail: unknown;
@@ -542,6 +548,7 @@ export async function fuzzServer(
     }
   }
   const seeded = failures.length;
+  generating = true;
 
   const tokens = (path: string): fc.Arbitrary<string | undefined> => {
     const right = path.startsWith('/v1/admin')
@@ -614,7 +621,7 @@ export async function fuzzServer(
       if (response.status !== 200) finalFailures.push(`${path} for ${user.id}: ${response.status}`);
     }
   }
-  return { sent: requests.length, byStatus, failures, durationMs, finalFailures };
+  return { sent: requests.length, byStatus, generatedWrites, failures, durationMs, finalFailures };
 }
 
 const FUZZ_REQUESTS = 5_000;
@@ -633,15 +640,12 @@ export function describeFuzz(dialect: Dialect): void {
     it(`answers ${FUZZ_REQUESTS} generated requests (seed ${FUZZ_SEED}) without a 5xx, and loses nothing`, async () => {
       const outcome = await fuzzServer(server, { count: FUZZ_REQUESTS, seed: FUZZ_SEED, concurrency: 8 });
       console.log(
-        `fuzz on ${dialect}: ${outcome.sent} requests in ${outcome.durationMs} ms, by status ${JSON.stringify(outcome.byStatus)}`,
+        `fuzz on ${dialect}: ${outcome.sent} requests in ${outcome.durationMs} ms, by status ${JSON.stringify(outcome.byStatus)}, ${outcome.generatedWrites} generated writes`,
       );
-      expect(outcome.sent).toBeGreaterThanOrEqual(FUZZ_REQUESTS);
       expect(outcome.failures.slice(0, 20)).toEqual([]);
       expect(outcome.finalFailures).toEqual([]);
       // The generated requests reached the handlers, not only the validation: writes went through.
-      expect(Object.keys(outcome.byStatus).filter((status) => status.startsWith('2')).length).toBeGreaterThan(
-        0,
-      );
+      expect(outcome.generatedWrites).toBeGreaterThan(0);
     }, 300_000);
   });
 }
