@@ -1,5 +1,6 @@
 // `/v1/dev/keys`: a user's developer keys listed, created and revoked with a developer key holding keys:read or
 // keys:write. A key passes on only scopes it holds, and a revoked key is refused from its next request on.
+import { displayKey, hashSecret } from '../../server/src/auth/secrets';
 import { apiKey, createdApiKey } from '../../server/src/contract/keys';
 import { DEFAULT_SCOPES, SCOPES, type Scope } from '../../server/src/contract/scopes';
 import {
@@ -236,6 +237,23 @@ describe.each(DIALECTS)('DEVDATA_KEY_PREFIX on %s', (dialect) => {
   it('keeps answering for a key of any prefix it issued, and refuses one it did not', async () => {
     const scoped = await keyWithScopes(server, ['memories:read']);
     expect((await scoped.get('/v1/dev/user/memories')).status).toBe(200);
+    // A key stored under the default prefix before DEVDATA_KEY_PREFIX was set, as that server wrote it.
+    const earlier = `svc_dev_${'ab'.repeat(16)}`;
+    await server.store.db
+      .insertInto('api_keys')
+      .values({
+        id: 'key-of-the-earlier-prefix',
+        user_id: server.init.user_id,
+        name: 'earlier',
+        key_hash: hashSecret(earlier),
+        key_prefix: displayKey(earlier, 'svc_dev_'),
+        scopes: JSON.stringify(['memories:read']),
+        created_at: Date.now(),
+        last_used_at: null,
+        revoked_at: null,
+      })
+      .execute();
+    expect((await client(server.baseUrl, earlier).get('/v1/dev/user/memories')).status).toBe(200);
     expect(await client(server.baseUrl, `omi_dev_${'0'.repeat(32)}`).get('/v1/dev/key')).toMatchObject(
       INVALID_KEY,
     );
