@@ -69,7 +69,7 @@ const key: FastifyPluginAsyncZod = async (app) => {
       const { key_id: keyId } = request.params;
       // As a key passes on no scope it lacks, it revokes no key stronger than itself: a narrow key (an agent's)
       // must not lock its user out of a broader one.
-      const target = await users.findUnrevokedKey(userId, keyId);
+      const target = (await users.listKeys(userId, 'newest first')).find((listed) => listed.id === keyId);
       const beyond = target?.scopes.find((scope) => !request.developerKey!.scopes.includes(scope));
       if (beyond)
         throw new HttpError(

@@ -155,18 +155,6 @@ export function usersRepository(db: Kysely<Database>, options: UsersOptions = {}
       return rows.map(decodeApiKey);
     },
 
-    /** The user's unrevoked key of this id, if the user has one. */
-    async findUnrevokedKey(userId: string, keyId: string): Promise<ApiKey | undefined> {
-      const row = await db
-        .selectFrom('api_keys')
-        .selectAll()
-        .where('id', '=', keyId)
-        .where('user_id', '=', userId)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
-      return row && decodeApiKey(row);
-    },
-
     /** The key (revoked or not); NotFound "Key" when there is none. */
     async findKey(keyId: string): Promise<ApiKey> {
       const row = await db.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirst();
