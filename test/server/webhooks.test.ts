@@ -619,6 +619,38 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
     await ok(owner.client.delete(`${BASE}/${made.id}`));
   });
 
+  test('writes, pings and redeliveries beside the deletion of their subscription answer as if one came first', async () => {
+    const hook = await receiver();
+    const owner = await newUser(server);
+    const statuses = new Map<string, Set<number>>();
+    const answered = async (kind: string, reply: Promise<{ status: number }>) => {
+      const { status } = await reply;
+      statuses.set(kind, (statuses.get(kind) ?? new Set()).add(status));
+    };
+    const removed: string[] = [];
+    for (let round = 0; round < 12; round += 1) {
+      const made = await subscribe(owner.client, hook.url);
+      const first = await ok(owner.client.post(`${BASE}/${made.id}/ping`));
+      removed.push(made.id);
+      await Promise.all([
+        ...Array.from({ length: 6 }, (_, i) =>
+          answered('write', owner.client.post('/v1/dev/user/memories', { content: `race ${round}-${i}` })),
+        ),
+        answered('ping', owner.client.post(`${BASE}/${made.id}/ping`)),
+        answered('redeliver', owner.client.post(`${BASE}/${made.id}/deliveries/${first.id}/redeliver`)),
+        answered('delete', owner.client.delete(`${BASE}/${made.id}`)),
+      ]);
+    }
+    // A write stores its record whichever came first; a ping or redelivery finds the subscription or answers 404.
+    const seen = (kind: string) => [...(statuses.get(kind) ?? [])].sort();
+    expect({ write: seen('write'), delete: seen('delete') }).toEqual({ write: [200], delete: [200] });
+    for (const kind of ['ping', 'redeliver']) {
+      expect({ kind, other: seen(kind).filter((s) => s !== 200 && s !== 404) }).toEqual({ kind, other: [] });
+    }
+    for (const id of removed)
+      expect(await server.count('webhook_deliveries', { subscription_id: id })).toBe(0);
+  });
+
   test('deleting a subscription deletes its deliveries', async () => {
     const hook = await receiver();
     const made = await subscribe(api, hook.url, ['ping']);

@@ -7,7 +7,7 @@ import type { Position } from '../contract/cursor';
 import { ALL_EVENTS, type EventSelector, type EventType } from '../contract/webhooks';
 import { newId } from '../ids';
 import type { Dialect } from './db/database';
-import { outboxTransaction, wakeAfterCommit, writeEvents } from './db/outbox';
+import { keptFromDeletion, outboxTransaction, wakeAfterCommit, writeEvents } from './db/outbox';
 import { newestBefore } from './db/paging';
 import { allOwned, findOwned, updateChanged, type Row } from './db/records';
 import { fromFlag, fromJson, iso, toFlag, toJson } from './db/rows';
@@ -161,6 +161,15 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
   const findRow = (trx: Kysely<Database>, userId: string, id: string) =>
     findOwned(trx, 'webhook_subscriptions', userId, id);
 
+  /** findRow, for a delivery to be written for the subscription in `trx`: see keptFromDeletion. */
+  async function findRowToDeliver(trx: Kysely<Database>, userId: string, id: string) {
+    await keptFromDeletion(
+      trx,
+      trx.selectFrom('webhook_subscriptions').select('id').where('id', '=', id),
+    ).execute();
+    return findRow(trx, userId, id);
+  }
+
   function deliveries(trx: Kysely<Database>) {
     return trx
       .selectFrom('webhook_deliveries as d')
@@ -287,7 +296,7 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
     /** A new pending delivery of the same event (same event id) as the caller's delivery `deliveryId`. */
     async redeliver(userId: string, id: string, deliveryId: string): Promise<WebhookDelivery> {
       return outboxTransaction(db, async (trx) => {
-        await findRow(trx, userId, id);
+        await findRowToDeliver(trx, userId, id);
         const original = await trx
           .selectFrom('webhook_deliveries')
           .select('event_id')
@@ -318,7 +327,7 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
     /** A `ping` event to this subscription alone, whatever it subscribes to. */
     async ping(userId: string, id: string): Promise<WebhookDelivery> {
       return outboxTransaction(db, async (trx) => {
-        await findRow(trx, userId, id);
+        await findRowToDeliver(trx, userId, id);
         const now = Date.now();
         const [deliveryId] = await writeEvents(trx, userId, 'ping', [{ webhook_id: id }], now, [id]);
         return readDelivery(trx, deliveryId);

@@ -2,7 +2,7 @@
 // delivery per subscription of the user that wants it, so a crash between the two cannot lose or invent one.
 // After such a transaction commits, the delivery worker of this process is woken at once (others poll).
 import { EventEmitter } from 'node:events';
-import type { Kysely, Transaction } from 'kysely';
+import { PostgresAdapter, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
 import { ALL_EVENTS, type EventType } from '../../contract/webhooks';
 import { newId } from '../../ids';
 import { insertRows } from './records';
@@ -21,14 +21,30 @@ const subscriptionsRead = new WeakMap<Kysely<Database>, Promise<{ id: string; ev
 /** An event id: the `webhook-id` header and the body's `id`, the receiver's idempotency key. */
 export const newEventId = (at: number) => `msg_${newId(at)}`;
 
+/**
+ * PostgreSQL: a subscription read to write a delivery for it is kept from being deleted until the transaction ends
+ * (`FOR KEY SHARE`, the lock a foreign key check takes), so that a delete running beside the write either waits
+ * for it (and takes its deliveries along) or committed first (and the read no longer finds it). Without it the
+ * delivery's insert failed on its foreign key. SQLite runs one write at a time.
+ */
+export function keptFromDeletion<Q extends SelectQueryBuilder<Database, 'webhook_subscriptions', object>>(
+  trx: Kysely<Database>,
+  query: Q,
+): Q {
+  return trx.getExecutor().adapter instanceof PostgresAdapter ? (query.forKeyShare() as Q) : query;
+}
+
 function activeSubscriptions(trx: Kysely<Database>, userId: string) {
   let read = subscriptionsRead.get(trx);
   if (!read) {
-    read = trx
-      .selectFrom('webhook_subscriptions')
-      .select(['id', 'events'])
-      .where('user_id', '=', userId)
-      .where('active', '=', 1)
+    read = keptFromDeletion(
+      trx,
+      trx
+        .selectFrom('webhook_subscriptions')
+        .select(['id', 'events'])
+        .where('user_id', '=', userId)
+        .where('active', '=', 1),
+    )
       .execute()
       .then((rows) => rows.map((row) => ({ id: row.id, events: fromJson<string[]>(row.events) })));
     subscriptionsRead.set(trx, read);
