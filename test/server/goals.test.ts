@@ -209,7 +209,7 @@ describe.each(DIALECTS)('goals on %s', (dialect) => {
 
   it('refuses progress that is not a number, and stores one outside min–max as given', async () => {
     const g = await create(api, { title: 'Rate my focus', goal_type: 'scale', current_value: 5 });
-    for (const value of ['lots', '', 'Infinity']) {
+    for (const value of ['lots', '', 'Infinity', '1e999', '0x10', '1e']) {
       const reply = await api.patch(`${BASE}/${g.id}/progress`, undefined, { current_value: value });
       expect({ value, status: reply.status }).toEqual({ value, status: 422 });
       expect(expectShape(validationErrorBody, reply.body).detail[0].loc).toEqual(['query', 'current_value']);
@@ -228,6 +228,17 @@ describe.each(DIALECTS)('goals on %s', (dialect) => {
       expect(outside.status).toBe(200);
       expect(outside.body).toMatchObject({ current_value: value, min_value: 0, max_value: 10 });
     }
+    // JavaScript writes these with an exponent (String(0.0000001) is '1e-7'), as the node's query string does.
+    for (const value of [0.0000001, 2.5e21, -3e-9]) {
+      const tiny = await api.patch(`${BASE}/${g.id}/progress`, undefined, { current_value: String(value) });
+      expect({ value, status: tiny.status }).toEqual({ value, status: 200 });
+      expect(tiny.body.current_value).toBe(value);
+    }
+    expect(
+      (await api.patch(`${BASE}/${g.id}/progress`, undefined, { current_value: '2.5E3' })).body,
+    ).toMatchObject({
+      current_value: 2500,
+    });
   });
 
   it('lists active goals newest first; delete abandons a goal', async () => {

@@ -200,10 +200,12 @@ export const dateTime = z.iso.datetime();
 /** A boolean in a query string: true/false (also 1/0, yes/no, on/off). */
 export const queryBool = z.stringbool();
 
-// Numbers in a query string are plain decimal. JavaScript's Number() also reads `0x1A`, `0b101`, `0o7`, `1e3`,
-// ` 5 ` and an empty value (as 0), none of which a client writing a count or a value means.
+// Numbers in a query string are decimal. JavaScript's Number() also reads `0x1A`, `0b101`, `0o7`, ` 5 ` and an
+// empty value (as 0), none of which a client writing a count or a value means. A value (not a count) may have an
+// exponent: JavaScript writes numbers under 1e-6 or from 1e21 up that way (`String(0.0000001)` is `1e-7`), and the
+// real service's float parameters read it.
 const DECIMAL_INTEGER = /^[+-]?\d+$/;
-const DECIMAL_NUMBER = /^[+-]?\d+(?:\.\d+)?$/;
+const DECIMAL_NUMBER = /^[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
 /**
  * A query parameter written as `pattern` allows, read as a number and then checked by `number`; anything else is
@@ -214,7 +216,8 @@ function decimalParam(pattern: RegExp, message: string, type: string, number: z.
   return z.preprocess((value, ctx) => {
     // Absent (a required parameter then says so) or repeated: `number` refuses it.
     if (typeof value !== 'string') return value;
-    if (pattern.test(value)) return Number(value);
+    // `1e999` is written as a number but reads as Infinity, which no JSON answer can hold.
+    if (pattern.test(value) && Number.isFinite(Number(value))) return Number(value);
     ctx.addIssue({ code: 'custom', message, params: { type } });
     return z.NEVER;
   }, number);
@@ -232,11 +235,14 @@ export const queryInteger = (number: z.ZodNumber, fallback: number) =>
     number.int(),
   ).prefault(fallback);
 
-/** A number in a query string: decimal digits, optionally signed, with an optional fraction (`-2`, `12.5`). */
+/**
+ * A finite number in a query string: decimal digits, optionally signed, with an optional fraction and exponent
+ * (`-2`, `12.5`, `1e-7`).
+ */
 export const queryNumber = () =>
   decimalParam(
     DECIMAL_NUMBER,
-    'Input should be a number in decimal digits, e.g. 12.5',
+    'Input should be a finite number in decimal digits, e.g. 12.5 or 1e-7',
     'float_parsing',
     z.number(),
   );
