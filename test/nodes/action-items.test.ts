@@ -42,6 +42,24 @@ describe('Action Item → Create', () => {
     expect(result.output(NODE).map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
   });
 
+  test('a Conversation ID that is empty (an expression finding none) is left out, not refused', async () => {
+    const result = await runDevData(
+      server,
+      {
+        resource: 'actionItem',
+        operation: 'create',
+        description: '={{ $json.task }}',
+        additionalFields: { conversationId: '={{ $json.conversation ?? "" }}' },
+      },
+      { items: [{ task: 'Call back' }] },
+    );
+    expect(result.error).toBeUndefined();
+    expect(expectShape(actionItem, jsonOut(result)[0])).toMatchObject({
+      description: 'Call back',
+      conversation_id: null,
+    });
+  });
+
   test('keeps the instant of a date-time that has an offset', async () => {
     const result = await runDevData(server, {
       resource: 'actionItem',

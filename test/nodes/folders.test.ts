@@ -71,6 +71,41 @@ test('Folder → Create sets the icon, Update the icon and the order', async () 
   expect(listed).toMatchObject({ icon: 'map', order: 7 });
 });
 
+test('Folder → Update resets the fields chosen under Clear Fields; an Icon left empty is left out', async () => {
+  const created = expectShape(
+    folder,
+    jsonOut(
+      await run({
+        operation: 'create',
+        name: 'Garden',
+        additionalFields: { color: '#10b981', description: 'Plants', icon: '' },
+      }),
+    )[0],
+  );
+  expect(created).toMatchObject({ color: '#10b981', description: 'Plants', icon: 'folder' });
+  const reset = expectShape(
+    folder,
+    jsonOut(
+      await run({
+        operation: 'update',
+        folderId: created.id,
+        updateFields: { clearFields: ['color', 'description', 'icon'], icon: '', name: 'Yard' },
+      }),
+    )[0],
+  );
+  expect(reset).toMatchObject({ name: 'Yard', color: '#6B7280', description: null, icon: 'folder' });
+
+  const both = await run({
+    operation: 'update',
+    folderId: created.id,
+    updateFields: { clearFields: ['color'], color: '#000000' },
+  });
+  expect(both.error?.message).toBe('Set either "Color" or clear it under "Clear Fields", not both');
+  expect(
+    jsonOut(await run({ operation: 'getAll', returnAll: true })).find((f) => f.id === created.id),
+  ).toMatchObject({ color: '#6B7280' });
+});
+
 test('Folder → Create refuses a color that is not #rrggbb with the field path', async () => {
   const result = await run({ operation: 'create', name: 'Odd', additionalFields: { color: 'green' } });
   expect(result.error?.message).toBe('Invalid input: body.color: Color must be a hex color like #4f46e5');

@@ -117,6 +117,17 @@ test('Goal → Update Progress outside the range stores the value as given', asy
   expect(jsonOut(result)[0]).toMatchObject({ id: created.id, current_value: 50, max_value: 12 });
 });
 
+test('Goal → Update Progress sends a value JavaScript writes with an exponent (1e-7) as given', async () => {
+  const created = jsonOut(
+    await run({ operation: 'create', title: 'Tiny steps', goalType: 'numeric', targetValue: 1 }),
+  )[0];
+  for (const currentValue of [0.0000001, 2.5e21]) {
+    const result = await run({ operation: 'updateProgress', goalId: created.id, currentValue });
+    expect({ currentValue, error: result.error?.message }).toEqual({ currentValue, error: undefined });
+    expect(jsonOut(result)[0]).toMatchObject({ id: created.id, current_value: currentValue });
+  }
+});
+
 test('Goal → Update clears the fields chosen under Clear Fields, and refuses one both set and cleared', async () => {
   const created = expectShape(
     goal,

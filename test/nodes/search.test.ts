@@ -89,6 +89,24 @@ test('Action Item → Get Many with Search Text returns the matching items, most
   expect(found).toEqual([many, one]);
 });
 
+test('a Search the server refuses fails on the item that asked it, named by its index', async () => {
+  const { run } = await freshUser();
+  const tooLong = 'word '.repeat(120);
+  for (const resource of ['conversation', 'memory']) {
+    const result = await runDevData(
+      server,
+      { resource, operation: 'search', query: '={{ $json.q }}' },
+      {
+        credentials: credentialsFor(server, (await newUser(server)).key),
+        items: [{ q: 'fine' }, { q: tooLong }],
+      },
+    );
+    expect({ resource, itemIndex: result.error?.context.itemIndex }).toEqual({ resource, itemIndex: 1 });
+    expect(result.error?.message).toMatch(/query/);
+  }
+  expect(jsonOut(await run({ resource: 'memory', operation: 'search', query: 'fine' }))).toEqual([]);
+});
+
 test('the Search parameters tell a model what to fill in', () => {
   for (const property of [...conversationSearch, ...memorySearch]) {
     expect({ name: property.name, description: property.description }).toEqual({

@@ -105,6 +105,27 @@ export const additionalFields = (options: INodeProperties[]) =>
 export const updateFields = (options: INodeProperties[]) =>
   collection('Update Fields', 'updateFields', 'Add Field', 'Only the fields added here are changed', options);
 
+/**
+ * Clear Fields, an option of Update Fields: the fields of `fields` named in `clearable`, each of which Update sends
+ * as null (see clearedFields).
+ */
+export function clearFieldsOption(
+  fields: INodeProperties[],
+  clearable: string[],
+  description: string,
+): INodeProperties {
+  return {
+    displayName: 'Clear Fields',
+    name: 'clearFields',
+    type: 'multiOptions',
+    options: fields
+      .filter((field) => clearable.includes(field.name))
+      .map((field) => ({ name: field.displayName, value: field.name })),
+    default: [],
+    description,
+  };
+}
+
 /** Filters of a Get Many operation. */
 export const filters = (options: INodeProperties[]) =>
   collection('Filters', 'filters', 'Add Filter', 'Conditions the returned records must meet', options);

@@ -61,12 +61,13 @@ export function deleteById(spec: RecordSpec): ItemOperation {
 
 /**
  * `PATCH <path>/<id>` with only the fields the user added under Update Fields (a partial update); `toWire` maps
- * the node's field names to the server's where they differ.
+ * the node's fields to the server's where they differ (and may fail the item).
  */
 export function updateById(
   spec: RecordSpec,
   fields: INodeProperties[],
-  toWire: (fields: IDataObject) => IDataObject = (fields) => fields,
+  toWire: (this: IExecuteFunctions, fields: IDataObject, itemIndex: number) => IDataObject = (fields) =>
+    fields,
 ): ItemOperation {
   return {
     description: updateDisplayOptions({ show: { resource: [spec.resource], operation: ['update'] } }, [
@@ -77,7 +78,11 @@ export function updateById(
       return (await devDataRequest.call(this, {
         method: 'PATCH',
         ...addressedRecord.call(this, spec, itemIndex),
-        body: toWire(this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject),
+        body: toWire.call(
+          this,
+          this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject,
+          itemIndex,
+        ),
       })) as IDataObject;
     },
   };

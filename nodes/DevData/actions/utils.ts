@@ -39,6 +39,42 @@ export function toWireFields(
   return body;
 }
 
+/**
+ * Sets each field chosen under Clear Fields (clearFieldsOption) to null in `body`, the wire body of the other
+ * Update Fields; fails the item when a field is both given a value and cleared, naming it as the user sees it.
+ */
+export function clearedFields(
+  this: IExecuteFunctions,
+  body: IDataObject,
+  clearFields: string[],
+  fields: INodeProperties[],
+  itemIndex: number,
+): IDataObject {
+  const cleared = { ...body };
+  for (const name of clearFields) {
+    if (cleared[snakeCase(name)] !== undefined) {
+      const displayName = fields.find((field) => field.name === name)?.displayName ?? name;
+      throw new NodeOperationError(
+        this.getNode(),
+        `Set either "${displayName}" or clear it under "Clear Fields", not both`,
+        { itemIndex },
+      );
+    }
+    cleared[snakeCase(name)] = null;
+  }
+  return cleared;
+}
+
+/**
+ * `fields` without those of `names` that hold an empty string: an ID or name the user added but left empty, or an
+ * expression that maps a missing value to '', counts as left out (the server refuses an empty one).
+ */
+export function withoutEmpty(fields: IDataObject, names: string[]): IDataObject {
+  return Object.fromEntries(
+    Object.entries(fields).filter(([name, value]) => !(names.includes(name) && value === '')),
+  );
+}
+
 /** A date-time parameter with nothing in it. */
 function isEmptyDate(value: unknown): boolean {
   return value === '' || value === null;

@@ -26,8 +26,9 @@ function entries(records: IDataObject[], nameOf: (record: IDataObject) => string
 
 /**
  * The list search of a newest-first offset list: the next entries from the offset in `paginationToken`. The
- * server has no text search, so a filter is applied here: while it matches little, further pages are read (up to
- * MAX_PAGES_PER_SEARCH), and scrolling goes on from where the search stopped.
+ * server's search matches whole words (and not IDs), where a picker matches the part of a name or ID typed so far,
+ * so a filter is applied here: while it matches little, further pages are read (up to MAX_PAGES_PER_SEARCH), and
+ * scrolling goes on from where the search stopped.
  */
 function offsetListSearch(path: string, nameOf: (record: IDataObject) => string) {
   return async function (

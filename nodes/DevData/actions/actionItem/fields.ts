@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { RecordSpec } from '../crud';
-import { toWireFields, type DateField } from '../utils';
+import { toWireFields, withoutEmpty, type DateField } from '../utils';
 
 export const descriptionField: INodeProperties = {
   displayName: 'Description',
@@ -38,7 +38,7 @@ export function newActionItem(this: IExecuteFunctions, itemIndex: number): IData
   const additional = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
   return {
     description: this.getNodeParameter('description', itemIndex) as string,
-    ...toWireFields.call(this, additional, itemIndex, [dueAtDate]),
+    ...toWireFields.call(this, withoutEmpty(additional, ['conversationId']), itemIndex, [dueAtDate]),
   };
 }
 

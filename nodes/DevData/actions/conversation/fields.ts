@@ -102,7 +102,7 @@ export const conversationOptions: INodeProperties[] = [
     type: 'options',
     default: 'other',
     options: CATEGORIES.map((c) => ({ name: capitalize(c), value: c })),
-    description: 'Category of the summary; derived from the text when not set',
+    description: 'Category of the summary (Other when not set)',
   },
   {
     displayName: 'Emoji',
@@ -251,7 +251,7 @@ export const SIMPLIFIED_TRANSCRIPT_CHARS = 8000;
 /** Simplify for a conversation read: the fields an agent needs and the transcript capped. */
 export const simplifyConversationField: INodeProperties = {
   ...simplifyField,
-  description: `${simplifyField.description}: the conversation's ID, title, overview, category, times, folder, flags and action items, and at most the first ${SIMPLIFIED_SEGMENTS} transcript segments (${SIMPLIFIED_TRANSCRIPT_CHARS} characters), the rest counted in transcript_segments_omitted`,
+  description: `${simplifyField.description}: the conversation's ID, title, overview, category, times, folder, flags and action items, and of the transcript, when the output includes it, at most the first ${SIMPLIFIED_SEGMENTS} segments (${SIMPLIFIED_TRANSCRIPT_CHARS} characters), the rest counted in transcript_segments_omitted`,
 };
 
 /**

@@ -66,6 +66,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
         : undefined,
       include_transcript: options.includeTranscript === true ? true : undefined,
     },
+    itemIndex,
   })) as IDataObject[];
   if (!this.getNodeParameter('simplify', itemIndex, true)) return found;
   return found.map(({ conversation, score }) => ({

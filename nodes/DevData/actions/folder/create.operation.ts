@@ -3,6 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../../shared';
 import { additionalFields } from '../common.description';
+import { withoutEmpty } from '../utils';
 import { folderFields, folderRecord, nameField } from './fields';
 
 const properties: INodeProperties[] = [nameField, additionalFields(folderFields)];
@@ -17,7 +18,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
   return (await devDataRequest.call(this, {
     method: 'POST',
     path: folderRecord.path,
-    body: { name: this.getNodeParameter('name', itemIndex) as string, ...additional },
+    body: { name: this.getNodeParameter('name', itemIndex) as string, ...withoutEmpty(additional, ['icon']) },
     itemIndex,
   })) as IDataObject;
 }

@@ -26,7 +26,8 @@ export const folderFields: INodeProperties[] = [
     type: 'string',
     default: '',
     placeholder: 'e.g. briefcase',
-    description: 'Name of the icon the DevData app shows for the folder (1–100 characters; left out: folder)',
+    description:
+      'Name of the icon the DevData app shows for the folder (1–100 characters; empty is left out; a new folder without one gets folder)',
   },
 ];
 

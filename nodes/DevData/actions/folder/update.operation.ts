@@ -1,8 +1,25 @@
-import { byDisplayName } from '../common.description';
+import { byDisplayName, clearFieldsOption } from '../common.description';
 import { updateById } from '../crud';
+import { clearedFields, withoutEmpty } from '../utils';
 import { folderFields, folderRecord, nameField, orderField } from './fields';
+
+const clearFieldsField = clearFieldsOption(
+  folderFields,
+  ['color', 'description', 'icon'],
+  'Fields to reset: Description is removed, Color and Icon go back to their defaults (#6B7280 and folder)',
+);
 
 export const { description, execute } = updateById(
   folderRecord,
-  byDisplayName([...folderFields, { ...nameField, required: false }, orderField]),
+  byDisplayName([...folderFields, { ...nameField, required: false }, orderField, clearFieldsField]),
+  function (fields, itemIndex) {
+    const { clearFields = [], ...values } = fields;
+    return clearedFields.call(
+      this,
+      withoutEmpty(values, ['icon']),
+      clearFields as string[],
+      folderFields,
+      itemIndex,
+    );
+  },
 );

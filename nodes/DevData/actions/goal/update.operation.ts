@@ -1,25 +1,18 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../../shared';
-import { byDisplayName, updateFields } from '../common.description';
+import { byDisplayName, clearFieldsOption, updateFields } from '../common.description';
 import { addressedRecord, recordLocator } from '../crud';
-import { snakeCase, toWireFields } from '../utils';
+import { clearedFields, toWireFields } from '../utils';
 import { goalFields, goalRecord, horizonAtDate, titleField } from './fields';
 
 /** The fields a goal may be without: Update removes them by sending null. */
-const CLEARABLE = ['focusRank', 'horizonAt', 'unit', 'whyItMatters'];
-
-const clearFieldsField: INodeProperties = {
-  displayName: 'Clear Fields',
-  name: 'clearFields',
-  type: 'multiOptions',
-  options: goalFields
-    .filter((field) => CLEARABLE.includes(field.name))
-    .map((field) => ({ name: field.displayName, value: field.name })),
-  default: [],
-  description: 'Fields to remove from the goal (each is sent as null)',
-};
+const clearFieldsField = clearFieldsOption(
+  goalFields,
+  ['focusRank', 'horizonAt', 'unit', 'whyItMatters'],
+  'Fields to remove from the goal (each is sent as null)',
+);
 
 const properties: INodeProperties[] = [
   recordLocator(goalRecord),
@@ -33,18 +26,13 @@ export const description = updateDisplayOptions(
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
   const { clearFields = [], ...fields } = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
-  const body = toWireFields.call(this, fields, itemIndex, [horizonAtDate]);
-  for (const name of clearFields as string[]) {
-    if (body[snakeCase(name)] !== undefined) {
-      const displayName = goalFields.find((field) => field.name === name)?.displayName ?? name;
-      throw new NodeOperationError(
-        this.getNode(),
-        `Set either "${displayName}" or clear it under "Clear Fields", not both`,
-        { itemIndex },
-      );
-    }
-    body[snakeCase(name)] = null;
-  }
+  const body = clearedFields.call(
+    this,
+    toWireFields.call(this, fields, itemIndex, [horizonAtDate]),
+    clearFields as string[],
+    goalFields,
+    itemIndex,
+  );
   return (await devDataRequest.call(this, {
     method: 'PATCH',
     ...addressedRecord.call(this, goalRecord, itemIndex),

@@ -38,6 +38,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
       limit: this.getNodeParameter('limit', itemIndex, 50) as number,
       categories: categoriesQuery(filters),
     },
+    itemIndex,
   })) as IDataObject[];
   if (!this.getNodeParameter('simplify', itemIndex, true)) return found;
   return found.map(({ memory, score }) => ({ ...simplifyMemory(memory as IDataObject), score }));
