@@ -651,6 +651,36 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
       expect(await server.count('webhook_deliveries', { subscription_id: id })).toBe(0);
   });
 
+  test("a cursor works only on the list it came from: not on another subscription's deliveries, nor another list", async () => {
+    const hook = await receiver();
+    const owner = await newUser(server);
+    const [a, b] = [await subscribe(owner.client, hook.url), await subscribe(owner.client, hook.url)];
+    for (const made of [a, b, a, b]) await ok(owner.client.post(`${BASE}/${made.id}/ping`));
+    const pageOfA = await ok(owner.client.get(`${BASE}/${a.id}/deliveries`, { limit: 1 }));
+    expect(pageOfA.has_more).toBe(true);
+    await ok(
+      owner.client.post('/v1/dev/user/screen-activity', {
+        screen_activity: ['09:00', '09:05'].map((time) => ({
+          timestamp: `2026-11-20T${time}:00Z`,
+          app_name: 'Editor',
+          window_title: 'notes',
+          ocr_text: 'a cursor test',
+        })),
+      }),
+    );
+    const pageOfActivity = await ok(owner.client.get('/v1/dev/user/screen-activity', { limit: 1 }));
+    expect(pageOfActivity.has_more).toBe(true);
+    for (const cursor of [pageOfA.next_cursor, pageOfActivity.next_cursor]) {
+      const reply = await owner.client.get(`${BASE}/${b.id}/deliveries`, { limit: 1, cursor });
+      expect422(reply, ['query', 'cursor']);
+      expect(reply.body.detail[0].type).toBe('cursor_mismatch');
+    }
+    const nextOfA = await ok(
+      owner.client.get(`${BASE}/${a.id}/deliveries`, { limit: 1, cursor: pageOfA.next_cursor }),
+    );
+    expect(nextOfA.deliveries).toHaveLength(1);
+  });
+
   test('deleting a subscription deletes its deliveries', async () => {
     const hook = await receiver();
     const made = await subscribe(api, hook.url, ['ping']);

@@ -61,7 +61,7 @@ export function decodeCursor(cursor: string, filters: Record<string, unknown>): 
   if (f !== fingerprint(filters)) {
     throw UnprocessableError.at(
       ['query', 'cursor'],
-      "Cursor was made for different filters: repeat the first request's filters, or start again without a cursor",
+      "Cursor was made for another list or other filters: repeat the first request's path and filters, or start again without a cursor",
       'cursor_mismatch',
     );
   }
@@ -89,16 +89,19 @@ function keysetPage<Row>(
 }
 
 /**
- * One page of a cursor-paged list: decodes `cursor` (bound to `filters`, else a 422), fetches `limit + 1` rows
- * from the position it names (from the start without one) and keeps the first `limit`, with `has_more` and
- * the `next_cursor` that resumes after them.
+ * One page of the cursor-paged list `list` (its name, e.g. `notifications`) with `filters` (the path's ids among
+ * them): decodes `cursor` (bound to both, else a 422: a cursor of another list or subscription would read a
+ * wrong page without a word), fetches `limit + 1` rows from the position it names (from the start without one)
+ * and keeps the first `limit`, with `has_more` and the `next_cursor` that resumes after them.
  */
 export async function cursorPage<Row>(
   query: { cursor?: string; limit: number },
+  list: string,
   filters: Record<string, unknown>,
   position: (row: Row) => Position,
   fetch: (from: Position | undefined, take: number) => Promise<Row[]>,
 ): Promise<{ page: Row[]; has_more: boolean; next_cursor: string | null }> {
-  const from = query.cursor === undefined ? undefined : decodeCursor(query.cursor, filters);
-  return keysetPage(await fetch(from, query.limit + 1), query.limit, position, filters);
+  const boundTo = { list, ...filters };
+  const from = query.cursor === undefined ? undefined : decodeCursor(query.cursor, boundTo);
+  return keysetPage(await fetch(from, query.limit + 1), query.limit, position, boundTo);
 }

@@ -24,8 +24,12 @@ const adminDeliveries: FastifyPluginAsyncZod = async (app) => {
         ...(app_id !== undefined ? { app_id } : {}),
         ...(user_id !== undefined ? { user_id } : {}),
       };
-      const { page, ...more } = await cursorPage(request.query, filters, createdAtPosition, (before, take) =>
-        repository.list(filters, before, take),
+      const { page, ...more } = await cursorPage(
+        request.query,
+        'admin deliveries',
+        filters,
+        createdAtPosition,
+        (before, take) => repository.list(filters, before, take),
       );
       return { ...more, deliveries: page };
     },

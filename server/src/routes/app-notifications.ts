@@ -90,8 +90,12 @@ const appNotifications: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const filters = { app_id: request.params.app_id };
-      const { page, ...more } = await cursorPage(request.query, filters, createdAtPosition, (before, take) =>
-        deliveries.list(filters, before, take),
+      const { page, ...more } = await cursorPage(
+        request.query,
+        'app deliveries',
+        filters,
+        createdAtPosition,
+        (before, take) => deliveries.list(filters, before, take),
       );
       return { ...more, deliveries: page };
     },

@@ -20,8 +20,12 @@ const notifications: FastifyPluginAsyncZod = async (app) => {
     }),
     async (request) => {
       const userId = callerId(request);
-      const { page, ...more } = await cursorPage(request.query, {}, createdAtPosition, (before, take) =>
-        repository.list(userId, before, take),
+      const { page, ...more } = await cursorPage(
+        request.query,
+        'notifications',
+        {},
+        createdAtPosition,
+        (before, take) => repository.list(userId, before, take),
       );
       return { ...more, notifications: page };
     },

@@ -36,6 +36,7 @@ const screenActivity: FastifyPluginAsyncZod = async (app) => {
       const filters = { start_date, end_date, app: appName };
       const { page, ...more } = await cursorPage(
         request.query,
+        'screen activity',
         filters,
         screenActivityPosition,
         (after, take) => repository.list(userId, filters, after, take),

@@ -100,8 +100,12 @@ const webhooks: FastifyPluginAsyncZod = async (app) => {
       response: deliveriesPage,
     },
     async (userId, { webhook_id }, query) => {
-      const { page, ...more } = await cursorPage(query, {}, createdAtPosition, (before, take) =>
-        repository.deliveries(userId, webhook_id, before, take),
+      const { page, ...more } = await cursorPage(
+        query,
+        'webhook deliveries',
+        { webhook_id },
+        createdAtPosition,
+        (before, take) => repository.deliveries(userId, webhook_id, before, take),
       );
       return { ...more, deliveries: page };
     },
