@@ -206,6 +206,30 @@ describe.each(DIALECTS)('search on %s', (dialect) => {
     });
   });
 
+  describe('words beyond ASCII', () => {
+    it('finds a word by the text as stored: dotted capitals, decomposed accents, combining vowel signs', async () => {
+      const user = await newUser(server);
+      const found = async (query: string) =>
+        expectShape(
+          memorySearchResult.array(),
+          await ok(user.client.get(`${USER}/memories/search`, { query })),
+        ).map((r) => r.memory.content);
+      const decomposed = 'e\u0301clair';
+      const words = ['İstanbul', decomposed, 'नमस्ते', 'Zürich'];
+      for (const word of words)
+        await ok(user.client.post(`${USER}/memories`, { content: `Said ${word} twice` }));
+      for (const word of words) {
+        expect({ word, found: await found(word) }).toEqual({ word, found: [`Said ${word} twice`] });
+      }
+      // Case folds as each engine folds the text it indexed.
+      expect(await found('İSTANBUL')).toEqual(['Said İstanbul twice']);
+      expect(await found('E\u0301CLAIR')).toEqual([`Said ${decomposed} twice`]);
+      expect(await found('"said नमस्ते"')).toEqual(['Said नमस्ते twice']);
+      // A mark alone is a word of nothing on either engine: no match, not an error.
+      expect(await found('\u0301')).toEqual([]);
+    });
+  });
+
   describe('action items', () => {
     const list = async (query: Record<string, string | number>, client: Client = api) =>
       expectShape(actionItem.array(), await ok(client.get(`${USER}/action-items`, query))).map((a) => a.id);

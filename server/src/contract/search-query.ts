@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 // The `query` of the search routes and of the action item list: how a person's words become search terms.
 
-/** A parsed query: every word and every phrase must match (words and phrase words are letters and digits only). */
+/** A parsed query: every word and every phrase must match (words and phrase words are letters, marks and digits). */
 export interface SearchTerms {
   words: string[];
   phrases: string[][];
@@ -25,11 +25,18 @@ const STOP_WORDS = new Set(
   ).split(' '),
 );
 
-const wordsOf = (text: string): string[] => (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) as string[];
+// A word is a run of letters, marks and digits: a combining mark (the accent of a decomposed é, a Devanagari vowel
+// sign) belongs to its word. Words keep their case: each engine folds a query's case as it folded the text it
+// indexed, where JavaScript's lower case of İ (i and a combining dot) is in neither index.
+const wordsOf = (text: string): string[] => (text.match(/[\p{L}\p{M}\p{N}]+/gu) ?? []) as string[];
+
+/** The words once each, whatever their case, the first spelling kept. */
+const distinct = (words: string[]): string[] =>
+  words.filter((word, i) => words.findIndex((w) => w.toLowerCase() === word.toLowerCase()) === i);
 
 /**
  * The terms of a query as a person writes it: plain words, and phrases in double quotes (an unbalanced quote
- * opens no phrase). Everything but letters and digits separates words, so the engines' operators (`*`, `-`, `NEAR`,
+ * opens no phrase). Everything but letters, marks and digits separates words, so the engines' operators (`*`, `-`, `NEAR`,
  * `OR`, parentheses) are words or nothing. Stop words are dropped from the plain words unless nothing else is left.
  */
 export function searchTerms(query: string): SearchTerms {
@@ -42,8 +49,8 @@ export function searchTerms(query: string): SearchTerms {
     return ' ';
   });
   const all = wordsOf(outside.replaceAll('"', ' '));
-  const meaningful = all.filter((word) => !STOP_WORDS.has(word));
-  return { words: [...new Set(meaningful.length > 0 || phrases.length > 0 ? meaningful : all)], phrases };
+  const meaningful = all.filter((word) => !STOP_WORDS.has(word.toLowerCase()));
+  return { words: distinct(meaningful.length > 0 || phrases.length > 0 ? meaningful : all), phrases };
 }
 
 /** The `query` parameter: at least one word, at most MAX_QUERY_CHARS characters and MAX_TERMS terms. */
