@@ -164,6 +164,37 @@ describe.each(DIALECTS)('hostile input on %s', (dialect) => {
     await listsStillAnswer();
   });
 
+  it('refuses a speaker label whose number is no exact speaker_id, live or not; the largest one round-trips', async () => {
+    for (const field of ['speaker', 'speaker_name']) {
+      for (const label of ['SPEAKER_99999999999999999999', `Speaker ${'9'.repeat(92)}`]) {
+        expect422(
+          await dev.post('/v1/dev/user/conversations/from-segments', {
+            transcript_segments: [{ text: 'who?', [field]: label, start: 0, end: 1 }],
+          }),
+          ['body', 'transcript_segments', 0, field],
+        );
+        expect422(
+          await dev.post('/v1/dev/user/transcripts/edge-session/segments', {
+            segments: [{ text: 'who?', [field]: label, start: 0, end: 1 }],
+          }),
+          ['body', 'segments', 0, field],
+        );
+      }
+    }
+    const largest = await dev.post('/v1/dev/user/conversations/from-segments', {
+      transcript_segments: [{ text: 'me', speaker: `SPEAKER_${Number.MAX_SAFE_INTEGER}`, start: 0, end: 1 }],
+    });
+    expect(largest.status).toBe(200);
+    const [segment] = largest.body.transcript_segments;
+    expect(segment.speaker_id).toBe(Number.MAX_SAFE_INTEGER);
+    const again = await dev.post('/v1/dev/user/conversations/from-segments', {
+      transcript_segments: [segment],
+    });
+    expect(again.status).toBe(200);
+    expect(again.body.transcript_segments[0].speaker_id).toBe(Number.MAX_SAFE_INTEGER);
+    await listsStillAnswer();
+  });
+
   it('answers HEAD on a list like its GET, without a body', async () => {
     for (const path of ['/v1/dev/user/conversations', '/v1/dev/user/screen-activity', '/v1/dev/user/goals']) {
       const response = await fetch(`${server.baseUrl}${path}`, {

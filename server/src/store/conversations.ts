@@ -4,6 +4,7 @@ import { sql, type Kysely } from 'kysely';
 import type { z } from 'zod';
 import {
   DEFAULT_EMOJI,
+  SPEAKER_LABEL,
   type conversationEvent,
   type createConversationBody,
   type createFromSegmentsBody,
@@ -49,7 +50,6 @@ const TITLE_WORDS = 8;
 const TITLE_MAX = 200;
 const OVERVIEW_MAX = 300;
 const ELLIPSIS = '…';
-const SPEAKER_LABEL = /^speaker[\s_-]*(\d+)$/i;
 
 function cut(text: string, max: number): string {
   return text.length <= max ? text : text.slice(0, max - 1).trimEnd() + ELLIPSIS;
