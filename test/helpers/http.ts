@@ -22,7 +22,7 @@ export interface Client {
   raw(
     method: string,
     path: string,
-    init: { headers?: Record<string, string>; body?: string },
+    init: { headers?: Record<string, string>; body?: string | Uint8Array },
   ): Promise<Reply>;
 }
 
@@ -36,7 +36,12 @@ export function client(baseUrl: string | (() => string), token?: string | (() =>
     for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) u.searchParams.set(k, String(v));
     return u;
   };
-  const send = async (method: string, target: URL, headers: Record<string, string>, body?: string) => {
+  const send = async (
+    method: string,
+    target: URL,
+    headers: Record<string, string>,
+    body?: string | Uint8Array,
+  ) => {
     const response = await fetch(target, { method, headers, body });
     const text = await response.text();
     let parsed: unknown = text;

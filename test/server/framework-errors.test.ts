@@ -1,5 +1,5 @@
-// The framework's own refusals — malformed URLs, over-long path parameters, oversized headers, requests that are
-// not HTTP — answer with the interface's `{detail}` body and the same status, over real sockets; and HEAD, which
+// The framework's own refusals — malformed URLs, over-long path parameters, oversized headers and bodies, requests
+// that are not HTTP — answer with the interface's `{detail}` body and the same status, over real sockets; and HEAD, which
 // Fastify adds to every GET route, answers like the GET without a body, the notification stream included.
 import { connect } from 'node:net';
 import { devClient } from '../helpers/http';
@@ -97,6 +97,18 @@ describe.each(DIALECTS)('framework errors and HEAD (%s)', (dialect) => {
   test('headers past the size limit are a 431 {detail}', async () => {
     const reply = await rawRequest(server.baseUrl, get('/healthz', { 'x-big': 'a'.repeat(20_000) }));
     expect(expectDetail(reply, 431)).toMatch(/header/i);
+  });
+
+  test('a body over the limit is a 413 {detail} naming the limit and what to do, before the body has arrived', async () => {
+    // The head announces 9 MiB and only the first bytes follow: the answer does not wait for the rest.
+    const request =
+      `POST /v1/dev/user/memories/batch HTTP/1.1\r\nHost: localhost\r\n` +
+      `Authorization: ${auth.authorization}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${9 * 1024 * 1024}\r\nConnection: close\r\n\r\n{"memories":[`;
+    const detail = expectDetail(await rawRequest(server.baseUrl, request), 413);
+    expect(detail).toBe(
+      'Request body is larger than the 8 MiB this server accepts: send fewer or shorter records per request',
+    );
   });
 
   test('a request that is not HTTP is a 400 {detail}', async () => {

@@ -74,6 +74,30 @@ describe.each(DIALECTS)('hostile input on %s', (dialect) => {
     expect(pair.body.content).toBe('a whole pair 😀 stays');
   });
 
+  it('refuses a body that is not UTF-8 with a 422 instead of storing U+FFFD for its bytes', async () => {
+    const headers = {
+      authorization: `Bearer ${server.init.developer_key}`,
+      'content-type': 'application/json',
+    };
+    for (const bytes of [[0xff, 0xfe], [0xed, 0xa0, 0x80], [0xc3]]) {
+      const body = Buffer.concat([
+        Buffer.from('{"description":"'),
+        Buffer.from(bytes),
+        Buffer.from(' bad"}'),
+      ]);
+      const reply = await dev.raw('POST', '/v1/dev/user/action-items', { headers, body });
+      expect422(reply, ['body']);
+      expect(reply.body.detail[0].type).toBe('json_invalid');
+    }
+    const utf8 = await dev.raw('POST', '/v1/dev/user/action-items', {
+      headers,
+      body: Buffer.from('{"description":"Grüße 😀"}'),
+    });
+    expect(utf8.status).toBe(200);
+    expect(utf8.body.description).toBe('Grüße 😀');
+    await listsStillAnswer();
+  });
+
   it('refuses tampered cursors (a huge instant, a NUL or an over-long id) with a 422 at cursor', async () => {
     const base = Date.parse('2026-05-01T00:00:00Z');
     const rows = [0, 1, 2].map((n) => ({

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -141,11 +142,22 @@ async function errorsPlugin(app: FastifyInstance) {
   // An empty JSON body is "no body", so routes that need none accept one and routes that need one say 422;
   // a route that declares no body schema takes none (the MCP endpoint, whose body is its own, parses it itself).
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '') return done(null, undefined);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const bytes = body as Buffer;
+    if (bytes.length === 0) return done(null, undefined);
+    // JSON is UTF-8 (RFC 8259 §8.1); decoding other bytes would store U+FFFD in place of what the client sent.
+    if (!isUtf8(bytes)) {
+      return done(
+        UnprocessableError.at(
+          ['body'],
+          'JSON decode error: the body is not valid UTF-8; send it encoded as UTF-8',
+          'json_invalid',
+        ),
+      );
+    }
     let parsed: unknown;
     try {
-      parsed = JSON.parse(body as string);
+      parsed = JSON.parse(bytes.toString('utf8'));
     } catch (error) {
       return done(
         UnprocessableError.at(['body'], `JSON decode error: ${(error as Error).message}`, 'json_invalid'),
@@ -171,6 +183,12 @@ async function errorsPlugin(app: FastifyInstance) {
     if (error instanceof Conflict) return reply.code(409).send({ detail: error.message });
     if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
       return reply.code(415).send({ detail: unsupportedMediaType(request.headers['content-type']) });
+    }
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      const limit = request.routeOptions.bodyLimit ?? app.initialConfig.bodyLimit ?? 0;
+      return reply.code(413).send({
+        detail: `Request body is larger than the ${limit / 1024 / 1024} MiB this server accepts: send fewer or shorter records per request`,
+      });
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) return reply.code(status).send({ detail: error.message });
