@@ -143,7 +143,9 @@ async function assertPortFree(host: string, port: number): Promise<void> {
     probe.once('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE')
         reject(
-          new Error(`Port ${port} on ${host} is already in use: stop what listens there or pass --port`),
+          new Error(
+            `Port ${port} on ${host} is already in use: stop what listens there or pass --port (through npm: npm start -- --port ${port + 1})`,
+          ),
         );
       else if (error.code === 'EACCES')
         reject(new Error(`Not allowed to listen on port ${port}: pass --port`));
@@ -260,6 +262,13 @@ DevData server running at ${baseUrl}
   App secret:      ${credentials.app_secret}
   Webhook secret:  ${credentials.webhook_secret}
 (${file === null ? 'not saved: the database is in memory' : `saved in ${file}`}; Ctrl+C stops the server)
+
+For the commands in docs/ (and to try the API with curl), paste into another terminal:
+  export DEVDATA=${baseUrl} USER_ID=${credentials.user_id}
+  export DEV_KEY=${credentials.developer_key}
+  export APP_ID=${credentials.app_id} APP_SECRET=${credentials.app_secret}
+  export WEBHOOK_SECRET=${credentials.webhook_secret}
+  export ADMIN=${credentials.admin_token}
 `);
 }
 

@@ -44,6 +44,14 @@ function portTaken(port: number): Promise<boolean> {
   });
 }
 
+/** The first port above `port` that nothing listens on, to suggest in its place (the next one if none is near). */
+async function freePortAbove(port: number): Promise<number> {
+  for (let candidate = port + 1; candidate <= port + 100; candidate += 1) {
+    if (!(await portTaken(candidate))) return candidate;
+  }
+  return port + 1;
+}
+
 async function main() {
   // First of all: with a port taken, another server would answer in place of the demo's (with keys the demo's
   // n8n does not hold), so nothing is started or installed.
@@ -51,9 +59,12 @@ async function main() {
     if (await portTaken(port))
       throw new Error(
         `Port ${port} is already in use, so the demo cannot start ${what} there.\n` +
-          `Stop what listens on it (a devdata-server from \`npm start\` stops with Ctrl+C in its terminal; ` +
-          `\`lsof -i :${port}\` shows which process it is),\n` +
-          `or run the demo on another port: ${variable}=${port + 1} npm run demo`,
+          `Stop what listens on it (${
+            what === 'devdata-server'
+              ? 'a devdata-server from `npm start` stops with Ctrl+C in its terminal; '
+              : ''
+          }\`lsof -i :${port}\` shows which process it is),\n` +
+          `or run the demo on a free port: ${variable}=${await freePortAbove(port)} npm run demo`,
       );
 
   // The build comes after the port check, so a taken port is said at once rather than after it.
@@ -104,7 +115,7 @@ For the commands in docs/ (and to try the API with curl), paste into another ter
 What to try (credentials "DevData Developer API" and "DevData App API" are ready in n8n):
   1. Open "DevData: sync action items from another tool" and click "Execute workflow": 120 tasks become
      action items in 3 requests. See them with:
-     curl -H "Authorization: Bearer $DEV_KEY" $DEVDATA/v1/dev/user/action-items
+     curl -H "Authorization: Bearer $DEV_KEY" "$DEVDATA/v1/dev/user/action-items?limit=1000"
   2. Open "DevData: daily goal progress digest" and run it from "Run": the digest lands in the inbox
      (curl -H "Authorization: Bearer $DEV_KEY" $DEVDATA/v1/dev/user/notifications).
   3. Add a DevData node to a new workflow and browse its resources: conversations, memories, goals, people…

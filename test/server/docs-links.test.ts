@@ -1,4 +1,4 @@
-// Every link in the README, CONTRIBUTING.md, the server manual and docs/ leads somewhere: a file of this repository that exists
+// Every link in the README, CONTRIBUTING.md, SECURITY.md, the server manual and docs/ leads somewhere: a file of this repository that exists
 // (the README names files by their GitHub URL, since npm shows it without the repository beside it; the others
 // by relative path), and an #anchor to a heading of the page it names, by GitHub's rules for heading anchors.
 // The README's examples table lists every example workflow.
@@ -14,6 +14,7 @@ const rawPrefix = repository.replace('https://github.com/', 'https://raw.githubu
 const pages = [
   'README.md',
   'CONTRIBUTING.md',
+  'SECURITY.md',
   'server/README.md',
   ...readdirSync(join(REPO, 'docs'))
     .filter((file) => file.endsWith('.md'))
