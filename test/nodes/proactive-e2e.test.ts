@@ -119,6 +119,34 @@ test('segments → signed webhook → DevData Transcript Trigger → Proactive R
   });
 });
 
+test('Reply With Exact Message: the text is pushed as it is, the delivery says message_pushed', async () => {
+  workflow = await serveWorkflow(
+    proactiveWorkflow({
+      trigger: { registration: 'automatic', respond: 'lastNode' },
+      reply: { replyWith: 'message', message: '=Well done on: {{ $json.segments[0].text }}' },
+    }),
+    appCredentials(server),
+  );
+  await workflow.activate();
+  const before = (await inbox()).length;
+  await speak('e2e-message');
+
+  const notifications = await inbox();
+  expect(notifications).toHaveLength(before + 1);
+  expect(notifications[0]).toMatchObject({
+    app_id: server.init.app_id,
+    kind: 'proactive',
+    generated: false,
+    text: 'Well done on: I finally finished the marathon',
+  });
+  expect(await lastDelivery()).toMatchObject({
+    session_id: 'e2e-message',
+    status_code: 200,
+    outcome: 'message_pushed',
+    notification_id: notifications[0].id,
+  });
+});
+
 test('Respond "Without a Notification": the workflow runs, nothing is pushed, the delivery says no_notification', async () => {
   workflow = await serveWorkflow(
     proactiveWorkflow({ trigger: { respond: 'onReceived' } }),

@@ -152,6 +152,22 @@ test('a prompt under 5 characters is refused, counting what the expression gave'
   expect(jsonOut(await build({ prompt: 'Hello' }))[0].notification.prompt).toBe('Hello');
 });
 
+test('Reply With Exact Message answers {session_id, message}, refusing one DevData would not push', async () => {
+  const [reply] = jsonOut(
+    await build({ replyWith: 'message', message: '=Break time? You said: {{ $json.transcript }}' }),
+  );
+  expect(reply).toEqual({
+    session_id: 'sess-42',
+    message: 'Break time? You said: SPEAKER_00: The demo is on Friday',
+  });
+  expectShape(webhookReply, reply);
+  const short = await build({ replyWith: 'message', message: 'Hello' });
+  expect(short.error?.message).toBe(
+    'The message is too short: 5 characters, DevData pushes one of 6 or more (input item 0)',
+  );
+  expect(jsonOut(await build({ replyWith: 'message', message: 'Hello!' }))[0].message).toBe('Hello!');
+});
+
 test('an empty Session ID is refused', async () => {
   const result = await build({ prompt: 'Hello {{user_name}}' }, [{ uid: 'no session here' }]);
   expect(result.error?.message).toBe('The Session ID is empty (input item 0)');

@@ -8,6 +8,9 @@ export type ProactiveVariable = (typeof PROACTIVE_VARIABLES)[number];
 /** DevData drops a reply whose prompt is shorter than this. */
 export const MIN_PROMPT_LENGTH = 5;
 
+/** DevData pushes a reply's message only when it is longer than this many characters. */
+export const MESSAGE_MIN_EXCLUSIVE = 5;
+
 /** What Context to Add appends for each variable the prompt does not use yet, in this order. */
 const CONTEXT_BLOCKS: Record<ProactiveVariable, string> = {
   user_name: "The user's name: {{user_name}}",
@@ -46,6 +49,38 @@ const properties: INodeProperties[] = [
     description: 'The session the reply answers: the session_id the DevData Transcript Trigger put out',
   },
   {
+    displayName: 'Reply With',
+    name: 'replyWith',
+    type: 'options',
+    noDataExpression: true,
+    options: [
+      {
+        name: 'Prompt',
+        value: 'prompt',
+        description:
+          "DevData fills the prompt with the user's data, generates the notification from it and pushes it (at most one every 30 seconds)",
+      },
+      {
+        name: 'Exact Message',
+        value: 'message',
+        description: 'DevData pushes this text as it is, at once: no template, no model, no 30 s window',
+      },
+    ],
+    default: 'prompt',
+    description: 'What DevData pushes to the user',
+  },
+  {
+    displayName: 'Message',
+    name: 'message',
+    type: 'string',
+    typeOptions: { rows: 3 },
+    required: true,
+    default: '',
+    placeholder: 'Time for a short break?',
+    description: 'The notification text, pushed as it is (6 characters or more)',
+    displayOptions: { show: { replyWith: ['message'] } },
+  },
+  {
     displayName: 'Prompt',
     name: 'prompt',
     type: 'string',
@@ -55,6 +90,7 @@ const properties: INodeProperties[] = [
     placeholder: 'Write {{user_name}} one friendly sentence about what they just said',
     description:
       "What DevData generates the notification from (at least 5 characters). DevData's placeholders {{user_name}}, {{user_facts}}, {{user_context}} and {{user_chat}} are written the same way in a fixed prompt and in an expression: n8n evaluates every other expression in it (the transcript from the trigger, say) and leaves these to DevData, which fills each one the app declared and the user granted (any other: nothing is pushed). Or leave them out and use Context to Add.",
+    displayOptions: { show: { replyWith: ['prompt'] } },
   },
   {
     displayName: 'Context to Add',
@@ -85,6 +121,7 @@ const properties: INodeProperties[] = [
     default: [],
     description:
       'User data to give DevData along with the prompt. The node appends each one, labelled, after n8n has evaluated the prompt — so this works in fixed and expression prompts alike. Data the prompt already places with a placeholder is not added twice. Each one used, here or as a placeholder, must be declared by the app and granted by the user under the scope of the same name, or DevData pushes nothing.',
+    displayOptions: { show: { replyWith: ['prompt'] } },
   },
 ];
 
@@ -120,9 +157,26 @@ function writtenPrompt(this: IExecuteFunctions, itemIndex: number): string {
   return text.replace(SET_ASIDE, (_, name: string) => `{{${name}}}`);
 }
 
+/** `{session_id, message}`: the text DevData pushes as it is. */
+function messageReply(this: IExecuteFunctions, sessionId: string, itemIndex: number): IDataObject {
+  const message = String(this.getNodeParameter('message', itemIndex, '') ?? '');
+  const length = [...message].length;
+  if (length <= MESSAGE_MIN_EXCLUSIVE) {
+    throw new NodeOperationError(
+      this.getNode(),
+      `The message is too short: ${length} characters, DevData pushes one of ${MESSAGE_MIN_EXCLUSIVE + 1} or more (input item ${itemIndex})`,
+      {
+        itemIndex,
+        description: `DevData pushes nothing for a reply whose message has ${MESSAGE_MIN_EXCLUSIVE} characters or fewer. If the message is an expression, check what it evaluates to for this item.`,
+      },
+    );
+  }
+  return { session_id: sessionId, message };
+}
+
 /**
  * The reply a DevData Transcript Trigger answers with: `{session_id, notification: {prompt, params}}`, where params are
- * the variables the finished prompt uses.
+ * the variables the finished prompt uses, or with Reply With Exact Message `{session_id, message}`.
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
   const sessionId = String(this.getNodeParameter('sessionId', itemIndex, '') ?? '').trim();
@@ -132,6 +186,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
       description:
         'Set Session ID to the session_id of the DevData Transcript Trigger call this reply answers, e.g. {{ $json.session_id }} right after the trigger, or {{ $("DevData Transcript Trigger").item.json.session_id }} further on.',
     });
+  }
+
+  if (this.getNodeParameter('replyWith', itemIndex, 'prompt') === 'message') {
+    return messageReply.call(this, sessionId, itemIndex);
   }
 
   let prompt = writtenPrompt.call(this, itemIndex);
