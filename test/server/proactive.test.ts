@@ -875,6 +875,24 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
     }
   });
 
+  it('refuses segments for a session ID a from-segments create used, saying so, and changes nothing', async () => {
+    const api = (await newUser(server)).client;
+    const made = await api.post('/v1/dev/user/conversations/from-segments', {
+      client_session_id: 'shared-id',
+      transcript_segments: [{ text: 'Imported', start: 0, end: 5 }],
+    });
+    expect(made.status).toBe(200);
+    const refused = await api.post('/v1/dev/user/transcripts/shared-id/segments', segments('Live words'));
+    expect(refused.status).toBe(409);
+    expect(expectShape(errorBody, refused.body).detail).toBe(
+      'Session ID shared-id is the client_session_id of a conversation created from segments, not a live transcript session: use another session ID',
+    );
+    const stored = await api.get(`/v1/dev/user/conversations/${made.body.id}`, { include_transcript: true });
+    expect(expectShape(conversation, stored.body).transcript_segments!.map((s) => s.text)).toEqual([
+      'Imported',
+    ]);
+  });
+
   it('pushes direct notifications to the stream and the push URL too', async () => {
     const stream = await openStream(server.baseUrl, server.init.developer_key);
     const sent = await client(server.baseUrl, server.init.app_secret).post(

@@ -50,6 +50,8 @@ const TITLE_WORDS = 8;
 const TITLE_MAX = 200;
 const OVERVIEW_MAX = 300;
 const ELLIPSIS = '…';
+/** The source of a conversation a live transcript session made. */
+const LIVE_SOURCE = 'live_transcript';
 
 function cut(text: string, max: number): string {
   return text.length <= max ? text : text.slice(0, max - 1).trimEnd() + ELLIPSIS;
@@ -446,7 +448,7 @@ export function conversationsRepository(
         const find = () =>
           trx
             .selectFrom('conversations')
-            .select(['id', 'live', 'started_at', 'transcript_segments', 'structured'])
+            .select(['id', 'live', 'source', 'started_at', 'transcript_segments', 'structured'])
             .where('user_id', '=', userId)
             .where('client_session_id', '=', sessionId)
             .$if(dialect === 'postgres', (q) => q.forUpdate())
@@ -464,7 +466,7 @@ export function conversationsRepository(
               client_session_id: sessionId,
               folder_id: null,
               language: 'en',
-              source: 'live_transcript',
+              source: LIVE_SOURCE,
               structured: toJson(summarize('', undefined)),
               transcript_segments: '[]',
               geolocation: null,
@@ -481,7 +483,15 @@ export function conversationsRepository(
           if (!row) throw new Error('live session conversation vanished');
           created = true;
         }
-        if (!fromFlag(row.live)) throw new Conflict(`Transcript session ${sessionId} is finished`);
+        if (!fromFlag(row.live)) {
+          // Session ids and from-segments' client_session_id are one namespace: a session's conversation is the
+          // one with that client_session_id.
+          throw new Conflict(
+            row.source === LIVE_SOURCE
+              ? `Transcript session ${sessionId} is finished`
+              : `Session ID ${sessionId} is the client_session_id of a conversation created from segments, not a live transcript session: use another session ID`,
+          );
+        }
         const segments = [...readSegments(row.transcript_segments), ...added];
         const text = segments.map((s) => s.text).join(' ');
         const durationMs = Math.round(Math.max(...segments.map((s) => s.end)) * 1000);
