@@ -44,6 +44,33 @@ describe('Conversation → Create From Text', () => {
   });
 });
 
+test('Conversation → Create From Text keeps the events given, their start in UTC, defaults filled', async () => {
+  const out = jsonOut(
+    await fromText('Dentist on Tuesday at nine, and the team lunch on Friday.', {
+      events: {
+        event: [
+          { title: 'Dentist', start: '2026-12-01T09:00:00+01:00', duration: 45, created: true },
+          { title: 'Team lunch', description: 'At the usual place', start: '2026-12-04T12:00:00Z' },
+        ],
+      },
+    }),
+  );
+  expect(expectShape(conversation, out[0]).structured.events).toEqual([
+    { title: 'Dentist', description: '', start: '2026-12-01T08:00:00.000Z', duration: 45, created: true },
+    {
+      title: 'Team lunch',
+      description: 'At the usual place',
+      start: '2026-12-04T12:00:00.000Z',
+      duration: 30,
+      created: false,
+    },
+  ]);
+  const bad = await fromText('Soon.', {
+    events: { event: [{ title: 'When?', start: '2026-02-30T10:00:00Z' }] },
+  });
+  expect(bad.error?.message).toBe('Event Start: "2026-02-30T10:00:00Z" is not a valid date and time');
+});
+
 describe('Conversation → Create From Segments', () => {
   const segments = [
     { text: 'Shall we meet on Monday?', speaker: 'SPEAKER_00', is_user: true, start: 0, end: 2.5 },

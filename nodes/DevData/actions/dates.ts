@@ -47,7 +47,19 @@ function parseInstant(value: string, timeZone: string): number | undefined {
   const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '', offset] = match;
   const ms = Number(frac.padEnd(3, '0').slice(0, 3));
   const wallClock = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), ms);
-  if (Number.isNaN(wallClock)) return undefined;
+  // Date.UTC rolls a field past its range over (2026-02-30 → March 2, 24:30 → the next day): such a value is no
+  // date-time, and sending the day it rolled to would store a date the user never wrote.
+  const read = new Date(wallClock);
+  const written = [Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)];
+  const fields = [
+    read.getUTCFullYear(),
+    read.getUTCMonth(),
+    read.getUTCDate(),
+    read.getUTCHours(),
+    read.getUTCMinutes(),
+    read.getUTCSeconds(),
+  ];
+  if (Number.isNaN(wallClock) || fields.some((field, i) => field !== written[i])) return undefined;
   if (!offset) return fromWallClock(wallClock, timeZone);
   if (offset.toUpperCase() === 'Z') return wallClock;
   const sign = offset.startsWith('-') ? -1 : 1;

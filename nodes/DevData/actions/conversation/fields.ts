@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import type { RecordSpec } from '../crud';
 import { simplifyField } from '../common.description';
+import { toUtcIso } from '../dates';
 import { toWireFields } from '../utils';
 
 export const CATEGORIES = [
@@ -111,6 +112,61 @@ export const conversationOptions: INodeProperties[] = [
     default: '',
     description: 'An emoji for the summary',
   },
+  {
+    displayName: 'Events',
+    name: 'events',
+    type: 'fixedCollection',
+    typeOptions: { multipleValues: true },
+    default: {},
+    placeholder: 'Add Event',
+    description: 'Calendar events the conversation mentions (up to 100), kept in its summary',
+    options: [
+      {
+        displayName: 'Event',
+        name: 'event',
+        values: [
+          {
+            displayName: 'Added to Calendar',
+            name: 'created',
+            type: 'boolean',
+            default: false,
+            description: 'Whether the event has been added to a calendar',
+          },
+          {
+            displayName: 'Description',
+            name: 'description',
+            type: 'string',
+            default: '',
+            description: 'What the event is about (up to 5000 characters)',
+          },
+          {
+            displayName: 'Duration (Minutes)',
+            name: 'duration',
+            type: 'number',
+            typeOptions: { minValue: 0, maxValue: 525_600 },
+            default: 30,
+            description: 'How long the event lasts, in minutes (at most a year)',
+          },
+          {
+            displayName: 'Event Start',
+            name: 'start',
+            type: 'dateTime',
+            required: true,
+            default: '',
+            description: "When the event starts (no UTC offset means the workflow's timezone)",
+          },
+          {
+            displayName: 'Event Title',
+            name: 'title',
+            type: 'string',
+            required: true,
+            default: '',
+            description: 'Name of the event (up to 500 characters)',
+          },
+        ],
+      },
+    ],
+  },
   finishedAtField,
   folderIdField('Put the conversation in this folder'),
   {
@@ -206,7 +262,7 @@ export function conversationBody(
   options: IDataObject,
   itemIndex: number,
 ): IDataObject {
-  const { geolocation, ...rest } = options;
+  const { geolocation, events, ...rest } = options;
   const structured: IDataObject = {};
   const plain: IDataObject = {};
   for (const [name, value] of Object.entries(rest)) {
@@ -217,6 +273,16 @@ export function conversationBody(
     { property: startedAtField },
     { property: finishedAtField },
   ]);
+  const eventList = ((events as IDataObject | undefined)?.event ?? []) as IDataObject[];
+  if (eventList.length > 0) {
+    structured.events = eventList.map((event) => ({
+      title: event.title,
+      description: event.description ?? '',
+      start: toUtcIso.call(this, event.start, 'Event Start', itemIndex),
+      duration: event.duration ?? 30,
+      created: event.created ?? false,
+    }));
+  }
   if (Object.keys(structured).length > 0) body.structured = structured;
   const location = (geolocation as IDataObject | undefined)?.location as IDataObject | undefined;
   if (location) {
