@@ -551,6 +551,22 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
         error: { code: -32700, message: 'Parse error: the body is not JSON' },
       },
     });
+    const notUtf8 = await client(server.baseUrl, key).raw('POST', '/mcp', {
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: Buffer.from([...Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping","x":"'), 0xff, 0x22, 0x7d]),
+    });
+    expect({ status: notUtf8.status, body: notUtf8.body }).toEqual({
+      status: 400,
+      body: {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32700, message: 'Parse error: the body is not UTF-8' },
+      },
+    });
   });
 
   it('refuses a revoked key, and a call without a key', async () => {

@@ -1,6 +1,7 @@
 // POST /mcp: the Model Context Protocol over Streamable HTTP, stateless (no session: a new server and transport
 // per request), so any instance answers any request. The developer key authenticates it as it does /v1/dev, by
 // the same hook: a revoked key is a 401, and every POST counts against the key's rate limit.
+import { isUtf8 } from 'node:buffer';
 import type { FastifyBaseLogger, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -149,7 +150,8 @@ function mcpServer(key: DeveloperKey, reply: FastifyReply) {
 }
 
 /** The request's JSON-RPC message, or undefined when the body is not JSON. */
-function parseMessage(body: string): unknown {
+function parseMessage(body: string | null): unknown {
+  if (body === null) return undefined;
   try {
     return JSON.parse(body) as unknown;
   } catch {
@@ -191,19 +193,19 @@ async function answerWithSdk(request: FastifyRequest, reply: FastifyReply, messa
 const mcp: FastifyPluginAsync<{ limiter: RequestLimiter }> = async (app, { limiter }) => {
   const authenticate = developerAuth(limiter);
 
-  // The body reaches the handler as text: a refusal of a tool call's text (a NUL, say) is a tool result, not the
-  // developer API's 422.
+  // The body reaches the handler as text (null when its bytes are not UTF-8, which JSON must be): a refusal of a
+  // tool call's text (a NUL, say) is a tool result, not the developer API's 422.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     'application/json',
-    { parseAs: 'string', bodyLimit: BODY_LIMIT },
-    (_request, body, done) => done(null, body),
+    { parseAs: 'buffer', bodyLimit: BODY_LIMIT },
+    (_request, body, done) => done(null, isUtf8(body as Buffer) ? (body as Buffer).toString('utf8') : null),
   );
 
   // Stateless, so no GET (a stream of server messages) or DELETE (ending a session): the server's 405 answers them,
   // naming POST.
   app.post('/mcp', { schema: { hide: true } }, async (request, reply) => {
-    const message = parseMessage(request.body as string);
+    const message = parseMessage(request.body as string | null);
     const callId = toolCallId(message);
     try {
       await authenticate.call(app, request, reply);
@@ -215,8 +217,10 @@ const mcp: FastifyPluginAsync<{ limiter: RequestLimiter }> = async (app, { limit
       }
       throw error;
     }
-    if (message === undefined)
-      return reply.code(400).send(jsonRpcError(-32700, 'Parse error: the body is not JSON'));
+    if (message === undefined) {
+      const what = request.body === null ? 'not UTF-8' : 'not JSON';
+      return reply.code(400).send(jsonRpcError(-32700, `Parse error: the body is ${what}`));
+    }
     const problem = invalidRequest(message);
     if (problem !== undefined) return reply.code(400).send(jsonRpcError(-32600, problem));
     if (callId !== undefined && badArguments(message))
