@@ -107,7 +107,14 @@ describe.each(DIALECTS)('framework errors and HEAD (%s)', (dialect) => {
       `Content-Length: ${9 * 1024 * 1024}\r\nConnection: close\r\n\r\n{"memories":[`;
     const detail = expectDetail(await rawRequest(server.baseUrl, request), 413);
     expect(detail).toBe(
-      'Request body is larger than the 8 MiB this server accepts: send fewer or shorter records per request',
+      'Request body is larger than the 8 MiB this endpoint accepts: send a smaller one (fewer or shorter records)',
+    );
+    // /mcp takes less, and says its own limit.
+    const toMcp = request
+      .replace('/v1/dev/user/memories/batch', '/mcp')
+      .replace(`${9 * 1024 * 1024}`, `${2 * 1024 * 1024}`);
+    expect(expectDetail(await rawRequest(server.baseUrl, toMcp), 413)).toBe(
+      'Request body is larger than the 1 MiB this endpoint accepts: send a smaller one (fewer or shorter records)',
     );
   });
 

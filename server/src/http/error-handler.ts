@@ -185,9 +185,10 @@ async function errorsPlugin(app: FastifyInstance) {
       return reply.code(415).send({ detail: unsupportedMediaType(request.headers['content-type']) });
     }
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      // The route's own limit (/mcp has a smaller one than the server's).
       const limit = request.routeOptions.bodyLimit ?? app.initialConfig.bodyLimit ?? 0;
       return reply.code(413).send({
-        detail: `Request body is larger than the ${limit / 1024 / 1024} MiB this server accepts: send fewer or shorter records per request`,
+        detail: `Request body is larger than the ${limit / 1024 / 1024} MiB this endpoint accepts: send a smaller one (fewer or shorter records)`,
       });
     }
     const status = error.statusCode ?? 500;

@@ -196,15 +196,13 @@ const mcp: FastifyPluginAsync<{ limiter: RequestLimiter }> = async (app, { limit
   // The body reaches the handler as text (null when its bytes are not UTF-8, which JSON must be): a refusal of a
   // tool call's text (a NUL, say) is a tool result, not the developer API's 422.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(
-    'application/json',
-    { parseAs: 'buffer', bodyLimit: BODY_LIMIT },
-    (_request, body, done) => done(null, isUtf8(body as Buffer) ? (body as Buffer).toString('utf8') : null),
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) =>
+    done(null, isUtf8(body as Buffer) ? (body as Buffer).toString('utf8') : null),
   );
 
   // Stateless, so no GET (a stream of server messages) or DELETE (ending a session): the server's 405 answers them,
   // naming POST.
-  app.post('/mcp', { schema: { hide: true } }, async (request, reply) => {
+  app.post('/mcp', { bodyLimit: BODY_LIMIT, schema: { hide: true } }, async (request, reply) => {
     const message = parseMessage(request.body as string | null);
     const callId = toolCallId(message);
     try {

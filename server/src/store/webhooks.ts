@@ -7,7 +7,7 @@ import type { Position } from '../contract/cursor';
 import { ALL_EVENTS, type EventSelector, type EventType } from '../contract/webhooks';
 import { newId } from '../ids';
 import type { Dialect } from './db/database';
-import { keptFromDeletion, outboxTransaction, wakeAfterCommit, writeEvents } from './db/outbox';
+import { keptSubscriptions, outboxTransaction, wakeAfterCommit, writeEvents } from './db/outbox';
 import { newestBefore } from './db/paging';
 import { allOwned, findOwned, updateChanged, type Row } from './db/records';
 import { fromFlag, fromJson, iso, toFlag, toJson } from './db/rows';
@@ -161,13 +161,11 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
   const findRow = (trx: Kysely<Database>, userId: string, id: string) =>
     findOwned(trx, 'webhook_subscriptions', userId, id);
 
-  /** findRow, for a delivery to be written for the subscription in `trx`: see keptFromDeletion. */
+  /** findRow, for a delivery to be written for the subscription in `trx`: see keptSubscriptions. */
   async function findRowToDeliver(trx: Kysely<Database>, userId: string, id: string) {
-    await keptFromDeletion(
-      trx,
-      trx.selectFrom('webhook_subscriptions').select('id').where('id', '=', id),
-    ).execute();
-    return findRow(trx, userId, id);
+    const row = await findRow(trx, userId, id);
+    if ((await keptSubscriptions(trx, [id])).length === 0) throw new NotFound('Webhook');
+    return row;
   }
 
   function deliveries(trx: Kysely<Database>) {

@@ -2,7 +2,7 @@
 // delivery per subscription of the user that wants it, so a crash between the two cannot lose or invent one.
 // After such a transaction commits, the delivery worker of this process is woken at once (others poll).
 import { EventEmitter } from 'node:events';
-import { PostgresAdapter, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
+import { PostgresAdapter, type Kysely, type Transaction } from 'kysely';
 import { ALL_EVENTS, type EventType } from '../../contract/webhooks';
 import { newId } from '../../ids';
 import { insertRows } from './records';
@@ -21,35 +21,37 @@ const subscriptionsRead = new WeakMap<Kysely<Database>, Promise<{ id: string; ev
 /** An event id: the `webhook-id` header and the body's `id`, the receiver's idempotency key. */
 export const newEventId = (at: number) => `msg_${newId(at)}`;
 
-/**
- * PostgreSQL: a subscription read to write a delivery for it is kept from being deleted until the transaction ends
- * (`FOR KEY SHARE`, the lock a foreign key check takes), so that a delete running beside the write either waits
- * for it (and takes its deliveries along) or committed first (and the read no longer finds it). Without it the
- * delivery's insert failed on its foreign key. SQLite runs one write at a time.
- */
-export function keptFromDeletion<Q extends SelectQueryBuilder<Database, 'webhook_subscriptions', object>>(
-  trx: Kysely<Database>,
-  query: Q,
-): Q {
-  return trx.getExecutor().adapter instanceof PostgresAdapter ? (query.forKeyShare() as Q) : query;
-}
-
 function activeSubscriptions(trx: Kysely<Database>, userId: string) {
   let read = subscriptionsRead.get(trx);
   if (!read) {
-    read = keptFromDeletion(
-      trx,
-      trx
-        .selectFrom('webhook_subscriptions')
-        .select(['id', 'events'])
-        .where('user_id', '=', userId)
-        .where('active', '=', 1),
-    )
+    read = trx
+      .selectFrom('webhook_subscriptions')
+      .select(['id', 'events'])
+      .where('user_id', '=', userId)
+      .where('active', '=', 1)
       .execute()
       .then((rows) => rows.map((row) => ({ id: row.id, events: fromJson<string[]>(row.events) })));
     subscriptionsRead.set(trx, read);
   }
   return read;
+}
+
+/**
+ * Of the subscriptions `ids`, those still there, kept from being deleted until `trx` ends so that a delivery
+ * written for them in `trx` finds them. PostgreSQL: `FOR KEY SHARE` (the lock a foreign key check takes), so a
+ * delete running beside the write either waits for it (and takes its deliveries along) or committed first (and
+ * is not returned); without it the delivery's insert failed on its foreign key. SQLite runs one write at a time.
+ */
+export async function keptSubscriptions(trx: Kysely<Database>, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0 || !(trx.getExecutor().adapter instanceof PostgresAdapter)) return [...ids];
+  const rows = await trx
+    .selectFrom('webhook_subscriptions')
+    .select('id')
+    .where('id', 'in', ids)
+    .forKeyShare()
+    .execute();
+  const kept = new Set(rows.map((row) => row.id));
+  return ids.filter((id) => kept.has(id));
 }
 
 /**
@@ -69,15 +71,13 @@ export async function recordEvents(
   const wanting = (await activeSubscriptions(trx, userId)).filter(
     (s) => s.events.includes(type) || s.events.includes(ALL_EVENTS),
   );
-  if (wanting.length === 0) return;
-  await writeEvents(
+  // Locked only once wanted: a write that no subscription wants takes no lock.
+  const kept = await keptSubscriptions(
     trx,
-    userId,
-    type,
-    typeof records === 'function' ? await records() : records,
-    at,
     wanting.map((s) => s.id),
   );
+  if (kept.length === 0) return;
+  await writeEvents(trx, userId, type, typeof records === 'function' ? await records() : records, at, kept);
 }
 
 /**
