@@ -245,6 +245,19 @@ describe('devdata-server start', () => {
     }
     const mainSaved = JSON.parse(readFileSync(join(dir, 'devdata.credentials.json'), 'utf8'));
     const otherSaved = JSON.parse(readFileSync(join(dir, 'other.credentials.json'), 'utf8'));
+    // The export lines the docs' commands use carry the same values.
+    const exported = Object.fromEntries(
+      [...other.output.matchAll(/\b([A-Z_]+)=(\S+)/g)].map(([, name, value]) => [name, value]),
+    );
+    expect(exported).toEqual({
+      DEVDATA: other.baseUrl,
+      USER_ID: otherSaved.user_id,
+      DEV_KEY: otherSaved.developer_key,
+      APP_ID: otherSaved.app_id,
+      APP_SECRET: otherSaved.app_secret,
+      WEBHOOK_SECRET: otherSaved.webhook_secret,
+      ADMIN: otherSaved.admin_token,
+    });
     expect(mainSaved).toMatchObject({
       database: `sqlite:${join(dir, 'devdata.sqlite')}`,
       developer_key: main.developerKey,

@@ -125,14 +125,20 @@ describe.each(DIALECTS)('hostile input on %s', (dialect) => {
     // Admin deliveries: its cursor is refused the same way (made here by hand; no delivery exists yet).
     const page = await admin.get('/v1/admin/deliveries');
     expect(page.status).toBe(200);
-    const f = fingerprint({});
+    // The fingerprint of the unfiltered list, as the server makes it: only the position is forged.
+    const f = fingerprint({ list: 'admin deliveries' });
     for (const position of [
       { t: -1e300, i: 'x' },
       { t: 0, i: 'a\u0000b' },
     ]) {
       const forged = Buffer.from(JSON.stringify({ ...position, f })).toString('base64url');
-      expect422(await admin.get('/v1/admin/deliveries', { cursor: forged }), ['query', 'cursor']);
+      const reply = await admin.get('/v1/admin/deliveries', { cursor: forged });
+      expect422(reply, ['query', 'cursor']);
+      expect(reply.body.detail[0].type).toBe('cursor_invalid');
     }
+    // The same position with a valid one reads the list.
+    const valid = Buffer.from(JSON.stringify({ t: Date.now(), i: 'z', f })).toString('base64url');
+    expect((await admin.get('/v1/admin/deliveries', { cursor: valid })).status).toBe(200);
     await listsStillAnswer();
   });
 
@@ -205,6 +211,15 @@ describe.each(DIALECTS)('hostile input on %s', (dialect) => {
         );
       }
     }
+    // A label the server does not read the speaker from is stored as given.
+    const unread = await dev.post('/v1/dev/user/conversations/from-segments', {
+      transcript_segments: [
+        { text: 'a', speaker: 'SPEAKER_99999999999999999999', speaker_id: 3, start: 0, end: 1 },
+        { text: 'b', speaker: 'SPEAKER_1', speaker_name: `Speaker ${'9'.repeat(30)}`, start: 1, end: 2 },
+      ],
+    });
+    expect(unread.status).toBe(200);
+    expect(unread.body.transcript_segments.map((s: { speaker_id: number }) => s.speaker_id)).toEqual([3, 1]);
     const largest = await dev.post('/v1/dev/user/conversations/from-segments', {
       transcript_segments: [{ text: 'me', speaker: `SPEAKER_${Number.MAX_SAFE_INTEGER}`, start: 0, end: 1 }],
     });

@@ -225,8 +225,11 @@ describe.each(DIALECTS)('search on %s', (dialect) => {
       expect(await found('İSTANBUL')).toEqual(['Said İstanbul twice']);
       expect(await found('E\u0301CLAIR')).toEqual([`Said ${decomposed} twice`]);
       expect(await found('"said नमस्ते"')).toEqual(['Said नमस्ते twice']);
-      // A mark alone is a word of nothing on either engine: no match, not an error.
-      expect(await found('\u0301')).toEqual([]);
+      // Marks alone are no word: like a query of punctuation, a 422 naming query.
+      expect422(await user.client.get(`${USER}/memories/search`, { query: '\u0301\u0308' }), [
+        'query',
+        'query',
+      ]);
     });
   });
 

@@ -231,37 +231,49 @@ const MAX_SEGMENT_SECONDS = 31_536_000;
 /** A speaker label that names the speaker's number (`SPEAKER_01`, `Speaker 2`): the number is its speaker_id. */
 export const SPEAKER_LABEL = /^speaker[\s_-]*(\d+)$/i;
 
-/** A speaker label or name; a label's number must be a speaker id the server can store and answer exactly. */
-const speakerLabel = (description: string) =>
-  z
-    .string()
-    .max(100)
-    .refine((label) => {
-      const parsed = SPEAKER_LABEL.exec(label.trim());
-      return !parsed || Number.isSafeInteger(Number(parsed[1]));
-    }, `A SPEAKER_n label's number must be at most ${Number.MAX_SAFE_INTEGER} (the largest speaker_id)`)
-    .nullable()
-    .optional()
-    .meta({ description });
-
-export const segmentInput = z.strictObject({
-  id: z.string().max(200).nullable().optional().meta({
-    description:
-      'Ignored: the server gives each stored segment its own id (accepted so that segments a webhook call carried can be sent back as they are)',
-  }),
-  text: z.string().trim().min(1).max(10_000),
-  speaker: speakerLabel('Speaker label, e.g. SPEAKER_00'),
-  speaker_id: z.number().int().min(0).nullable().optional(),
-  speaker_name: speakerLabel(
-    "The speaker's name as a conversation's segments carry it, used when `speaker` is not given (so segments read from a conversation can be sent back as they are)",
-  ),
-  is_user: z.boolean().default(false),
-  person_id: z.string().max(200).nullable().optional().meta({
-    description: 'The person speaking (e.g. the id of one of your people), stored and returned as given',
-  }),
-  start: z.number().min(0).max(MAX_SEGMENT_SECONDS),
-  end: z.number().min(0).max(MAX_SEGMENT_SECONDS),
-});
+export const segmentInput = z
+  .strictObject({
+    id: z.string().max(200).nullable().optional().meta({
+      description:
+        'Ignored: the server gives each stored segment its own id (accepted so that segments a webhook call carried can be sent back as they are)',
+    }),
+    text: z.string().trim().min(1).max(10_000),
+    speaker: z
+      .string()
+      .max(100)
+      .nullable()
+      .optional()
+      .meta({ description: 'Speaker label, e.g. SPEAKER_00' }),
+    speaker_id: z.number().int().min(0).nullable().optional(),
+    speaker_name: z.string().max(100).nullable().optional().meta({
+      description:
+        "The speaker's name as a conversation's segments carry it, used when `speaker` is not given (so segments read from a conversation can be sent back as they are)",
+    }),
+    is_user: z.boolean().default(false),
+    person_id: z.string().max(200).nullable().optional().meta({
+      description: 'The person speaking (e.g. the id of one of your people), stored and returned as given',
+    }),
+    start: z.number().min(0).max(MAX_SEGMENT_SECONDS),
+    end: z.number().min(0).max(MAX_SEGMENT_SECONDS),
+  })
+  .superRefine((segment, ctx) => {
+    // Without a speaker_id, the label the server reads it from (speaker, else speaker_name) must name a number it
+    // can store and answer exactly.
+    if (segment.speaker_id != null) return;
+    const field = segment.speaker?.trim()
+      ? 'speaker'
+      : segment.speaker_name?.trim()
+        ? 'speaker_name'
+        : undefined;
+    const parsed = field && SPEAKER_LABEL.exec(segment[field]!.trim());
+    if (parsed && !Number.isSafeInteger(Number(parsed[1]))) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [field],
+        message: `A SPEAKER_n label's number must be at most ${Number.MAX_SAFE_INTEGER} (the largest speaker_id), or give speaker_id`,
+      });
+    }
+  });
 
 /**
  * Refuses (422 at its `end`) the first segment that ends before it starts, which the segment's schema cannot

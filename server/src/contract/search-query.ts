@@ -25,10 +25,12 @@ const STOP_WORDS = new Set(
   ).split(' '),
 );
 
-// A word is a run of letters, marks and digits: a combining mark (the accent of a decomposed é, a Devanagari vowel
-// sign) belongs to its word. Words keep their case: each engine folds a query's case as it folded the text it
-// indexed, where JavaScript's lower case of İ (i and a combining dot) is in neither index.
-const wordsOf = (text: string): string[] => (text.match(/[\p{L}\p{M}\p{N}]+/gu) ?? []) as string[];
+// A word is a run of letters, marks and digits with a letter or digit in it: a combining mark (the accent of a
+// decomposed é, a Devanagari vowel sign) belongs to its word, and marks alone are none. Words keep their case:
+// each engine folds a query's case as it folded the text it indexed, where JavaScript's lower case of İ (i and a
+// combining dot) is in neither index.
+const wordsOf = (text: string): string[] =>
+  ((text.match(/[\p{L}\p{M}\p{N}]+/gu) ?? []) as string[]).filter((run) => /[\p{L}\p{N}]/u.test(run));
 
 /** The words once each, whatever their case, the first spelling kept. */
 const distinct = (words: string[]): string[] =>
