@@ -69,6 +69,15 @@ test('Conversation → Create From Text keeps the events given, their start in U
     events: { event: [{ title: 'When?', start: '2026-02-30T10:00:00Z' }] },
   });
   expect(bad.error?.message).toBe('Event Start: "2026-02-30T10:00:00Z" is not a valid date and time');
+  // A year under 100 is that year, not 19xx.
+  const early = await fromText('An old story.', {
+    startedAt: '0050-06-01T00:00:00Z',
+    events: { event: [{ title: 'Founding', start: '0099-12-31T10:00:00Z' }] },
+  });
+  expect(expectShape(conversation, jsonOut(early)[0])).toMatchObject({
+    started_at: '0050-06-01T00:00:00.000Z',
+    structured: { events: [{ title: 'Founding', start: '0099-12-31T10:00:00.000Z' }] },
+  });
 });
 
 describe('Conversation → Create From Segments', () => {

@@ -46,10 +46,13 @@ function parseInstant(value: string, timeZone: string): number | undefined {
   }
   const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '', offset] = match;
   const ms = Number(frac.padEnd(3, '0').slice(0, 3));
-  const wallClock = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), ms);
-  // Date.UTC rolls a field past its range over (2026-02-30 → March 2, 24:30 → the next day): such a value is no
-  // date-time, and sending the day it rolled to would store a date the user never wrote.
-  const read = new Date(wallClock);
+  // setUTCFullYear, not Date.UTC, which reads the years 0–99 as 1900–1999.
+  const read = new Date(0);
+  read.setUTCFullYear(Number(y), Number(mo) - 1, Number(d));
+  read.setUTCHours(Number(h), Number(mi), Number(s), ms);
+  const wallClock = read.getTime();
+  // A field past its range rolls over (2026-02-30 → March 2, 24:30 → the next day): such a value is no date-time,
+  // and sending the day it rolled to would store a date the user never wrote.
   const written = [Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)];
   const fields = [
     read.getUTCFullYear(),

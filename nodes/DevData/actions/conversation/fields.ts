@@ -143,7 +143,7 @@ export const conversationOptions: INodeProperties[] = [
             displayName: 'Duration (Minutes)',
             name: 'duration',
             type: 'number',
-            typeOptions: { minValue: 0, maxValue: 525_600 },
+            typeOptions: { minValue: 0, maxValue: 525_600, numberPrecision: 0 },
             default: 30,
             description: 'How long the event lasts, in minutes (at most a year)',
           },
