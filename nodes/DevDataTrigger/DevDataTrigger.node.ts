@@ -98,7 +98,7 @@ export class DevDataTrigger implements INodeType {
     properties: [
       {
         displayName:
-          'DevData calls this trigger’s Production URL the moment a record changes. The credential’s developer key needs the webhooks:read and webhooks:write scopes. If the DevData server cannot reach this n8n, use the DevData Poll Trigger instead.',
+          'DevData calls this trigger’s Production URL the moment a record changes. The credential’s developer key needs the webhooks:read and webhooks:write scopes, and the read scope of each chosen event’s records (memories:read for memory events, and so on). If the DevData server cannot reach this n8n, use the DevData Poll Trigger instead.',
         name: 'reachabilityNotice',
         type: 'notice',
         default: '',

@@ -5,6 +5,7 @@
 // Refused URLs are shown with a resolver the test controls: nothing is ever called outside 127.0.0.0/8.
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { configFromEnv } from '../../server/src/config';
+import { errorBody } from '../../server/src/contract/common';
 import { MAX_MEMORY_BATCH } from '../../server/src/contract/memories';
 import {
   deliveriesPage,
@@ -184,6 +185,37 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
     expect((await reader.delete(`${BASE}/${made.id}`)).status).toBe(403);
     expect((await neither.get(BASE)).status).toBe(403);
     await ok(api.delete(`${BASE}/${made.id}`));
+  });
+
+  test('a key subscribes only to events whose data it could read, creating or changing a subscription', async () => {
+    const hook = await receiver();
+    const hooksOnly = await keyWithScopes(server, ['webhooks:write']);
+    const refused = await hooksOnly.post(BASE, { url: hook.url, events: ['memory.created', 'ping'] });
+    expect(refused.status).toBe(403);
+    expect(expectShape(errorBody, refused.body).detail).toMatch(
+      /^Insufficient permissions\. Required scope: memories:read \(for memory\.created\): /,
+    );
+    const all = await hooksOnly.post(BASE, { url: hook.url, events: ['*'] });
+    expect(all.status).toBe(403);
+    for (const scope of [
+      'conversations:read',
+      'memories:read',
+      'action_items:read',
+      'goals:read',
+      'notifications:read',
+    ])
+      expect(all.body.detail).toContain(scope);
+    const pingOnly = await ok(hooksOnly.post(BASE, { url: hook.url, events: ['ping'] }));
+
+    const memories = await keyWithScopes(server, ['webhooks:write', 'memories:read']);
+    const made = await ok(memories.post(BASE, { url: hook.url, events: ['memory.created'] }));
+    expect((await memories.patch(`${BASE}/${made.id}`, { events: ['goal.updated'] })).status).toBe(403);
+    expect((await hooksOnly.patch(`${BASE}/${pingOnly.id}`, { events: ['*'] })).status).toBe(403);
+    // What a refusal left: the subscriptions as they were.
+    expect((await ok(api.get(`${BASE}/${made.id}`))).events).toEqual(['memory.created']);
+    expect((await ok(api.get(`${BASE}/${pingOnly.id}`))).events).toEqual(['ping']);
+    await ok(hooksOnly.patch(`${BASE}/${pingOnly.id}`, { description: 'still allowed' }));
+    for (const id of [made.id, pingOnly.id]) await ok(api.delete(`${BASE}/${id}`));
   });
 
   test("another user's subscription is a 404 on every route, and their writes never reach it", async () => {

@@ -9,6 +9,7 @@ import { cursorPageOf, cursorParam } from './cursor';
 import { goal } from './goals';
 import { memory } from './memories';
 import { notification } from './notifications';
+import type { Scope } from './scopes';
 
 export const EVENT_TYPES = [
   'conversation.created',
@@ -29,6 +30,29 @@ export const EVENT_TYPES = [
   'ping',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * The read scope an event's data needs. A subscription receives that data, so only a key that could read it may
+ * subscribe to the event (ping carries none).
+ */
+export const EVENT_READ_SCOPES: Record<EventType, Scope | null> = {
+  'conversation.created': 'conversations:read',
+  'conversation.updated': 'conversations:read',
+  'conversation.deleted': 'conversations:read',
+  'memory.created': 'memories:read',
+  'memory.updated': 'memories:read',
+  'memory.deleted': 'memories:read',
+  'action_item.created': 'action_items:read',
+  'action_item.updated': 'action_items:read',
+  'action_item.completed': 'action_items:read',
+  'action_item.deleted': 'action_items:read',
+  'goal.created': 'goals:read',
+  'goal.updated': 'goals:read',
+  'goal.progress_recorded': 'goals:read',
+  'notification.pushed': 'notifications:read',
+  'transcript.segments_received': 'conversations:read',
+  ping: null,
+};
 
 /** Subscribes to every event type. */
 export const ALL_EVENTS = '*';

@@ -1,15 +1,21 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { cursorPage } from '../contract/cursor';
+import type { Scope } from '../contract/scopes';
 import {
+  ALL_EVENTS,
   createWebhookBody,
   deliveriesPage,
+  EVENT_READ_SCOPES,
   EVENT_TYPES,
+  type EventSelector,
+  type EventType,
   listDeliveriesQuery,
   updateWebhookBody,
   webhook,
   webhookDelivery,
   webhookWithSecret,
 } from '../contract/webhooks';
+import { HttpError } from '../http/http-errors';
 import { recordRoutes } from '../http/record-routes';
 import { assertRegistrable } from '../outbound/registration';
 import { createdAtPosition } from '../store/db/paging';
@@ -20,9 +26,37 @@ const SIGNING =
   '(`v1,` + base64 HMAC-SHA256 of `<id>.<timestamp>.<body>` under the secret\u2019s key bytes; during the ' +
   'grace period after a rotation, a second one under the previous secret, space-separated).';
 
+/**
+ * The read scopes a key lacks for `events` (`*`: every event type), each with the first event that needs it: a
+ * subscription receives its events' data, which a key may only route to a URL if it could read it.
+ */
+function missingReadScopes(events: readonly EventSelector[], held: readonly Scope[]): [Scope, string][] {
+  const types = events.includes(ALL_EVENTS) ? EVENT_TYPES : (events as EventType[]);
+  const missing = new Map<Scope, string>();
+  for (const type of types) {
+    const scope = EVENT_READ_SCOPES[type];
+    if (scope && !held.includes(scope) && !missing.has(scope)) missing.set(scope, type);
+  }
+  return [...missing];
+}
+
 const webhooks: FastifyPluginAsyncZod = async (app) => {
   const repository = app.repositories.webhooks;
   const settings = app.config.events;
+
+  // Creating or changing a subscription's events: after validation, so the events are known.
+  app.addHook('preHandler', async (request) => {
+    const events = (request.body as { events?: EventSelector[] } | undefined)?.events;
+    if (events === undefined || !['POST', 'PATCH'].includes(request.method) || !request.developerKey) return;
+    const missing = missingReadScopes(events, request.developerKey.scopes);
+    if (missing.length > 0) {
+      const named = missing.map(([scope, type]) => `${scope} (for ${type})`).join(', ');
+      throw new HttpError(
+        403,
+        `Insufficient permissions. Required scope: ${named}: a subscription receives its events' data, so the key must be able to read it; use a key that holds it, or leave those events out`,
+      );
+    }
+  });
   // Never from the response cache: the delivery worker changes subscriptions and deliveries outside the write
   // clock (a subscription failing for a day is disabled), so `item` serves the reads of one subscription.
   const routes = recordRoutes(app, '/webhooks/:webhook_id', { tags: ['Webhooks'], scopes: 'webhooks' });
@@ -33,7 +67,9 @@ const webhooks: FastifyPluginAsyncZod = async (app) => {
       description:
         `Event types: ${EVENT_TYPES.join(', ')}; \`*\` for all. The URL must be https to a public address ` +
         '(loopback too in development mode): its host is resolved and checked now and at every call, and ' +
-        'nothing is called now. The secret is shown only in this answer and by rotate-secret. ' +
+        'nothing is called now. The key must hold the read scope of each event\u2019s data (a 403 names the ' +
+        'missing ones), here and when PATCH changes the events. The secret is shown only in this answer and by ' +
+        'rotate-secret. ' +
         SIGNING,
       body: createWebhookBody,
       response: webhookWithSecret,
