@@ -747,5 +747,37 @@ describe('MCP endpoint rate limit', () => {
         await mcp.close();
       }
     });
+
+    it('answers a tool call whose key it cannot look up (not cached yet) with an unavailable tool result', async () => {
+      const { proxy, server } = setup;
+      const made = await adminClient(server).post(`/v1/admin/users/${server.init.user_id}/keys`, {
+        name: 'never used yet',
+        scopes: ['goals:read'],
+      });
+      expect(made.status).toBe(201);
+      await proxy.down();
+      try {
+        const reply = await client(server.baseUrl, made.body.key).raw('POST', '/mcp', {
+          headers: {
+            authorization: `Bearer ${made.body.key}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 7,
+            method: 'tools/call',
+            params: { name: 'get_goals', arguments: {} },
+          }),
+        });
+        expect(reply.status).toBe(200);
+        expect(reply.body).toMatchObject({
+          id: 7,
+          result: { isError: true, structuredContent: { error: { code: 'unavailable' } } },
+        });
+      } finally {
+        await proxy.up();
+      }
+    });
   },
 );

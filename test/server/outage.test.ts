@@ -1,6 +1,8 @@
-// While its database is out of reach the server answers 503 with Retry-After (never a 500), /healthz says so,
-// nothing is half-written, and once the database is back it serves again without a restart.
+// While its database is out of reach (down, or refusing connections) the server answers 503 with Retry-After
+// (never a 500), /healthz says so, nothing is half-written, and once the database is back it serves again without
+// a restart.
 import SQLite from 'better-sqlite3';
+import pg from 'pg';
 import { runCli, serveCli, type ServeProcess } from '../helpers/cli';
 import { client, devClient, type Reply } from '../helpers/http';
 import { startDatabaseProxy, type DatabaseProxy } from '../helpers/proxy';
@@ -62,6 +64,35 @@ describe('PostgreSQL out of reach', () => {
       200,
     );
     expect(await server.count('action_items')).toBe(1);
+  });
+});
+
+describe('PostgreSQL refusing new connections (ALLOW_CONNECTIONS false)', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer('postgres');
+  });
+  afterAll(() => server.close());
+
+  it('answers 503, not 500, and serves again once it accepts them', async () => {
+    const api = devClient(server);
+    expect((await api.get('/v1/dev/user/goals')).status).toBe(200);
+    const name = decodeURIComponent(new URL(server.databaseUrl).pathname.slice(1));
+    const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+    await admin.connect();
+    try {
+      await admin.query(`alter database "${name}" allow_connections false`);
+      // The pool's connections end, so the next query needs a new one, which the database refuses (55000).
+      await admin.query(
+        'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+        [name],
+      );
+      for (let i = 0; i < 3; i += 1) expectUnavailable(await api.get('/v1/dev/user/goals'));
+    } finally {
+      await admin.query(`alter database "${name}" allow_connections true`);
+      await admin.end();
+    }
+    expect((await api.get('/v1/dev/user/goals')).status).toBe(200);
   });
 });
 

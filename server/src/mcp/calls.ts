@@ -33,6 +33,12 @@ export function refusal(code: ErrorCode, message: string): ToolResult {
   };
 }
 
+/** The refusal of a call that found the database out of reach (logged: the operator should know). */
+export function databaseUnavailable(error: unknown, log: FastifyBaseLogger): ToolResult {
+  log.warn({ err: error }, 'database unavailable');
+  return refusal('unavailable', 'The database is out of reach; try again in a few seconds');
+}
+
 /** The answer as JSON text (what most clients hand the model) and as structured content. */
 function answer(value: unknown): ToolResult {
   const structured = (
@@ -156,10 +162,7 @@ export async function callTool(
     if (error instanceof NotFound) return refusal('not_found', error.message);
     if (error instanceof Conflict || error instanceof UnprocessableError)
       return refusal('invalid_arguments', error.message);
-    if (isUnavailable(error)) {
-      log.warn({ err: error }, 'database unavailable');
-      return refusal('unavailable', 'The database is out of reach; try again in a few seconds');
-    }
+    if (isUnavailable(error)) return databaseUnavailable(error, log);
     log.error({ err: error, tool: name }, 'MCP tool failed');
     return refusal('internal', 'The server failed to run this tool');
   }

@@ -20,7 +20,16 @@ import {
 import { developerAuth, type DeveloperKey } from '../auth/hooks';
 import type { RequestLimiter } from '../auth/rate-limit';
 import { HttpError } from '../http/http-errors';
-import { callTool, issueProblem, refusal, TOOL_LIST, wrongTypeMessages, type ToolResult } from './calls';
+import { isUnavailable } from '../store/db/store-errors';
+import {
+  callTool,
+  databaseUnavailable,
+  issueProblem,
+  refusal,
+  TOOL_LIST,
+  wrongTypeMessages,
+  type ToolResult,
+} from './calls';
 
 /** Tool arguments are small: far below the developer API's 8 MB, which is there for batches of transcripts. */
 const BODY_LIMIT = 1024 * 1024;
@@ -213,6 +222,9 @@ const mcp: FastifyPluginAsync<{ limiter: RequestLimiter }> = async (app, { limit
         reply.headers(error.headers);
         return answerToolCall(reply, callId, refusal('rate_limited', error.detail));
       }
+      // The key could not be looked up: answered as a tool that finds the database down is.
+      if (isUnavailable(error) && callId !== undefined)
+        return answerToolCall(reply, callId, databaseUnavailable(error, request.log));
       throw error;
     }
     if (message === undefined) {
