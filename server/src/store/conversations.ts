@@ -424,6 +424,32 @@ export function conversationsRepository(
       return (await decodeAll(userId, [updated], false))[0];
     },
 
+    /**
+     * In the caller's write `trx` stamped `at` that renamed their folder `folderId`: its conversations show the
+     * new name, so their updated_at moves and each is a conversation.updated event.
+     */
+    async folderRenamed(trx: Kysely<Database>, userId: string, folderId: string, at: number): Promise<void> {
+      await trx
+        .updateTable('conversations')
+        .set({ updated_at: at })
+        .where('user_id', '=', userId)
+        .where('folder_id', '=', folderId)
+        .execute();
+      await recordEvents(
+        trx,
+        userId,
+        'conversation.updated',
+        async () =>
+          decodeAll(
+            userId,
+            await select(userId, false, trx).where('c.folder_id', '=', folderId).execute(),
+            false,
+            trx,
+          ),
+        at,
+      );
+    },
+
     /** Deletes the caller's conversation and leaves its tombstone; its action items stay, linked to none. */
     async delete(userId: string, id: string): Promise<void> {
       await userWrite(db, userId, (trx, at) =>
@@ -573,3 +599,5 @@ export function conversationsRepository(
     },
   };
 }
+
+export type ConversationsRepository = ReturnType<typeof conversationsRepository>;

@@ -3,6 +3,7 @@
 import type { Kysely } from 'kysely';
 import { DEFAULT_FOLDER_COLOR } from '../contract/folders';
 import { newId } from '../ids';
+import type { ConversationsRepository } from './conversations';
 import { userWrite } from './db/write-clock';
 import { createOwned, deleteOwned, found, updateChanged, type Row } from './db/records';
 import { fromFlag, iso } from './db/rows';
@@ -55,7 +56,10 @@ function decodeFolder({ conversation_count, ...row }: FolderRow): Folder {
   };
 }
 
-export function foldersRepository(db: Kysely<Database>) {
+export function foldersRepository(
+  db: Kysely<Database>,
+  conversations: Pick<ConversationsRepository, 'folderRenamed'>,
+) {
   /** The caller's folders with how many conversations each holds (discarded ones not counted, as in the list). */
   function select(userId: string, trx: Kysely<Database> = db) {
     return trx
@@ -104,7 +108,10 @@ export function foldersRepository(db: Kysely<Database>) {
       return decodeFolder({ ...row, conversation_count: 0 });
     },
 
-    /** Only a changed value moves updated_at; a new name moves its conversations' updated_at too. */
+    /**
+     * Only a changed value moves updated_at; a new name moves its conversations' updated_at too, each a
+     * conversation.updated event.
+     */
     async update(userId: string, id: string, changes: FolderChanges): Promise<Folder> {
       return userWrite(db, userId, async (trx, at) => {
         const current = await findRow(trx, userId, id);
@@ -121,14 +128,7 @@ export function foldersRepository(db: Kysely<Database>) {
           },
           at,
         );
-        if (changed.name !== undefined) {
-          await trx
-            .updateTable('conversations')
-            .set({ updated_at: at })
-            .where('user_id', '=', userId)
-            .where('folder_id', '=', current.id)
-            .execute();
-        }
+        if (changed.name !== undefined) await conversations.folderRenamed(trx, userId, current.id, at);
         return decodeFolder(row);
       });
     },

@@ -29,11 +29,12 @@ export function accountRepositories(db: Kysely<Database>, options: UsersOptions 
 export function buildRepositories(store: Pick<Store, 'db' | 'dialect'>, options: UsersOptions = {}) {
   const { db, dialect } = store;
   const actionItems = actionItemsRepository(db);
+  const conversations = conversationsRepository(db, dialect, actionItems);
   return {
     ...accountRepositories(db, options),
     actionItems,
-    conversations: conversationsRepository(db, dialect, actionItems),
-    folders: foldersRepository(db),
+    conversations,
+    folders: foldersRepository(db, conversations),
     goals: goalsRepository(db),
     memories: memoriesRepository(db),
     people: peopleRepository(db),
