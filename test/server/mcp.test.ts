@@ -628,6 +628,41 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
     expect(resultSize(listed)).toBeLessThan(20_000);
   });
 
+  it('keeps a transcript of long segments within 5,000 characters by default, cutting a longer first one', async () => {
+    const user = await userWith();
+    const long = (n: number, length: number) => `${n} ${'talk '.repeat(length)}`.slice(0, length);
+    const made = await user.client.post('/v1/dev/user/conversations/from-segments', {
+      transcript_segments: Array.from({ length: 2000 / 4 }, (_, n) => ({
+        text: long(n, 2000),
+        start: n * 10,
+        end: n * 10 + 9,
+      })),
+    });
+    expect(made.status).toBe(200);
+    const read = await call(user.mcp, 'get_conversation', { conversation_id: made.body.id });
+    expect(resultSize(read)).toBeLessThan(20_000);
+    // Two segments of 2,000 characters fit in 5,000, a third would not.
+    expect(read.structuredContent?.transcript_segments.map((s: { text: string }) => s.text)).toEqual([
+      long(0, 2000),
+      long(1, 2000),
+    ]);
+    expect(read.structuredContent?.transcript_segments_total).toBe(500);
+    const asked = await answer(user.mcp, 'get_conversation', {
+      conversation_id: made.body.id,
+      max_transcript_segments: 3,
+    });
+    expect(asked.transcript_segments).toHaveLength(3);
+
+    const one = await user.client.post('/v1/dev/user/conversations/from-segments', {
+      transcript_segments: [{ text: long(0, 10_000), start: 0, end: 60 }],
+    });
+    const cut = await answer(user.mcp, 'get_conversation', { conversation_id: one.body.id });
+    expect(cut.transcript_segments).toEqual([
+      expect.objectContaining({ text: `${long(0, 10_000).slice(0, 4999)}…` }),
+    ]);
+    expect(cut.transcript_segments_total).toBe(1);
+  });
+
   it('answers generated hostile tool calls without a 5xx or a protocol error, each refusal with its code', async () => {
     const user = await userWith();
     const memory = await answer(user.mcp, 'create_memory', { content: 'seed' });

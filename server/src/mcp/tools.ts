@@ -9,7 +9,7 @@ import { newMemory, memoryCategory, updateMemoryBody } from '../contract/memorie
 import { searchQueryParam } from '../contract/search-query';
 import type { Scope } from '../contract/scopes';
 import type { Repositories } from '../store';
-import type { Conversation } from '../store/conversations';
+import type { Conversation, Segment } from '../store/conversations';
 
 /** Who calls, and what a tool may reach. */
 export interface ToolContext {
@@ -62,6 +62,11 @@ function deleteTool(
 
 /** The transcript segments a conversation read gives unless asked for more: a long meeting would fill a context. */
 export const DEFAULT_TRANSCRIPT_SEGMENTS = 50;
+/**
+ * The transcript text (characters) those may hold at most: a segment holds up to 10,000 characters, so their
+ * number alone does not bound the answer.
+ */
+export const DEFAULT_TRANSCRIPT_CHARS = 5000;
 const MAX_TRANSCRIPT_SEGMENTS = 1000;
 
 const id = (what: string) =>
@@ -123,22 +128,41 @@ const maxTranscriptSegments = z
   .int()
   .min(0)
   .max(MAX_TRANSCRIPT_SEGMENTS)
-  .default(DEFAULT_TRANSCRIPT_SEGMENTS)
+  .optional()
   .meta({
     description:
-      `How many transcript segments to return, from the start (0–${MAX_TRANSCRIPT_SEGMENTS}, default ` +
-      `${DEFAULT_TRANSCRIPT_SEGMENTS}); the answer says how many the conversation has`,
+      `How many transcript segments to return, from the start (0–${MAX_TRANSCRIPT_SEGMENTS}). Without it, the ` +
+      `first ${DEFAULT_TRANSCRIPT_SEGMENTS} that fit in ${DEFAULT_TRANSCRIPT_CHARS} characters of text (a longer ` +
+      'first one cut, ending in …); the answer says how many the conversation has',
   });
 
-/** The record as the list answers it, the transcript cut to its first `max` segments, each without its ids. */
-export function compactConversation(conversation: Conversation, max: number) {
+/** The first segments that a read gives unless asked for more (see DEFAULT_TRANSCRIPT_CHARS). */
+function transcriptStart(segments: Segment[]): Segment[] {
+  const kept: Segment[] = [];
+  let chars = 0;
+  for (const segment of segments.slice(0, DEFAULT_TRANSCRIPT_SEGMENTS)) {
+    chars += segment.text.length;
+    if (chars > DEFAULT_TRANSCRIPT_CHARS) break;
+    kept.push(segment);
+  }
+  const [first] = segments;
+  if (kept.length === 0 && first)
+    return [{ ...first, text: `${first.text.slice(0, DEFAULT_TRANSCRIPT_CHARS - 1)}…` }];
+  return kept;
+}
+
+/**
+ * The record as the list answers it, the transcript cut to its first `max` segments (without `max`, see
+ * transcriptStart), each without its ids.
+ */
+export function compactConversation(conversation: Conversation, max: number | undefined) {
   const { transcript_segments: segments, ...rest } = conversation;
   if (segments === undefined) return rest;
   return {
     ...rest,
-    transcript_segments: segments
-      .slice(0, max)
-      .map(({ text, speaker_name, is_user, start, end }) => ({ text, speaker_name, is_user, start, end })),
+    transcript_segments: (max === undefined ? transcriptStart(segments) : segments.slice(0, max)).map(
+      ({ text, speaker_name, is_user, start, end }) => ({ text, speaker_name, is_user, start, end }),
+    ),
     transcript_segments_total: segments.length,
   };
 }
@@ -199,7 +223,8 @@ export const TOOLS: McpTool[] = [
     name: 'get_conversation',
     description:
       'Read one conversation by its id, with its summary and the start of its transcript ' +
-      `(${DEFAULT_TRANSCRIPT_SEGMENTS} segments unless max_transcript_segments asks for more).`,
+      `(up to ${DEFAULT_TRANSCRIPT_SEGMENTS} segments or ${DEFAULT_TRANSCRIPT_CHARS} characters unless ` +
+      'max_transcript_segments asks for more).',
     scope: 'conversations:read',
     kind: 'read',
     input: z.strictObject({
