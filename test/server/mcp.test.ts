@@ -369,6 +369,13 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
       ['get_goal', { goal_id: 'x'.repeat(101) }, 'invalid_arguments', /^goal_id: /],
       ['create_action_item', { description: 'x', conversation_id: 'missing' }, 'not_found', /not found$/],
       ['no_such_tool', {}, 'invalid_arguments', /^Unknown tool 'no_such_tool'/],
+      // However many arguments are wrong, the refusal names ten and counts the rest.
+      [
+        'create_memory',
+        { content: 'x', ...Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`extra${i}`, i])) },
+        'invalid_arguments',
+        /^(Unknown field 'extra\d+'; fields here: content, category, visibility, tags; ){10}and 490 more like these$/,
+      ],
     ];
     for (const [tool, args, code, message] of cases) {
       const error = await refusal(user.mcp, tool, args);

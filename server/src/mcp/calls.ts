@@ -116,21 +116,26 @@ export function issueProblem(issue: { code: string; message: string; input?: unk
   return `${at}: ${missing ? 'required' : issue.message}`;
 }
 
+/** The most problems a refusal of bad arguments names. */
+const MAX_PROBLEMS_NAMED = 10;
+
 /** zod's issues as one sentence a model can fix its call by: each names the argument. */
 function argumentProblems(tool: McpTool, issues: z.core.$ZodIssue[]): string {
-  return issues
-    .flatMap((issue) => {
-      const at = issue.path.map(String).join('.');
-      if (issue.code === 'unrecognized_keys') {
-        // Tool arguments are flat, so an unknown key sits beside the tool's own arguments.
-        const known = Object.keys(tool.input.shape);
-        if (known.length === 0)
-          return issue.keys.map((key) => `Unknown field '${key}'; ${tool.name} takes no arguments`);
-        return issue.keys.map((key) => unknownFieldMessage(key, known));
-      }
-      return issueProblem(issue, at || 'arguments');
-    })
-    .join('; ');
+  const problems = issues.flatMap((issue) => {
+    const at = issue.path.map(String).join('.');
+    if (issue.code === 'unrecognized_keys') {
+      // Tool arguments are flat, so an unknown key sits beside the tool's own arguments.
+      const known = Object.keys(tool.input.shape);
+      if (known.length === 0)
+        return issue.keys.map((key) => `Unknown field '${key}'; ${tool.name} takes no arguments`);
+      return issue.keys.map((key) => unknownFieldMessage(key, known));
+    }
+    return issueProblem(issue, at || 'arguments');
+  });
+  // Enough for a model to fix its call, however many arguments it got wrong.
+  const named = problems.slice(0, MAX_PROBLEMS_NAMED).join('; ');
+  const more = problems.length - MAX_PROBLEMS_NAMED;
+  return more > 0 ? `${named}; and ${more} more like these` : named;
 }
 
 /** Runs tool `name` for the caller holding `scopes`; whatever happens, a tool result. */
