@@ -239,8 +239,10 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
 
     /**
      * Deletes the caller's subscription with its deliveries. The deliveries go first: a worker recording an
-     * attempt locks its delivery and then the subscription, so deleting in that order too cannot deadlock with it
-     * (the cascade from the subscription took the locks the other way round).
+     * attempt locks its delivery and then the subscription, so deleting in that order too does not deadlock with
+     * it over the deliveries there when the delete begins (the cascade from the subscription took the locks the
+     * other way round). A delivery written between the two statements is taken by the cascade, where PostgreSQL
+     * may still find a deadlock with an attempt on it, and abort one of the two.
      */
     async delete(userId: string, id: string): Promise<void> {
       await db.transaction().execute(async (trx) => {
