@@ -38,8 +38,9 @@ const distinct = (words: string[]): string[] =>
 
 /**
  * The terms of a query as a person writes it: plain words, and phrases in double quotes (an unbalanced quote
- * opens no phrase). Everything but letters, marks and digits separates words, so the engines' operators (`*`, `-`, `NEAR`,
- * `OR`, parentheses) are words or nothing. Stop words are dropped from the plain words unless nothing else is left.
+ * opens no phrase). Everything but letters, marks and digits separates words, so the engines' operators (`*`,
+ * `-`, `NEAR`, `OR`, parentheses) are words or nothing. Stop words are dropped from the plain words unless nothing
+ * else is left.
  */
 export function searchTerms(query: string): SearchTerms {
   const phrases: string[][] = [];
