@@ -3,7 +3,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errors } from '../contract/common';
-import { cursorPage } from '../contract/cursor';
 import {
   app as appSchema,
   directNotificationQuery,
@@ -12,7 +11,7 @@ import {
 import { deliveriesPage, listDeliveriesQuery, putWebhookBody, webhookConfig } from '../contract/proactive';
 import { HttpError } from '../http/http-errors';
 import { assertRegistrable } from '../outbound/registration';
-import { createdAtPosition } from '../store/db/paging';
+import { pageOfDeliveries } from './admin-deliveries';
 import { directNotifications, type HourlyWindow } from '../usecases/direct-notification';
 
 const tags = ['Notifications'];
@@ -88,17 +87,8 @@ const appNotifications: FastifyPluginAsyncZod = async (app) => {
         response: { 200: deliveriesPage, ...errors(401, 422) },
       },
     },
-    async (request) => {
-      const filters = { app_id: request.params.app_id };
-      const { page, ...more } = await cursorPage(
-        request.query,
-        'app deliveries',
-        filters,
-        createdAtPosition,
-        (before, take) => deliveries.list(filters, before, take),
-      );
-      return { ...more, deliveries: page };
-    },
+    async (request) =>
+      pageOfDeliveries(deliveries, request.query, 'app deliveries', { app_id: request.params.app_id }),
   );
 
   app.get(
