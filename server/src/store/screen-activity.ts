@@ -6,6 +6,7 @@ import { newId } from '../ids';
 import { insertRows, type Row } from './db/records';
 import { iso } from './db/rows';
 import type { Database } from './db/schema';
+import { transaction } from './db/transaction';
 
 export interface ScreenActivity {
   id: string;
@@ -81,7 +82,7 @@ export function screenActivityRepository(db: Kysely<Database>) {
         window_title: entry.window_title,
         ocr_text: entry.ocr_text,
       }));
-      await db.transaction().execute((trx) => insertRows(trx, 'screen_activity', rows));
+      await transaction(db, (trx) => insertRows(trx, 'screen_activity', rows));
       return rows.length;
     },
   };

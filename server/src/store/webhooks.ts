@@ -13,6 +13,7 @@ import { allOwned, findOwned, updateChanged, type Row } from './db/records';
 import { fromFlag, fromJson, iso, toFlag, toJson } from './db/rows';
 import type { Database } from './db/schema';
 import { NotFound } from './db/store-errors';
+import { transaction } from './db/transaction';
 
 export interface Webhook {
   id: string;
@@ -217,7 +218,7 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
      * failing.
      */
     async update(userId: string, id: string, changes: WebhookChanges): Promise<Webhook> {
-      return db.transaction().execute(async (trx) => {
+      return transaction(db, async (trx) => {
         const current = await findRow(trx, userId, id);
         const activated = changes.active === true && !fromFlag(current.active);
         const { row } = await updateChanged(
@@ -242,10 +243,10 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
      * attempt locks its delivery and then the subscription, so deleting in that order too does not deadlock with
      * it over the deliveries there when the delete begins (the cascade from the subscription took the locks the
      * other way round). A delivery written between the two statements is taken by the cascade, where PostgreSQL
-     * may still find a deadlock with an attempt on it, and abort one of the two.
+     * may still find a deadlock with an attempt on it, and abort one of the two, which then runs again.
      */
     async delete(userId: string, id: string): Promise<void> {
-      await db.transaction().execute(async (trx) => {
+      await transaction(db, async (trx) => {
         await findRow(trx, userId, id);
         await trx.deleteFrom('webhook_deliveries').where('subscription_id', '=', id).execute();
         await trx.deleteFrom('webhook_subscriptions').where('id', '=', id).execute();
@@ -254,7 +255,7 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
 
     /** A new secret; the one it replaces keeps signing (beside it) for `graceMs`. */
     async rotateSecret(userId: string, id: string, graceMs: number): Promise<Webhook & { secret: string }> {
-      return db.transaction().execute(async (trx) => {
+      return transaction(db, async (trx) => {
         const current = await findRow(trx, userId, id);
         const now = Date.now();
         const next = {
@@ -424,7 +425,7 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
           lease,
         }));
       };
-      return dialect === 'postgres' ? db.transaction().execute(claimIn) : claimIn(db);
+      return dialect === 'postgres' ? transaction(db, claimIn) : claimIn(db);
     },
 
     /**
@@ -440,7 +441,7 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
       retryAt: number | null,
       disableAfterMs: number,
     ): Promise<{ disabled: { url: string } | null }> {
-      return db.transaction().execute(async (trx) => {
+      return transaction(db, async (trx) => {
         const { numUpdatedRows } = await trx
           .updateTable('webhook_deliveries')
           .set({

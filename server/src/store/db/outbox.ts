@@ -8,6 +8,7 @@ import { newId } from '../../ids';
 import { insertRows } from './records';
 import { fromJson, toJson } from './rows';
 import type { Database } from './schema';
+import { transaction } from './transaction';
 
 /** Emits `committed` after a transaction that wrote deliveries has committed. */
 export const outboxCommits = new EventEmitter().setMaxListeners(0);
@@ -126,18 +127,18 @@ export function wakeAfterCommit(trx: Kysely<Database>): void {
 }
 
 /**
- * Runs `work` in a transaction; once it has committed, wakes the delivery worker if it wrote deliveries. Every
+ * Runs `work` in a transaction (store/db/transaction.ts, run again after a conflict abort); once it has committed, wakes the delivery worker if it wrote deliveries. Every
  * write that may record events runs through here (store/db/write-clock.ts's userWrite does).
  */
 export async function outboxTransaction<T>(
   db: Kysely<Database>,
   work: (trx: Transaction<Database>) => Promise<T>,
 ): Promise<T> {
-  let transaction: Transaction<Database> | undefined;
-  const result = await db.transaction().execute((trx) => {
-    transaction = trx;
+  let committed: Transaction<Database> | undefined;
+  const result = await transaction(db, (trx) => {
+    committed = trx;
     return work(trx);
   });
-  if (transaction && wroteDeliveries.has(transaction)) outboxCommits.emit('committed');
+  if (committed && wroteDeliveries.has(committed)) outboxCommits.emit('committed');
   return result;
 }

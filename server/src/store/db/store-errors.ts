@@ -34,6 +34,17 @@ export function isUniqueViolation(error: unknown): boolean {
   );
 }
 
+// PostgreSQL SQLSTATEs of a transaction aborted to resolve a conflict with another: deadlock_detected and
+// serialization_failure. Nothing was written, and the same transaction run again may commit.
+const PG_CONFLICT_ABORT_CODES = new Set(['40P01', '40001']);
+
+/** True when PostgreSQL aborted the transaction over a conflict with another (store/db/transaction.ts retries). */
+export function isConflictAbort(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code } = error as { code?: unknown };
+  return typeof code === 'string' && PG_CONFLICT_ABORT_CODES.has(code);
+}
+
 // PostgreSQL SQLSTATEs that mean the database cannot serve now, not that the request is wrong: the class 08
 // connection exceptions, shutdowns (57P01-57P03) and too many connections (53300).
 const PG_CONNECTION_CLASS = '08';
@@ -53,10 +64,12 @@ const PG_CONNECTION_LOST =
 
 /**
  * True when `error` says the database is out of reach or busy for now (server down or restarting, connection
- * lost, SQLite locked by another process past the busy timeout): the request may succeed if retried.
+ * lost, SQLite locked by another process past the busy timeout, a transaction still aborted over a conflict after
+ * its retries): the request may succeed if retried.
  */
 export function isUnavailable(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
+  if (isConflictAbort(error)) return true;
   const { code, message } = error as { code?: unknown; message?: unknown };
   if (typeof code === 'string') {
     if (code.length === 5 && code.startsWith(PG_CONNECTION_CLASS)) return true;
