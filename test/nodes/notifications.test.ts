@@ -1,5 +1,5 @@
 import { MAX_RETRY_AFTER_SECONDS } from '../../nodes/shared';
-import { directNotificationResponse } from '../../server/src/contract/notifications';
+import { directNotificationResponse, notification } from '../../server/src/contract/notifications';
 import { clearOfBoundary, HOUR_MS } from '../helpers/clock';
 import { adminClient, expectShape } from '../helpers/http';
 import { forSuite } from '../helpers/server';
@@ -87,3 +87,29 @@ test('over the hourly cap (10 per user per app), the 429 fails without a retry: 
       .map((r) => r.status),
   ).toEqual([429]);
 }, 90_000);
+
+test('Notification → Get Many reads the inbox with the developer credential, newest first', async () => {
+  const user = server.init.user_id;
+  const send = { resource: 'notification', operation: 'send', uid: user, message: '={{ $json.text }}' };
+  jsonOut(await runDevData(server, send, { items: [{ text: 'inbox one' }, { text: 'inbox two' }] }));
+  const inbox = '/v1/dev/user/notifications';
+  const before = server.requestsTo('GET', inbox).length;
+
+  const two = jsonOut(await runDevData(server, { resource: 'notification', operation: 'getAll', limit: 2 }));
+  expect(two.map((n) => n.text)).toEqual(['inbox two', 'inbox one']);
+  two.forEach((json) => expectShape(notification, json));
+  const all = jsonOut(
+    await runDevData(server, { resource: 'notification', operation: 'getAll', returnAll: true }),
+  );
+  expect(all.length).toBeGreaterThan(2);
+  expect(all.slice(0, 2)).toEqual(two);
+  expect(
+    server
+      .requestsTo('GET', inbox)
+      .slice(before)
+      .map((r) => [r.query.get('limit'), r.status]),
+  ).toEqual([
+    ['2', 200],
+    ['100', 200],
+  ]);
+});

@@ -167,10 +167,21 @@ test('every resource and operation gets its parameters with their defaults, as t
       );
       const names = shown.map((p) => p.name);
       expect(new Set(names).size).toBe(names.length);
+      // The editor offers exactly the credential the operation authenticates with (none to build a reply).
+      const credentials = description
+        .credentials!.filter((c) => NodeHelpers.displayParameter(parameters!, c, node, description))
+        .map((c) => c.name);
+      const uses =
+        resource === 'proactiveReply'
+          ? []
+          : resource === 'notification' && operation === 'send'
+            ? ['devDataAppApi']
+            : ['devDataApi'];
+      expect({ resource, operation, credentials }).toEqual({ resource, operation, credentials: uses });
       operations++;
     }
   }
-  expect(operations).toBe(41);
+  expect(operations).toBe(44);
 });
 
 test('the router runs exactly the operations each resource offers in its Operation dropdown', () => {

@@ -8,9 +8,10 @@
 // - Screen Activity → Get Many (no screen activity)
 // - Developer Key → Get Current (no `GET /v1/dev/key`; its keys are listed under `/v1/dev/keys`)
 // - Memory → Search (its developer API searches conversations only; memories through its MCP server)
+// - Notification → Get Many (no inbox under its developer API)
+// - Live Transcript → Add Segments, Finish (its devices stream audio to it; no segments endpoint)
 // Proactive Reply → Build sends nothing: it builds the webhook reply locally, which the real service reads too.
-// Goal → Abandon deletes the goal there (the real service has no abandoned status). The node has no operation on
-// the notifications inbox or live transcripts (only the triggers use those), so none is listed here.
+// Goal → Abandon deletes the goal there (the real service has no abandoned status).
 import type { INodeParameters } from 'n8n-workflow';
 import { operations } from '../../nodes/DevData/actions/router';
 import { startReferenceService, type ReferenceService } from '../helpers/reference-service';
@@ -346,6 +347,18 @@ test('operations the real service has no counterpart for fail with a clear node 
   await expectNotOffered({ resource: 'developerKey', operation: 'getCurrent' });
   // Its developer API searches conversations only (memories are searched through its MCP server).
   await expectNotOffered({ resource: 'memory', operation: 'search', query: 'tea', limit: 10 });
+  await expectNotOffered({ resource: 'notification', operation: 'getAll', limit: 10 });
+  const segments = {
+    segmentsInput: 'json',
+    transcriptSegmentsJson: '[{"text": "Hi", "start": 0, "end": 1}]',
+  };
+  await expectNotOffered({
+    resource: 'liveTranscript',
+    operation: 'addSegments',
+    sessionId: 's-1',
+    ...segments,
+  });
+  await expectNotOffered({ resource: 'liveTranscript', operation: 'finish', sessionId: 's-1' });
 });
 
 test('every operation of the node ran above', () => {

@@ -6,6 +6,7 @@ import * as conversation from './conversation/Conversation.resource';
 import * as developerKey from './developerKey/DeveloperKey.resource';
 import * as folder from './folder/Folder.resource';
 import * as goal from './goal/Goal.resource';
+import * as liveTranscript from './liveTranscript/LiveTranscript.resource';
 import * as memory from './memory/Memory.resource';
 import * as notification from './notification/Notification.resource';
 import * as person from './person/Person.resource';
@@ -53,6 +54,7 @@ export const operations: OperationMap = {
     update: goal.update,
     updateProgress: goal.updateProgress,
   },
+  liveTranscript: { addSegments: liveTranscript.addSegments, finish: liveTranscript.finish },
   memory: {
     create: memory.create,
     createMany: memory.createMany,
@@ -61,7 +63,7 @@ export const operations: OperationMap = {
     search: memory.search,
     update: memory.update,
   },
-  notification: { send: notification.send },
+  notification: { getAll: notification.getAll, send: notification.send },
   person: {
     create: person.create,
     delete: person.delete,

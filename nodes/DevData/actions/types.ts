@@ -24,8 +24,9 @@ export interface ResourceOperations {
   developerKey: 'create' | 'delete' | 'getAll' | 'getCurrent';
   folder: 'create' | 'delete' | 'getAll' | 'update';
   goal: 'create' | 'delete' | 'get' | 'getAll' | 'getHistory' | 'update' | 'updateProgress';
+  liveTranscript: 'addSegments' | 'finish';
   memory: 'create' | 'createMany' | 'delete' | 'getAll' | 'search' | 'update';
-  notification: 'send';
+  notification: 'getAll' | 'send';
   person: 'create' | 'delete' | 'getAll' | 'update';
   proactiveReply: 'build';
   screenActivity: 'createMany' | 'getAll';

@@ -58,7 +58,7 @@ export interface DevDataWorkflowOptions {
   items?: Array<Record<string, any>>;
   /** The node's "On Error" setting. */
   onError?: INode['onError'];
-  /** The credential the node uses; the developer API unless the resource is notification. */
+  /** The credential the node uses; the developer API unless the operation is Notification → Send. */
   credential?: 'devDataApi' | 'devDataAppApi';
   /** Workflow settings, e.g. the timezone. */
   settings?: WorkflowJson['settings'];
@@ -70,7 +70,10 @@ export function devDataWorkflow(
   options: DevDataWorkflowOptions = {},
 ): WorkflowJson {
   const credential =
-    options.credential ?? (parameters.resource === 'notification' ? 'devDataAppApi' : 'devDataApi');
+    options.credential ??
+    (parameters.resource === 'notification' && parameters.operation === 'send'
+      ? 'devDataAppApi'
+      : 'devDataApi');
   return {
     name: `DevData ${String(parameters.resource)} ${String(parameters.operation)}`,
     nodes: [

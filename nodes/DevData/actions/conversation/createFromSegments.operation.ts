@@ -1,8 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, jsonParse, updateDisplayOptions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../../shared';
 import { byDisplayName, operationOptions } from '../common.description';
+import { segmentsOf, segmentsProperties } from '../segments';
 import {
   conversationBody,
   conversationOptions,
@@ -12,96 +13,7 @@ import {
 } from './fields';
 
 const properties: INodeProperties[] = [
-  {
-    displayName: 'Segments Input',
-    name: 'segmentsInput',
-    type: 'options',
-    noDataExpression: true,
-    default: 'fields',
-    options: [
-      { name: 'Define Below', value: 'fields', description: 'Enter the segments one by one' },
-      {
-        name: 'JSON',
-        value: 'json',
-        description: 'Give the segments as a JSON array, e.g. from a previous node',
-      },
-    ],
-    description: 'How to give the transcript segments',
-  },
-  {
-    displayName: 'Segments',
-    name: 'transcriptSegments',
-    type: 'fixedCollection',
-    typeOptions: { multipleValues: true, sortable: true },
-    default: {},
-    placeholder: 'Add Segment',
-    description: 'The transcript, one segment per utterance (1–500 segments)',
-    displayOptions: { show: { segmentsInput: ['fields'] } },
-    options: [
-      {
-        displayName: 'Segment',
-        name: 'segment',
-        values: [
-          {
-            displayName: 'End',
-            name: 'end',
-            type: 'number',
-            default: 0,
-            typeOptions: { minValue: 0, numberPrecision: 3 },
-            description: 'End of the segment, in seconds from the start of the conversation',
-          },
-          {
-            displayName: 'Is User',
-            name: 'isUser',
-            type: 'boolean',
-            default: false,
-            description: 'Whether the user (rather than someone else) is speaking',
-          },
-          {
-            displayName: 'Person ID',
-            name: 'personId',
-            type: 'string',
-            default: '',
-            description:
-              "The ID of the person speaking, one of the user's people (stored and returned as given)",
-          },
-          {
-            displayName: 'Speaker',
-            name: 'speaker',
-            type: 'string',
-            default: '',
-            placeholder: 'SPEAKER_00',
-            description: 'Speaker label, e.g. SPEAKER_00',
-          },
-          {
-            displayName: 'Start',
-            name: 'start',
-            type: 'number',
-            default: 0,
-            typeOptions: { minValue: 0, numberPrecision: 3 },
-            description: 'Start of the segment, in seconds from the start of the conversation',
-          },
-          {
-            displayName: 'Text',
-            name: 'text',
-            type: 'string',
-            default: '',
-            description: 'What was said',
-          },
-        ],
-      },
-    ],
-  },
-  {
-    displayName: 'Segments (JSON)',
-    name: 'transcriptSegmentsJson',
-    type: 'json',
-    default: '[\n  {"text": "Hello", "speaker": "SPEAKER_00", "is_user": true, "start": 0, "end": 1.2}\n]',
-    required: true,
-    description:
-      'An array of segments with text, start and end (seconds), and optionally speaker (or speaker_name), speaker_id, is_user and person_id. An expression giving such an array (e.g. the segments field of the input item) works too.',
-    displayOptions: { show: { segmentsInput: ['json'] } },
-  },
+  ...segmentsProperties,
   operationOptions(
     byDisplayName([
       {
@@ -122,27 +34,6 @@ export const description = updateDisplayOptions(
   { show: { resource: ['conversation'], operation: ['createFromSegments'] } },
   properties,
 );
-
-function segmentsOf(this: IExecuteFunctions, itemIndex: number): IDataObject[] {
-  if (this.getNodeParameter('segmentsInput', itemIndex) === 'fields') {
-    const segments = this.getNodeParameter('transcriptSegments.segment', itemIndex, []) as IDataObject[];
-    return segments.map(({ isUser, speaker, personId, ...segment }) => ({
-      ...segment,
-      is_user: isUser === true,
-      ...(speaker ? { speaker } : {}),
-      ...(personId ? { person_id: personId } : {}),
-    }));
-  }
-  const raw = this.getNodeParameter('transcriptSegmentsJson', itemIndex) as unknown;
-  const segments = typeof raw === 'string' ? jsonParse<unknown>(raw, { fallbackValue: undefined }) : raw;
-  if (!Array.isArray(segments)) {
-    throw new NodeOperationError(this.getNode(), 'Segments (JSON) must be a JSON array of segments', {
-      itemIndex,
-      description: 'For example [{"text": "Hello", "start": 0, "end": 1.2}]',
-    });
-  }
-  return segments as IDataObject[];
-}
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
   const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;

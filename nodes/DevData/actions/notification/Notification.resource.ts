@@ -1,8 +1,9 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import * as getAll from './getAll.operation';
 import * as send from './send.operation';
 
-export { send };
+export { getAll, send };
 
 export const description: INodeProperties[] = [
   {
@@ -14,6 +15,12 @@ export const description: INodeProperties[] = [
     displayOptions: { show: { resource: ['notification'] } },
     options: [
       {
+        name: 'Get Many',
+        value: 'getAll',
+        description: 'List the notifications pushed to the user (their inbox), newest first',
+        action: 'Get many notifications',
+      },
+      {
         name: 'Send',
         value: 'send',
         description: 'Push a notification with exact text to one user of your app',
@@ -22,5 +29,6 @@ export const description: INodeProperties[] = [
     ],
     default: 'send',
   },
+  ...getAll.description,
   ...send.description,
 ];

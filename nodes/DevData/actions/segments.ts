@@ -1,0 +1,120 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, jsonParse } from 'n8n-workflow';
+
+// Transcript segments as the user gives them, one by one or as JSON: for a conversation created from segments and
+// for the segments added to a live transcript, which the server reads the same way.
+
+export const segmentsProperties: INodeProperties[] = [
+  {
+    displayName: 'Segments Input',
+    name: 'segmentsInput',
+    type: 'options',
+    noDataExpression: true,
+    default: 'fields',
+    options: [
+      { name: 'Define Below', value: 'fields', description: 'Enter the segments one by one' },
+      {
+        name: 'JSON',
+        value: 'json',
+        description: 'Give the segments as a JSON array, e.g. from a previous node',
+      },
+    ],
+    description: 'How to give the transcript segments',
+  },
+  {
+    displayName: 'Segments',
+    name: 'transcriptSegments',
+    type: 'fixedCollection',
+    typeOptions: { multipleValues: true, sortable: true },
+    default: {},
+    placeholder: 'Add Segment',
+    description: 'The transcript, one segment per utterance (1–500 segments)',
+    displayOptions: { show: { segmentsInput: ['fields'] } },
+    options: [
+      {
+        displayName: 'Segment',
+        name: 'segment',
+        values: [
+          {
+            displayName: 'End',
+            name: 'end',
+            type: 'number',
+            default: 0,
+            typeOptions: { minValue: 0, numberPrecision: 3 },
+            description: 'End of the segment, in seconds from the start of the conversation',
+          },
+          {
+            displayName: 'Is User',
+            name: 'isUser',
+            type: 'boolean',
+            default: false,
+            description: 'Whether the user (rather than someone else) is speaking',
+          },
+          {
+            displayName: 'Person ID',
+            name: 'personId',
+            type: 'string',
+            default: '',
+            description:
+              "The ID of the person speaking, one of the user's people (stored and returned as given)",
+          },
+          {
+            displayName: 'Speaker',
+            name: 'speaker',
+            type: 'string',
+            default: '',
+            placeholder: 'SPEAKER_00',
+            description: 'Speaker label, e.g. SPEAKER_00',
+          },
+          {
+            displayName: 'Start',
+            name: 'start',
+            type: 'number',
+            default: 0,
+            typeOptions: { minValue: 0, numberPrecision: 3 },
+            description: 'Start of the segment, in seconds from the start of the conversation',
+          },
+          {
+            displayName: 'Text',
+            name: 'text',
+            type: 'string',
+            default: '',
+            description: 'What was said',
+          },
+        ],
+      },
+    ],
+  },
+  {
+    displayName: 'Segments (JSON)',
+    name: 'transcriptSegmentsJson',
+    type: 'json',
+    default: '[\n  {"text": "Hello", "speaker": "SPEAKER_00", "is_user": true, "start": 0, "end": 1.2}\n]',
+    required: true,
+    description:
+      'An array of segments with text, start and end (seconds), and optionally speaker (or speaker_name), speaker_id, is_user and person_id. An expression giving such an array (e.g. the segments field of the input item) works too.',
+    displayOptions: { show: { segmentsInput: ['json'] } },
+  },
+];
+
+/** The segments the item gives, as the server reads them. */
+export function segmentsOf(this: IExecuteFunctions, itemIndex: number): IDataObject[] {
+  if (this.getNodeParameter('segmentsInput', itemIndex) === 'fields') {
+    const segments = this.getNodeParameter('transcriptSegments.segment', itemIndex, []) as IDataObject[];
+    return segments.map(({ isUser, speaker, personId, ...segment }) => ({
+      ...segment,
+      is_user: isUser === true,
+      ...(speaker ? { speaker } : {}),
+      ...(personId ? { person_id: personId } : {}),
+    }));
+  }
+  const raw = this.getNodeParameter('transcriptSegmentsJson', itemIndex) as unknown;
+  const segments = typeof raw === 'string' ? jsonParse<unknown>(raw, { fallbackValue: undefined }) : raw;
+  if (!Array.isArray(segments)) {
+    throw new NodeOperationError(this.getNode(), 'Segments (JSON) must be a JSON array of segments', {
+      itemIndex,
+      description: 'For example [{"text": "Hello", "start": 0, "end": 1.2}]',
+    });
+  }
+  return segments as IDataObject[];
+}

@@ -1,0 +1,90 @@
+// Live Transcript → Add Segments and Finish: a conversation written as it happens, through n8n's engine against the
+// real server.
+import { conversation } from '../../server/src/contract/conversations';
+import { segmentsAccepted, sessionFinished } from '../../server/src/contract/proactive';
+import { devClient, expectShape } from '../helpers/http';
+import { forSuite } from '../helpers/server';
+import { jsonOut, NODE, runDevData, startNodeTestServer } from './helpers';
+
+const server = forSuite(() => startNodeTestServer());
+
+const addSegments = (sessionId: string, parameters: Record<string, unknown>, items?: object[]) =>
+  runDevData(
+    server,
+    { resource: 'liveTranscript', operation: 'addSegments', sessionId, ...parameters },
+    items ? { items: items as Array<Record<string, unknown>> } : {},
+  );
+const finish = (sessionId: string) =>
+  runDevData(server, { resource: 'liveTranscript', operation: 'finish', sessionId });
+
+async function storedConversation(id: string) {
+  const read = await devClient(server).get(`/v1/dev/user/conversations/${id}`, { include_transcript: true });
+  return expectShape(conversation, read.body);
+}
+
+test('adds segments defined below and as JSON to one conversation, then finishes it', async () => {
+  const first = jsonOut(
+    await addSegments('standup-1126', {
+      segmentsInput: 'fields',
+      transcriptSegments: {
+        segment: [{ text: 'Morning all', speaker: 'SPEAKER_00', isUser: true, start: 0, end: 1.5 }],
+      },
+    }),
+  );
+  const accepted = expectShape(segmentsAccepted, first[0]);
+  expect(accepted.session_id).toBe('standup-1126');
+
+  // Each input item adds its own segments, in order.
+  const more = jsonOut(
+    await addSegments(
+      'standup-1126',
+      { segmentsInput: 'json', transcriptSegmentsJson: '={{ $json.segments }}' },
+      [
+        { segments: [{ text: 'I will ship the fix today', speaker: 'SPEAKER_01', start: 2, end: 4 }] },
+        { segments: [{ text: 'Great', is_user: true, start: 4.2, end: 4.8 }] },
+      ],
+    ),
+  );
+  expect(more.map((json) => json.conversation_id)).toEqual([
+    accepted.conversation_id,
+    accepted.conversation_id,
+  ]);
+
+  const finished = expectShape(sessionFinished, jsonOut(await finish('standup-1126'))[0]);
+  expect(finished).toMatchObject({ session_id: 'standup-1126', conversation_id: accepted.conversation_id });
+  const stored = await storedConversation(accepted.conversation_id);
+  expect(stored.transcript_segments?.map((s) => [s.text, s.is_user])).toEqual([
+    ['Morning all', true],
+    ['I will ship the fix today', false],
+    ['Great', true],
+  ]);
+  expect(stored.finished_at).toBe(finished.finished_at);
+});
+
+test('a finished session refuses more segments, and finishing it again answers the same', async () => {
+  const segmentsInput = {
+    segmentsInput: 'json',
+    transcriptSegmentsJson: '[{"text": "Hi", "start": 0, "end": 1}]',
+  };
+  jsonOut(await addSegments('closed-session', segmentsInput));
+  const finished = jsonOut(await finish('closed-session'))[0];
+  expect(jsonOut(await finish('closed-session'))[0]).toEqual(finished);
+
+  const refused = await addSegments('closed-session', segmentsInput);
+  expect(`${refused.error?.message} ${refused.error?.description}`).toMatch(/finished/);
+});
+
+test('finishing a session that never had segments names the session', async () => {
+  const result = await finish('never-started');
+  expect(result.error?.message).toBe(
+    'Transcript session not found: no transcript session with ID "never-started" exists for this user',
+  );
+});
+
+test('a refused segment names its field as the node shows it', async () => {
+  const result = await addSegments('bad-segment', {
+    segmentsInput: 'fields',
+    transcriptSegments: { segment: [{ text: '', isUser: false, start: 0, end: 1 }] },
+  });
+  expect(result.nodeError(NODE)?.description).toMatch(/^In this node: Text \(text\)\./);
+});
