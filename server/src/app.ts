@@ -80,8 +80,9 @@ export async function buildApp({ store, config, logger = false, resolve }: AppOp
     logController: new RequestLog(),
     bodyLimit: BODY_LIMIT,
     // `/x/` is `/x`: a trailing slash gets the same answer rather than another route's (the real service
-    // redirects it to `/x`).
-    routerOptions: { ignoreTrailingSlash: true },
+    // redirects it to `/x`). A path parameter up to 500 characters reaches its schema, which names it when it is
+    // too long (a session ID may have 200): the router's own refusal (414) is for longer ones.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     frameworkErrors,
     clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();

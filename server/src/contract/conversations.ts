@@ -4,6 +4,9 @@ import { afterIdParam, feedQueryRules, orderParam, updatedSinceParam } from './c
 import { categoriesParam, dateBound, dateTime, instant, limitParam, offsetParam, queryBool } from './common';
 import { UnprocessableError } from '../http/http-errors';
 
+/** The source of a conversation a live transcript session made, and of no other. */
+export const LIVE_TRANSCRIPT_SOURCE = 'live_transcript';
+
 export const CATEGORIES = [
   'personal',
   'education',
@@ -204,7 +207,14 @@ const conversationInput = {
     .nullable()
     .default('en')
     .transform((language) => language ?? 'en'),
-  source: z.string().min(1).max(50).default('api'),
+  source: z
+    .string()
+    .min(1)
+    .max(50)
+    .refine((source) => source !== LIVE_TRANSCRIPT_SOURCE, {
+      message: `${LIVE_TRANSCRIPT_SOURCE} is the source of the conversations live transcript sessions make: give another, e.g. api`,
+    })
+    .default('api'),
   geolocation: z.strictObject(geolocation.shape).nullable().optional(),
   folder_id: z.string().min(1).nullable().optional(),
   structured: structuredInput.optional(),
@@ -223,6 +233,15 @@ export const createConversationBody = z.strictObject({
 });
 
 export const MAX_SEGMENTS = 500;
+/** The longest text of a segment, in characters. */
+const MAX_SEGMENT_TEXT = 10_000;
+/**
+ * The most segments, and characters of their text, a live transcript session's conversation holds: its whole
+ * transcript is rewritten with each batch, so it needs a bound. As much text as the largest create from segments
+ * (500 segments of 10,000 characters), in up to 10,000 segments.
+ */
+export const MAX_SESSION_SEGMENTS = 10_000;
+export const MAX_SESSION_TEXT = MAX_SEGMENTS * MAX_SEGMENT_TEXT;
 /**
  * The latest a segment may start or end, in seconds from the conversation's start: a year. The conversation's
  * times are derived from them, so a bound keeps those instants storable (a 1e308 would overflow them).
@@ -237,7 +256,7 @@ export const segmentInput = z
       description:
         'Ignored: the server gives each stored segment its own id (accepted so that segments a webhook call carried can be sent back as they are)',
     }),
-    text: z.string().trim().min(1).max(10_000),
+    text: z.string().trim().min(1).max(MAX_SEGMENT_TEXT),
     speaker: z
       .string()
       .max(100)

@@ -8,10 +8,11 @@ import {
   createdConversation,
   createFromSegmentsBody,
   getConversationQuery,
+  LIVE_TRANSCRIPT_SOURCE,
   listConversationsQuery,
   updateConversationBody,
 } from '../contract/conversations';
-import { UnprocessableError } from '../http/http-errors';
+import { HttpError, UnprocessableError } from '../http/http-errors';
 import { recordRoutes, tombstoneNote } from '../http/record-routes';
 import { type Conversation, type NewConversation } from '../store/conversations';
 
@@ -82,13 +83,19 @@ const conversations: FastifyPluginAsyncZod = async (app) => {
       description:
         'Answers 200 with the new conversation, or with the existing one when this client_session_id was used before.',
       body: createFromSegmentsBody,
-      response: { 200: createdConversation, ...errors(401, 403, 404, 422, 429) },
+      response: { 200: createdConversation, ...errors(401, 403, 404, 409, 422, 429) },
     }),
     async (request, reply) => {
       const userId = callerId(request);
       const { client_session_id: sessionId = null, ...input } = request.body;
       // A retry answers with the conversation its first request made, whatever else it sends.
       const existing = sessionId === null ? undefined : await repository.findBySession(userId, sessionId);
+      if (existing?.source === LIVE_TRANSCRIPT_SOURCE) {
+        throw new HttpError(
+          409,
+          `client_session_id ${sessionId} is the ID of a live transcript session, not of a conversation created from segments: use another client_session_id`,
+        );
+      }
       if (existing) return reply.code(200).send(completed(existing));
       checkSegmentTimes(input.transcript_segments, 'transcript_segments');
       const result = await repository.create(userId, input, sessionId, checkSpan);

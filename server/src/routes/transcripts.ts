@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { callerId, scoped } from '../auth/hooks';
 import { errors } from '../contract/common';
 import { appendSegmentsBody, segmentsAccepted, sessionFinished, sessionParams } from '../contract/proactive';
-import { checkSegmentTimes } from '../contract/conversations';
+import { checkSegmentTimes, MAX_SESSION_SEGMENTS, MAX_SESSION_TEXT } from '../contract/conversations';
 import { liveTranscripts } from '../usecases/live-transcript';
 
 const write = scoped('conversations:write', ['Transcripts']);
@@ -17,7 +17,8 @@ const transcripts: FastifyPluginAsyncZod = async (app) => {
       summary: "Append live transcript segments to a session; they are sent to the apps' webhooks",
       description:
         'Answers 202 at once; the webhook calls happen afterwards and are recorded as deliveries. ' +
-        'A finished session refuses further segments with 409.',
+        'A finished session refuses further segments with 409, and so does a session these segments would take ' +
+        `past ${MAX_SESSION_SEGMENTS} segments or ${MAX_SESSION_TEXT} characters of text.`,
       params: sessionParams,
       body: appendSegmentsBody,
       response: { 202: segmentsAccepted, ...errors(401, 403, 409, 422, 429) },

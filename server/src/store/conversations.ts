@@ -4,6 +4,9 @@ import { sql, type Kysely } from 'kysely';
 import type { z } from 'zod';
 import {
   DEFAULT_EMOJI,
+  LIVE_TRANSCRIPT_SOURCE,
+  MAX_SESSION_SEGMENTS,
+  MAX_SESSION_TEXT,
   SPEAKER_LABEL,
   type conversationEvent,
   type createConversationBody,
@@ -50,12 +53,14 @@ const TITLE_WORDS = 8;
 const TITLE_MAX = 200;
 const OVERVIEW_MAX = 300;
 const ELLIPSIS = '…';
-/** The source of a conversation a live transcript session made. */
-const LIVE_SOURCE = 'live_transcript';
 
 function cut(text: string, max: number): string {
   return text.length <= max ? text : text.slice(0, max - 1).trimEnd() + ELLIPSIS;
 }
+
+/** Why a live transcript session cannot take `sessionId`: session IDs and client_session_id are one namespace. */
+const madeFromSegments = (sessionId: string) =>
+  `Session ID ${sessionId} is the client_session_id of a conversation created from segments, not a live transcript session: use another session ID`;
 
 /** The summary fields: what the caller supplied wins; the rest is derived from the text. */
 function summarize(text: string, given: StructuredInput): StoredStructured {
@@ -492,7 +497,7 @@ export function conversationsRepository(
               client_session_id: sessionId,
               folder_id: null,
               language: 'en',
-              source: LIVE_SOURCE,
+              source: LIVE_TRANSCRIPT_SOURCE,
               structured: toJson(summarize('', undefined)),
               transcript_segments: '[]',
               geolocation: null,
@@ -513,19 +518,34 @@ export function conversationsRepository(
           // Session ids and from-segments' client_session_id are one namespace: a session's conversation is the
           // one with that client_session_id.
           throw new Conflict(
-            row.source === LIVE_SOURCE
+            row.source === LIVE_TRANSCRIPT_SOURCE
               ? `Transcript session ${sessionId} is finished`
-              : `Session ID ${sessionId} is the client_session_id of a conversation created from segments, not a live transcript session: use another session ID`,
+              : madeFromSegments(sessionId),
           );
         }
-        const segments = [...readSegments(row.transcript_segments), ...added];
+        const stored = readSegments(row.transcript_segments);
+        const segments = [...stored, ...added];
+        const textLength = segments.reduce((sum, s) => sum + s.text.length, 0);
+        if (segments.length > MAX_SESSION_SEGMENTS || textLength > MAX_SESSION_TEXT) {
+          throw new Conflict(
+            `Transcript session ${sessionId} holds ${stored.length} segments; with these it would pass the most a ` +
+              `session holds (${MAX_SESSION_SEGMENTS} segments, ${MAX_SESSION_TEXT} characters of text): finish ` +
+              'it and go on under a new session ID',
+          );
+        }
         const text = segments.map((s) => s.text).join(' ');
-        const durationMs = Math.round(Math.max(...segments.map((s) => s.end)) * 1000);
+        // The summary follows the transcript, but a title the user gave (a rename since the last batch) stays.
+        const summary = summarize(text, undefined);
+        const title = fromJson<StoredStructured>(row.structured).title;
+        const renamed = title !== summarize(stored.map((s) => s.text).join(' '), undefined).title;
+        // A loop, not Math.max(...ends): spreading thousands of arguments overflows the call stack.
+        const lastEnd = segments.reduce((latest, s) => Math.max(latest, s.end), 0);
+        const durationMs = Math.round(lastEnd * 1000);
         await trx
           .updateTable('conversations')
           .set({
             transcript_segments: toJson(segments),
-            structured: toJson(summarize(text, undefined)),
+            structured: toJson(renamed ? { ...summary, title } : summary),
             finished_at: row.started_at + durationMs,
             updated_at: at,
           })
@@ -562,11 +582,12 @@ export function conversationsRepository(
     ): Promise<{ conversationId: string; finishedAt: string }> {
       const row = await db
         .selectFrom('conversations')
-        .select(['id', 'live', 'started_at', 'finished_at'])
+        .select(['id', 'live', 'source', 'started_at', 'finished_at'])
         .where('user_id', '=', userId)
         .where('client_session_id', '=', sessionId)
         .executeTakeFirst();
       if (!row) throw new NotFound('Transcript session');
+      if (row.source !== LIVE_TRANSCRIPT_SOURCE) throw new Conflict(madeFromSegments(sessionId));
       let finishedAt = row.finished_at;
       if (fromFlag(row.live)) {
         finishedAt = await userWrite(db, userId, async (trx, at) => {
