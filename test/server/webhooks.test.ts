@@ -218,6 +218,28 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
     for (const id of [made.id, pingOnly.id]) await ok(api.delete(`${BASE}/${id}`));
   });
 
+  test('a key moves a subscription to another URL only when it could read its events', async () => {
+    const owner = await receiver();
+    const elsewhere = await receiver();
+    const made = await subscribe(api, owner.url, ['memory.created']);
+    const hooksOnly = await keyWithScopes(server, ['webhooks:read', 'webhooks:write']);
+    const moved = await hooksOnly.patch(`${BASE}/${made.id}`, { url: elsewhere.url });
+    expect(moved.status).toBe(403);
+    expect(expectShape(errorBody, moved.body).detail).toMatch(
+      /^Insufficient permissions\. Required scope: memories:read \(for memory\.created\): /,
+    );
+    expect((await ok(api.get(`${BASE}/${made.id}`))).url).toBe(owner.url);
+    // Its events still go where the owner said, and nowhere else.
+    const memory = await ok(api.post('/v1/dev/user/memories', { content: 'kept where it belongs' }));
+    await owner.until((received) => received.some((event) => event.body.data.id === memory.id));
+    expect(elsewhere.received).toHaveLength(0);
+
+    // Reading them is what it takes: then the URL moves, with or without new events.
+    const reader = await keyWithScopes(server, ['webhooks:write', 'memories:read']);
+    expect((await ok(reader.patch(`${BASE}/${made.id}`, { url: elsewhere.url }))).url).toBe(elsewhere.url);
+    await ok(api.delete(`${BASE}/${made.id}`));
+  });
+
   test("another user's subscription is a 404 on every route, and their writes never reach it", async () => {
     const hook = await receiver();
     const made = await subscribe(api, hook.url);

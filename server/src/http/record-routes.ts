@@ -1,4 +1,4 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { callerId, scoped } from '../auth/hooks';
@@ -206,17 +206,21 @@ export function recordRoutes<ItemPath extends `/${string}/:${string}`>(
       );
     },
 
-    /** PATCH `path/:id`: the fields sent, on the caller's record; `conflicts` when a change can clash (409). */
+    /**
+     * PATCH `path/:id`: the fields sent, on the caller's record; `conflicts` when a change can clash (409). The
+     * request is there for what the caller's key may do beyond its scope (webhooks.ts).
+     */
     update<B extends z.ZodType, R extends z.ZodType>(
       doc: RouteDoc & { body: B; response: R; conflicts?: true },
-      update: (userId: string, id: string, body: z.output<B>) => Promise<z.input<R>>,
+      update: (userId: string, id: string, body: z.output<B>, request: FastifyRequest) => Promise<z.input<R>>,
     ) {
       const body: AnySchema = doc.body;
       const failures = doc.conflicts ? errors(401, 403, 404, 409, 422, 429) : errors(401, 403, 404, 422, 429);
       app.patch(
         itemPath,
         write({ ...docOf(doc), params, body, response: { 200: doc.response as AnySchema, ...failures } }),
-        async (request) => update(callerId(request), request.params[id], request.body as z.output<B>),
+        async (request) =>
+          update(callerId(request), request.params[id], request.body as z.output<B>, request),
       );
     },
 

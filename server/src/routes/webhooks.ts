@@ -40,6 +40,18 @@ function missingReadScopes(events: readonly EventSelector[], held: readonly Scop
   return [...missing];
 }
 
+/** Refuses (403) a key that may not route the data of `events` to a URL, naming the scopes it lacks. */
+function assertMayRoute(events: readonly EventSelector[], held: readonly Scope[]): void {
+  const missing = missingReadScopes(events, held);
+  if (missing.length > 0) {
+    const named = missing.map(([scope, type]) => `${scope} (for ${type})`).join(', ');
+    throw new HttpError(
+      403,
+      `Insufficient permissions. Required scope: ${named}: a subscription receives its events' data, so the key must be able to read it; use a key that holds it, or leave those events out`,
+    );
+  }
+}
+
 const webhooks: FastifyPluginAsyncZod = async (app) => {
   const repository = app.repositories.webhooks;
   const settings = app.config.events;
@@ -48,14 +60,7 @@ const webhooks: FastifyPluginAsyncZod = async (app) => {
   app.addHook('preHandler', async (request) => {
     const events = (request.body as { events?: EventSelector[] } | undefined)?.events;
     if (events === undefined || !['POST', 'PATCH'].includes(request.method) || !request.developerKey) return;
-    const missing = missingReadScopes(events, request.developerKey.scopes);
-    if (missing.length > 0) {
-      const named = missing.map(([scope, type]) => `${scope} (for ${type})`).join(', ');
-      throw new HttpError(
-        403,
-        `Insufficient permissions. Required scope: ${named}: a subscription receives its events' data, so the key must be able to read it; use a key that holds it, or leave those events out`,
-      );
-    }
+    assertMayRoute(events, request.developerKey.scopes);
   });
   // Never from the response cache: the delivery worker changes subscriptions and deliveries outside the write
   // clock (a subscription failing for a day is disabled), so `item` serves the reads of one subscription.
@@ -68,7 +73,7 @@ const webhooks: FastifyPluginAsyncZod = async (app) => {
         `Event types: ${EVENT_TYPES.join(', ')}; \`*\` for all. The URL must be https to a public address ` +
         '(loopback too in development mode): its host is resolved and checked now and at every call, and ' +
         'nothing is called now. The key must hold the read scope of each event\u2019s data (a 403 names the ' +
-        'missing ones), here and when PATCH changes the events. The secret is shown only in this answer and by ' +
+        'missing ones), here and when PATCH changes the events or the URL. The secret is shown only in this answer and by ' +
         'rotate-secret. ' +
         SIGNING,
       body: createWebhookBody,
@@ -101,10 +106,15 @@ const webhooks: FastifyPluginAsyncZod = async (app) => {
       body: updateWebhookBody,
       response: webhook,
     },
-    async (userId, id, body) => {
+    async (userId, id, body, request) => {
       // The caller's subscription first: another user's id is a 404 whatever the body says.
-      await repository.find(userId, id);
-      if (body.url !== undefined) await assertRegistrable(app.outbound, body.url, ['body', 'url']);
+      const current = await repository.find(userId, id);
+      if (body.url !== undefined) {
+        // A new URL receives the events the subscription has (new ones were checked above): without their read
+        // scopes, a key that can only manage webhooks could send the user's data to a URL of its choice.
+        if (body.events === undefined) assertMayRoute(current.events, request.developerKey?.scopes ?? []);
+        await assertRegistrable(app.outbound, body.url, ['body', 'url']);
+      }
       return repository.update(userId, id, body);
     },
   );
