@@ -95,7 +95,7 @@ export async function buildApp({ store, config, logger = false, resolve }: AppOp
     buildRepositories(store, {
       keyCacheTtlMs: app.config.keyCacheTtlMs,
       keyPrefix: app.config.keyPrefix,
-      onKeyRevoked: (hash) => void app.bus.publish('key-revocations', { hash }),
+      onKeyRevoked: (hash) => app.bus.publish('key-revocations', { hash }),
     }),
   );
   // Served once the link to the other instances is up (or its first attempt failed: it goes on trying).

@@ -212,6 +212,25 @@ describe.each(DIALECTS)('/v1/dev/keys on %s', (dialect) => {
   });
 });
 
+describe.each(DIALECTS)("a key revoked elsewhere, still in this instance's key cache, on %s", (dialect) => {
+  // A cache that keeps keys a minute, as with Redis; the revocation is written as another instance's would be,
+  // past this instance's repository, so nothing tells its cache.
+  const server = forSuite(() => startServer(dialect, { keyCacheTtlMs: 60_000 }));
+
+  it('creates no key: the create reads the calling key from the database', async () => {
+    const leaked = await scopedKey(server, ['keys:read', 'keys:write']);
+    expect((await leaked.api.get('/v1/dev/keys')).status).toBe(200);
+    await server.store.db
+      .updateTable('api_keys')
+      .set({ revoked_at: Date.now() })
+      .where('id', '=', leaked.id)
+      .execute();
+    const before = await keysOfInitUser(server);
+    expect(await leaked.api.post('/v1/dev/keys', { name: 'left behind' })).toMatchObject(INVALID_KEY);
+    expect(await keysOfInitUser(server)).toBe(before);
+  });
+});
+
 describe.each(DIALECTS)('DEVDATA_KEY_PREFIX on %s', (dialect) => {
   const server = forSuite(() => startServer(dialect, { keyPrefix: 'omi_dev_' }));
 

@@ -50,8 +50,10 @@ const key: FastifyPluginAsyncZod = async (app) => {
       const missing = scopes?.find((wanted) => !held.includes(wanted));
       if (missing) throw new HttpError(403, `Insufficient permissions. Required scope: ${missing}`);
       const granted = scopes ?? DEFAULT_SCOPES.filter((s) => held.includes(s));
-      const { key: created, secret } = await users.createKey(callerId(request), name, granted);
-      return { ...created, key: secret };
+      const made = await users.createKeyAs(request.developerKey!.id, callerId(request), name, granted);
+      // Revoked since the key cache let this request in (on another instance, say): it passes on nothing.
+      if (!made) throw new HttpError(401, 'Invalid API Key', { 'www-authenticate': 'Bearer' });
+      return { ...made.key, key: made.secret };
     },
   );
 

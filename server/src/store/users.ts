@@ -1,7 +1,7 @@
 // Users and their developer keys: what authentication reads on every request, with the cache of keys recently
 // read. Every query, and how a row reads back. A key's secret is made here and only its hash stored; a new one
 // is returned once, beside its record.
-import type { Kysely } from 'kysely';
+import { PostgresAdapter, type Kysely } from 'kysely';
 import { DEFAULT_DEV_KEY_PREFIX, displayKey, hashSecret, newSecret } from '../auth/secrets';
 import { DEFAULT_SCOPES, type Scope } from '../contract/scopes';
 import { newId } from '../ids';
@@ -10,6 +10,7 @@ import type { Row } from './db/records';
 import { fromJson, iso, toJson } from './db/rows';
 import type { Database } from './db/schema';
 import { NotFound } from './db/store-errors';
+import { transaction } from './db/transaction';
 
 /**
  * How long a key read from the database is trusted by default: a revocation elsewhere shows here within
@@ -60,15 +61,42 @@ function decodeApiKey(row: Row<'api_keys'>): ApiKey {
 export interface UsersOptions {
   /** How long a cached key is trusted (KEY_CACHE_TTL_MS when omitted). */
   keyCacheTtlMs?: number;
-  /** Told the hash of every key this instance revokes: to broadcast it to the other instances' caches. */
-  onKeyRevoked?: (hash: string) => void;
+  /**
+   * Told the hash of every key this instance revokes, to broadcast it to the other instances' caches; the
+   * revocation is answered once this has resolved.
+   */
+  onKeyRevoked?: (hash: string) => Promise<void>;
   /** What new keys start with (DEFAULT_DEV_KEY_PREFIX when omitted); lookups do not depend on it. */
   keyPrefix?: string;
+}
+
+/** A created key: its record, and the key itself, shown once. */
+export interface NewKey {
+  key: ApiKey;
+  secret: string;
 }
 
 export function usersRepository(db: Kysely<Database>, options: UsersOptions = {}) {
   const keyPrefix = options.keyPrefix ?? DEFAULT_DEV_KEY_PREFIX;
   const activeKeys = new KeyCache<ActiveKey>(options.keyCacheTtlMs ?? KEY_CACHE_TTL_MS, KEY_CACHE_SIZE);
+  const isPostgres = db.getExecutor().adapter instanceof PostgresAdapter;
+
+  /** A new key of `userId` with `scopes` (the default read scopes when none): its row and its secret. */
+  function newKey(userId: string, name: string, scopes?: Scope[]) {
+    const secret = newSecret(keyPrefix);
+    const row: Row<'api_keys'> = {
+      id: newId(),
+      user_id: userId,
+      name,
+      key_hash: hashSecret(secret),
+      key_prefix: displayKey(secret, keyPrefix),
+      scopes: toJson([...new Set(scopes ?? DEFAULT_SCOPES)]),
+      created_at: Date.now(),
+      last_used_at: null,
+      revoked_at: null,
+    };
+    return { row, secret };
+  }
   /** NotFound "User not found" unless the user exists. */
   async function requireUser(userId: string): Promise<void> {
     const row = await db.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst();
@@ -112,26 +140,40 @@ export function usersRepository(db: Kysely<Database>, options: UsersOptions = {}
      * A new developer key of an existing user (NotFound "User" otherwise), with `scopes` or else the default
      * read scopes. The key itself (`secret`) is returned here and never stored.
      */
-    async createKey(
+    async createKey(userId: string, name: string, scopes?: Scope[]): Promise<NewKey> {
+      await requireUser(userId);
+      const made = newKey(userId, name, scopes);
+      await db.insertInto('api_keys').values(made.row).execute();
+      return { key: decodeApiKey(made.row), secret: made.secret };
+    },
+
+    /**
+     * As createKey, for the user of the key `issuerId`, which asks for it; undefined when that key is revoked by
+     * now. The key cache may have let the request in after a revocation on another instance, so the issuer is
+     * read again in the transaction that stores the new key, its row locked against a revocation committing
+     * meanwhile: a key racing its own revocation cannot leave a new key behind.
+     */
+    async createKeyAs(
+      issuerId: string,
       userId: string,
       name: string,
-      scopes?: Scope[],
-    ): Promise<{ key: ApiKey; secret: string }> {
-      await requireUser(userId);
-      const secret = newSecret(keyPrefix);
-      const row: Row<'api_keys'> = {
-        id: newId(),
-        user_id: userId,
-        name,
-        key_hash: hashSecret(secret),
-        key_prefix: displayKey(secret, keyPrefix),
-        scopes: toJson([...new Set(scopes ?? DEFAULT_SCOPES)]),
-        created_at: Date.now(),
-        last_used_at: null,
-        revoked_at: null,
-      };
-      await db.insertInto('api_keys').values(row).execute();
-      return { key: decodeApiKey(row), secret };
+      scopes: Scope[],
+    ): Promise<NewKey | undefined> {
+      const made = newKey(userId, name, scopes);
+      const stored = await transaction(db, async (trx) => {
+        const issuer = await trx
+          .selectFrom('api_keys')
+          .select('id')
+          .where('id', '=', issuerId)
+          .where('user_id', '=', userId)
+          .where('revoked_at', 'is', null)
+          .$if(isPostgres, (q) => q.forShare())
+          .executeTakeFirst();
+        if (!issuer) return false;
+        await trx.insertInto('api_keys').values(made.row).execute();
+        return true;
+      });
+      return stored ? { key: decodeApiKey(made.row), secret: made.secret } : undefined;
     },
 
     /**
@@ -198,7 +240,7 @@ export function usersRepository(db: Kysely<Database>, options: UsersOptions = {}
       const revoked = await update.returning('key_hash').executeTakeFirst();
       if (!revoked) throw new NotFound(owner?.thing ?? 'Key');
       activeKeys.invalidate(revoked.key_hash);
-      options.onKeyRevoked?.(revoked.key_hash);
+      await options.onKeyRevoked?.(revoked.key_hash);
     },
 
     /**
