@@ -783,7 +783,17 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
     await settle();
     expect(hooks.callsTo('/reg')).toHaveLength(1);
 
-    expect((await app.client.put(path, { webhook_url: 'ftp://x' })).status).toBe(422);
+    expect(await app.client.put(path, { webhook_url: 'ftp://x' })).toMatchObject({
+      status: 422,
+      body: {
+        detail: [
+          {
+            loc: ['body', 'webhook_url'],
+            msg: 'Must be an http or https URL, e.g. https://example.com/webhook',
+          },
+        ],
+      },
+    });
     expect((await app.client.put(path, { webhook_url: url, triggers_on: 'other' })).status).toBe(422);
     expect((await client(server.baseUrl, 'sk_wrong').get(path)).status).toBe(401);
 

@@ -49,6 +49,10 @@ export function batchCreate<F extends string, N extends z.ZodType, R extends z.Z
   };
 }
 
+/** A URL the server calls: http or https (the outbound rules say which hosts), refused in words that say so. */
+export const httpUrl = () =>
+  z.url({ protocol: /^https?$/, error: 'Must be an http or https URL, e.g. https://example.com/webhook' });
+
 export const NUL_MESSAGE = 'Text must not contain NUL (U+0000) characters';
 
 /**

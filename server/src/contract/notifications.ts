@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dateTime, limitParam } from './common';
+import { dateTime, httpUrl, limitParam } from './common';
 import { capability, proactiveScope } from './scopes';
 import { cursorPageOf, cursorParam } from './cursor';
 
@@ -11,7 +11,7 @@ export const directNotificationResponse = z.object({ status: z.literal('Ok') });
 
 export const externalIntegration = z.object({
   triggers_on: z.literal('transcript_processed'),
-  webhook_url: z.url({ protocol: /^https?$/ }).nullable(),
+  webhook_url: httpUrl().nullable(),
 });
 
 export const app = z

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dateTime, limitParam, NUL_MESSAGE, nulPath } from './common';
+import { dateTime, httpUrl, limitParam, NUL_MESSAGE, nulPath } from './common';
 import { segmentInput } from './conversations';
 import { cursorPageOf, cursorParam } from './cursor';
 
@@ -133,11 +133,11 @@ export const deliveriesPage = cursorPageOf('deliveries', delivery);
 export const webhookConfig = z
   .object({
     triggers_on: z.literal('transcript_processed'),
-    webhook_url: z.url({ protocol: /^https?$/ }).nullable(),
+    webhook_url: httpUrl().nullable(),
   })
   .meta({ id: 'WebhookConfig' });
 
 export const putWebhookBody = z.strictObject({
-  webhook_url: z.url({ protocol: /^https?$/ }).max(2000),
+  webhook_url: httpUrl().max(2000),
   triggers_on: z.literal('transcript_processed').default('transcript_processed'),
 });
