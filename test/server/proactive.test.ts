@@ -617,6 +617,8 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
       null_message: { session_id: null, message: null, notification: null },
       both: { message: 'Stretch your legs!', notification: { prompt: 'Say hi', params: [] } },
       not_a_string: { message: 42 },
+      // session_id is never read, whatever its type.
+      numeric_session_id: { session_id: 12345, message: 'hello from the app' },
     };
     const user = await newUser(server);
     const apps: Record<string, TestApp> = {};
@@ -644,6 +646,7 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
     expect(await outcomes('null_message')).toEqual(['no_notification']);
     expect(await outcomes('both')).toEqual(['message_pushed', 'pushed']);
     expect(await outcomes('not_a_string')).toEqual(['invalid_reply']);
+    expect(await outcomes('numeric_session_id')).toEqual(['message_pushed']);
     expect((await deliveriesOf(apps.not_a_string))[0].detail).toContain('message');
 
     const inbox = (await user.client.get('/v1/dev/user/notifications', { limit: 100 })).body
@@ -662,6 +665,7 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
         .sort();
     // The message goes out as it is, without the LLM; the notification through it.
     expect(textsOf('message_only')).toEqual(['Drink some water!']);
+    expect(textsOf('numeric_session_id')).toEqual(['hello from the app']);
     expect(textsOf('six_characters')).toEqual(['Hello!']);
     expect(textsOf('both')).toEqual(['LLM says: Say hi', 'Stretch your legs!']);
     expect(textsOf('notification_only')).toHaveLength(1);
@@ -679,6 +683,34 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
     await settle();
     expect(await outcomes('message_only')).toEqual(['message_pushed', 'message_pushed']);
     expect(await outcomes('both')).toEqual(['message_pushed', 'message_pushed', 'pushed', 'rate_limited']);
+  });
+
+  it('takes an empty 2xx answer (204, or 200 without a body) as no notification, never as a failure', async () => {
+    const user = await newUser(server);
+    const apps: Record<string, TestApp> = {};
+    for (const [name, status] of [
+      ['no_content', 204],
+      ['empty_ok', 200],
+    ] as const) {
+      replies.set(`/empty/${name}`, () => ({ status, text: '' }));
+      apps[name] = await makeApp(server, { name, webhookUrl: `${hooks.url}/empty/${name}` });
+      await install(server, apps[name].id, user.id);
+    }
+    // One round more than the breaker's five failures in a row: every call still reaches the webhook.
+    for (let round = 1; round <= 6; round += 1) {
+      await user.client.post('/v1/dev/user/transcripts/empty/segments', segments(`Round ${round}`));
+      await settle();
+    }
+    for (const [name, status] of [
+      ['no_content', 204],
+      ['empty_ok', 200],
+    ] as const) {
+      expect(hooks.callsTo(`/empty/${name}`)).toHaveLength(6);
+      const records = await deliveriesOf(apps[name]);
+      expect(records.map((r) => [r.outcome, r.status_code, r.detail])).toEqual(
+        Array(6).fill(['no_notification', status, null]),
+      );
+    }
   });
 
   it('survives hanging, failing, non-JSON and 10 MB webhooks; the breaker opens after 5 failures in a row', async () => {

@@ -57,13 +57,13 @@ export const webhookPayload = z
 export const MESSAGE_MIN_EXCLUSIVE = 5;
 
 /**
- * The app's reply. `session_id` is not required (the real service never reads it). `message` is pushed as it
- * is; `notification` goes through the template and generation. `params` names are checked against the app's
- * and the user's scopes, not here.
+ * The app's reply. `session_id` may be anything or absent: the real service never reads it, so neither do we.
+ * `message` is pushed as it is; `notification` goes through the template and generation. `params` names are
+ * checked against the app's and the user's scopes, not here.
  */
 export const webhookReply = z
   .object({
-    session_id: z.string().nullable().optional(),
+    session_id: z.unknown().optional(),
     message: z.string().nullable().optional(),
     notification: z
       .object({
@@ -74,7 +74,7 @@ export const webhookReply = z
       .optional(),
   })
   .superRefine((reply, ctx) => {
-    const at = nulPath(reply);
+    const at = nulPath({ message: reply.message, notification: reply.notification });
     if (at) ctx.addIssue({ code: 'custom', path: at, message: NUL_MESSAGE });
   });
 export type WebhookReply = z.infer<typeof webhookReply>;

@@ -191,6 +191,11 @@ export class Dispatcher {
       this.breakers.failure(job.url);
       return [{ outcome: 'http_error', statusCode, detail: `The webhook answered HTTP ${statusCode}` }];
     }
+    // An empty answer (a 204, or a 200 without a body) is a webhook with nothing to say, not a failure.
+    if (response.data.trim() === '') {
+      this.breakers.success(job.url);
+      return [{ outcome: 'no_notification', statusCode, detail: null }];
+    }
     let json: unknown;
     try {
       json = JSON.parse(response.data);
