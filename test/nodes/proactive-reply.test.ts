@@ -150,6 +150,11 @@ test('a prompt under 5 characters is refused, counting what the expression gave'
   );
   // Five characters is enough, placeholders included, as the server counts.
   expect(jsonOut(await build({ prompt: 'Hello' }))[0].notification.prompt).toBe('Hello');
+  // Characters are code points, as the server counts them: four emoji are 4, not their 8 UTF-16 units.
+  const emoji = await build({ prompt: '👋🏽👋🏽' });
+  expect(emoji.error?.message).toBe(
+    'The prompt is too short: 4 characters, DevData needs at least 5 (input item 0)',
+  );
 });
 
 test('Reply With Exact Message answers {session_id, message}, refusing one DevData would not push', async () => {

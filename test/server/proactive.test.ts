@@ -76,8 +76,8 @@ async function receiver(handler: (request: Received) => Answer | Promise<Answer>
 type Receiver = Awaited<ReturnType<typeof receiver>>;
 
 /**
- * A fake OpenAI-compatible LLM: "FAIL" in the prompt → 500, "SHORT" → "ok", "NUL" → "LLM says:\u0000 <prompt>",
- * else "LLM says: <prompt>".
+ * A fake OpenAI-compatible LLM: "FAIL" in the prompt → 500, "SHORT" → "ok", "EMOJI" → four emoji (4 characters,
+ * 8 UTF-16 units), "NUL" → "LLM says:\u0000 <prompt>", else "LLM says: <prompt>".
  */
 function fakeLlm() {
   return receiver(({ body }) => {
@@ -85,7 +85,9 @@ function fakeLlm() {
     if (prompt.includes('FAIL')) return { status: 500, json: { error: 'boom' } };
     const content = prompt.includes('SHORT')
       ? 'ok'
-      : `LLM says:${prompt.includes('NUL') ? '\u0000' : ''} ${prompt}`;
+      : prompt.includes('EMOJI')
+        ? '🎉🎉🎉🎉'
+        : `LLM says:${prompt.includes('NUL') ? '\u0000' : ''} ${prompt}`;
     return { json: { choices: [{ message: { role: 'assistant', content } }] } };
   });
 }
@@ -381,7 +383,10 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
       n8n_starting: {},
       nul_prompt: {},
       prompt_too_short: {},
+      // Four code points (two waving hands with a skin tone), eight UTF-16 units: too short, as a message is.
+      prompt_too_short_emoji: {},
       generated_too_short: {},
+      generated_too_short_emoji: {},
       generation_failed: {},
     };
     const apps: Record<string, TestApp> = {};
@@ -407,6 +412,8 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
     replies.set('/drops/n8n_starting', () => ({ text: 'n8n is starting up. Please wait' }));
     replies.set('/drops/nul_prompt', () => notify('Hello\u0000 there'));
     replies.set('/drops/prompt_too_short', () => notify(' hey '));
+    replies.set('/drops/prompt_too_short_emoji', () => notify('👋🏽👋🏽'));
+    replies.set('/drops/generated_too_short_emoji', () => notify('EMOJI please'));
     // The first round fails at generation; the second round succeeds at once (no window was started).
     replies.set('/drops/generated_too_short', () =>
       notify(round === 1 ? 'SHORT please, {{user_name}}' : 'Say hi to {{user_name}}', ['user_name']),
@@ -428,7 +435,9 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
       n8n_starting: 'invalid_reply',
       nul_prompt: 'invalid_reply',
       prompt_too_short: 'prompt_too_short',
+      prompt_too_short_emoji: 'prompt_too_short',
       generated_too_short: 'generated_too_short',
+      generated_too_short_emoji: 'generated_too_short',
       generation_failed: 'generation_failed',
     };
     for (const [name, outcome] of Object.entries(expected)) {

@@ -46,6 +46,11 @@ interface Result {
 /** What one part of a valid reply (its message, its notification) led to. */
 type PartResult = Omit<Result, 'statusCode'>;
 
+/** The length of a text in characters (code points), as the real service counts them, not in UTF-16 units. */
+function characters(text: string): number {
+  return [...text].length;
+}
+
 /** Errors thrown before any HTTP answer; classified into the transport outcomes. */
 function transportOutcome(error: unknown, maxBytes: number): { outcome: Outcome; detail: string } {
   const e = error as { code?: string; message?: string };
@@ -228,7 +233,7 @@ export class Dispatcher {
    */
   private async handle(job: DispatchJob, reply: WebhookReply): Promise<PartResult[]> {
     const message = reply.message ?? '';
-    const hasMessage = [...message].length > MESSAGE_MIN_EXCLUSIVE;
+    const hasMessage = characters(message) > MESSAGE_MIN_EXCLUSIVE;
     const notification = reply.notification;
     if (!hasMessage && !notification) return [{ outcome: 'no_notification', detail: null }];
 
@@ -285,7 +290,8 @@ export class Dispatcher {
         `Not declared by the app or not granted by the user: ${[...new Set(refused)].join(', ')}`,
       );
     }
-    if (notification.prompt.trim().length < MIN_PROMPT) {
+    // Characters are code points here as for a reply's message, so an emoji counts once.
+    if (characters(notification.prompt.trim()) < MIN_PROMPT) {
       return drop('prompt_too_short', `The prompt is shorter than ${MIN_PROMPT} characters`);
     }
 
@@ -307,7 +313,7 @@ export class Dispatcher {
       );
       const generation = await generate(this.config, filled);
       if (!generation.ok) return drop('generation_failed', generation.reason);
-      if (generation.text.length < MIN_GENERATED) {
+      if (characters(generation.text) < MIN_GENERATED) {
         return drop('generated_too_short', `The generated text is shorter than ${MIN_GENERATED} characters`);
       }
       const row = await this.pusher.push({

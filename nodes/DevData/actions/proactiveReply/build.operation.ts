@@ -193,7 +193,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
   }
 
   let prompt = writtenPrompt.call(this, itemIndex);
-  const length = prompt.trim().length;
+  // In characters (code points), as DevData counts them: an emoji is one, as in a message.
+  const length = [...prompt.trim()].length;
   if (length < MIN_PROMPT_LENGTH) {
     throw new NodeOperationError(
       this.getNode(),
