@@ -157,6 +157,16 @@ test('a prompt under 5 characters is refused, counting what the expression gave'
   );
 });
 
+test('a prompt over 128,000 characters is refused, as DevData would drop it', async () => {
+  const long = await build({ prompt: 'a'.repeat(128_001) });
+  expect(long.error?.message).toBe(
+    'The prompt is too long: 128001 characters, DevData takes at most 128000 (input item 0)',
+  );
+  // Counted in characters: 128,000 emoji are 256,000 UTF-16 units, and still within the limit.
+  const longest = '🎉'.repeat(128_000);
+  expect(jsonOut(await build({ prompt: longest }))[0].notification.prompt === longest).toBe(true);
+});
+
 test('Reply With Exact Message answers {session_id, message}, refusing one DevData would not push', async () => {
   const [reply] = jsonOut(
     await build({ replyWith: 'message', message: '=Break time? You said: {{ $json.transcript }}' }),

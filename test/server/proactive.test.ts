@@ -31,9 +31,11 @@ type Answer = { status?: number; json?: unknown; text?: string; bytes?: number }
 async function receiver(handler: (request: Received) => Answer | Promise<Answer>) {
   const calls: Received[] = [];
   const server: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    // Decoded once whole: a character split across two chunks would otherwise turn into two U+FFFD.
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', async () => {
+      const body = Buffer.concat(chunks).toString('utf8');
       const url = new URL(req.url ?? '/', 'http://localhost');
       const received = { path: url.pathname, query: url.searchParams, headers: req.headers, body };
       calls.push(received);
@@ -465,6 +467,38 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
     expect(inbox.map((n: { app_id: string }) => n.app_id).sort()).toEqual(
       [apps.generated_too_short.id, apps.generation_failed.id].sort(),
     );
+  });
+
+  it('does not send a prompt over 128,000 characters to the LLM, and says so in the delivery log', async () => {
+    const user = await newUser(server);
+    const apps: Record<string, TestApp> = {};
+    const prompts = {
+      too_long: 'a'.repeat(128_001),
+      // 128,000 characters in 256,000 UTF-16 units: at the limit, counted in characters.
+      longest: '🎉'.repeat(128_000),
+    };
+    for (const [name, prompt] of Object.entries(prompts)) {
+      replies.set(`/long/${name}`, () => notify(prompt));
+      apps[name] = await makeApp(server, { name, webhookUrl: `${hooks.url}/long/${name}` });
+      await install(server, apps[name].id, user.id);
+    }
+    const llmCalls = llm.calls.length;
+    await user.client.post('/v1/dev/user/transcripts/long/segments', segments('Hi'));
+    await settle();
+
+    const [refused] = await deliveriesOf(apps.too_long);
+    expect(refused).toMatchObject({
+      outcome: 'prompt_too_long',
+      status_code: 200,
+      notification_id: null,
+      detail: 'The prompt is too long: 128001/128000 characters',
+    });
+    expect((await deliveriesOf(apps.longest)).map((d) => d.outcome)).toEqual(['pushed']);
+    // Compared by length and equality, so a failure does not print 256,000 characters.
+    const sent = llm.calls.slice(llmCalls).map((c) => JSON.parse(c.body).messages[0].content as string);
+    expect(sent.map((prompt) => [[...prompt].length, prompt === prompts.longest])).toEqual([[128_000, true]]);
+    const inbox = (await user.client.get('/v1/dev/user/notifications')).body.notifications;
+    expect(inbox.map((n: { app_id: string }) => n.app_id)).toEqual([apps.longest.id]);
   });
 
   it('pushes a generated text without the NUL characters the model sent', async () => {

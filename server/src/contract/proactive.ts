@@ -90,6 +90,7 @@ export const OUTCOMES = [
   'scopes_not_granted',
   'invalid_reply',
   'prompt_too_short',
+  'prompt_too_long',
   'generation_failed',
   'generated_too_short',
   'rate_limited',

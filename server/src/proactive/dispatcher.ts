@@ -22,6 +22,8 @@ import { sign } from './signature';
 import { contextValues, fill } from './template';
 
 export const MIN_PROMPT = 5;
+/** The real service's limit (its max_prompt_char_limit): a longer prompt is not sent to the LLM. */
+export const MAX_PROMPT = 128_000;
 export const MIN_GENERATED = 5;
 /** Delivery records are kept this long; older ones are pruned, at most once an hour per server instance. */
 export const DELIVERY_RETENTION_MS = 30 * 86_400_000;
@@ -293,6 +295,10 @@ export class Dispatcher {
     // Characters are code points here as for a reply's message, so an emoji counts once.
     if (characters(notification.prompt.trim()) < MIN_PROMPT) {
       return drop('prompt_too_short', `The prompt is shorter than ${MIN_PROMPT} characters`);
+    }
+    const promptLength = characters(notification.prompt);
+    if (promptLength > MAX_PROMPT) {
+      return drop('prompt_too_long', `The prompt is too long: ${promptLength}/${MAX_PROMPT} characters`);
     }
 
     const window = await this.claimWindow(job.appId, job.userId);

@@ -7,6 +7,8 @@ export type ProactiveVariable = (typeof PROACTIVE_VARIABLES)[number];
 
 /** DevData drops a reply whose prompt is shorter than this. */
 export const MIN_PROMPT_LENGTH = 5;
+/** DevData sends no prompt longer than this (in characters) to its model, as the real service does. */
+export const MAX_PROMPT_LENGTH = 128_000;
 
 /** DevData pushes a reply's message only when it is longer than this many characters. */
 export const MESSAGE_MIN_EXCLUSIVE = 5;
@@ -89,7 +91,7 @@ const properties: INodeProperties[] = [
     default: '',
     placeholder: 'Write {{user_name}} one friendly sentence about what they just said',
     description:
-      "What DevData generates the notification from (at least 5 characters). DevData's placeholders {{user_name}}, {{user_facts}}, {{user_context}} and {{user_chat}} are written the same way in a fixed prompt and in an expression: n8n evaluates every other expression in it (the transcript from the trigger, say) and leaves these to DevData, which fills each one the app declared and the user granted (any other: nothing is pushed). Or leave them out and use Context to Add.",
+      "What DevData generates the notification from (5 to 128,000 characters). DevData's placeholders {{user_name}}, {{user_facts}}, {{user_context}} and {{user_chat}} are written the same way in a fixed prompt and in an expression: n8n evaluates every other expression in it (the transcript from the trigger, say) and leaves these to DevData, which fills each one the app declared and the user granted (any other: nothing is pushed). Or leave them out and use Context to Add.",
     displayOptions: { show: { replyWith: ['prompt'] } },
   },
   {
@@ -233,6 +235,17 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
     (name) => CONTEXT_BLOCKS[name],
   );
   if (blocks.length > 0) prompt = `${prompt.trimEnd()}\n\n${blocks.join('\n\n')}`;
+  const finished = [...prompt].length;
+  if (finished > MAX_PROMPT_LENGTH) {
+    throw new NodeOperationError(
+      this.getNode(),
+      `The prompt is too long: ${finished} characters, DevData takes at most ${MAX_PROMPT_LENGTH} (input item ${itemIndex})`,
+      {
+        itemIndex,
+        description: `DevData drops a notification whose prompt is longer than ${MAX_PROMPT_LENGTH} characters. If the prompt is an expression, check what it evaluates to for this item.`,
+      },
+    );
+  }
 
   return { session_id: sessionId, notification: { prompt, params: placeholdersOf(prompt) } };
 }
