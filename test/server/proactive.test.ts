@@ -79,7 +79,8 @@ type Receiver = Awaited<ReturnType<typeof receiver>>;
 
 /**
  * A fake OpenAI-compatible LLM: "FAIL" in the prompt → 500, "SHORT" → "ok", "EMOJI" → four emoji (4 characters,
- * 8 UTF-16 units), "NUL" → "LLM says:\u0000 <prompt>", else "LLM says: <prompt>".
+ * 8 UTF-16 units), "NUL" → "LLM says:\u0000 <prompt>", "LONE" → "LLM says:\ud800 <prompt>" (a lone surrogate,
+ * sent as the JSON escape), else "LLM says: <prompt>".
  */
 function fakeLlm() {
   return receiver(({ body }) => {
@@ -89,7 +90,7 @@ function fakeLlm() {
       ? 'ok'
       : prompt.includes('EMOJI')
         ? '🎉🎉🎉🎉'
-        : `LLM says:${prompt.includes('NUL') ? '\u0000' : ''} ${prompt}`;
+        : `LLM says:${prompt.includes('NUL') ? '\u0000' : prompt.includes('LONE') ? '\ud800' : ''} ${prompt}`;
     return { json: { choices: [{ message: { role: 'assistant', content } }] } };
   });
 }
@@ -384,6 +385,9 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
       not_json: {},
       n8n_starting: {},
       nul_prompt: {},
+      lone_surrogate_prompt: {},
+      lone_surrogate_message: {},
+      lone_surrogate_generated: {},
       prompt_too_short: {},
       // Four code points (two waving hands with a skin tone), eight UTF-16 units: too short, as a message is.
       prompt_too_short_emoji: {},
@@ -413,6 +417,10 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
     // What n8n answers every request while it migrates its database at startup, running nothing.
     replies.set('/drops/n8n_starting', () => ({ text: 'n8n is starting up. Please wait' }));
     replies.set('/drops/nul_prompt', () => notify('Hello\u0000 there'));
+    // Sent as the JSON escape "\ud800": a surrogate with no pair, which UTF-8 cannot hold.
+    replies.set('/drops/lone_surrogate_prompt', () => notify('Hello \ud800 there'));
+    replies.set('/drops/lone_surrogate_message', () => ({ json: { message: 'Hello \udc00 there' } }));
+    replies.set('/drops/lone_surrogate_generated', () => notify('LONE please'));
     replies.set('/drops/prompt_too_short', () => notify(' hey '));
     replies.set('/drops/prompt_too_short_emoji', () => notify('👋🏽👋🏽'));
     replies.set('/drops/generated_too_short_emoji', () => notify('EMOJI please'));
@@ -436,6 +444,9 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
       not_json: 'invalid_reply',
       n8n_starting: 'invalid_reply',
       nul_prompt: 'invalid_reply',
+      lone_surrogate_prompt: 'invalid_reply',
+      lone_surrogate_message: 'invalid_reply',
+      lone_surrogate_generated: 'generation_failed',
       prompt_too_short: 'prompt_too_short',
       prompt_too_short_emoji: 'prompt_too_short',
       generated_too_short: 'generated_too_short',
@@ -454,6 +465,14 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
     );
     expect((await deliveriesOf(apps.nul_prompt))[0].detail).toContain(
       'notification.prompt: Text must not contain NUL (U+0000) characters',
+    );
+    const unicode = 'Text must be well-formed Unicode (no lone surrogate characters)';
+    expect((await deliveriesOf(apps.lone_surrogate_prompt))[0].detail).toContain(
+      `notification.prompt: ${unicode}`,
+    );
+    expect((await deliveriesOf(apps.lone_surrogate_message))[0].detail).toContain(`message: ${unicode}`);
+    expect((await deliveriesOf(apps.lone_surrogate_generated))[0].detail).toBe(
+      `LLM reply refused: ${unicode}`,
     );
     expect((await user.client.get('/v1/dev/user/notifications')).body.notifications).toEqual([]);
 

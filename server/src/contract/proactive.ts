@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dateTime, httpUrl, limitParam, NUL_MESSAGE, nulPath } from './common';
+import { dateTime, httpUrl, limitParam, textIssue } from './common';
 import { segmentInput } from './conversations';
 import { cursorPageOf, cursorParam } from './cursor';
 
@@ -74,8 +74,9 @@ export const webhookReply = z
       .optional(),
   })
   .superRefine((reply, ctx) => {
-    const at = nulPath({ message: reply.message, notification: reply.notification });
-    if (at) ctx.addIssue({ code: 'custom', path: at, message: NUL_MESSAGE });
+    // Text that cannot be stored and read back unchanged (a NUL, a lone surrogate) is refused, never altered.
+    const issue = textIssue({ message: reply.message, notification: reply.notification });
+    if (issue) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.msg });
   });
 export type WebhookReply = z.infer<typeof webhookReply>;
 

@@ -1,5 +1,6 @@
 import axios from 'axios';
 import type { ServerConfig } from '../config';
+import { textIssue } from '../contract/common';
 
 export type Generation = { ok: true; text: string; generated: boolean } | { ok: false; reason: string };
 
@@ -25,7 +26,11 @@ export async function generate(config: ServerConfig, prompt: string): Promise<Ge
     if (typeof content !== 'string')
       return { ok: false, reason: 'LLM reply has no choices[0].message.content' };
     // A stored text cannot hold U+0000 (PostgreSQL refuses it), and a model has no reason to send one.
-    return { ok: true, text: content.replaceAll('\u0000', '').trim(), generated: true };
+    const text = content.replaceAll('\u0000', '').trim();
+    // Nor a lone surrogate, which UTF-8 would store as U+FFFD: the generation fails rather than alter the text.
+    const issue = textIssue(text);
+    if (issue) return { ok: false, reason: `LLM reply refused: ${issue.msg}` };
+    return { ok: true, text, generated: true };
   } catch (error) {
     const status = axios.isAxiosError(error) ? error.response?.status : undefined;
     return {
