@@ -42,6 +42,12 @@ export interface ServerConfig {
   webhookConcurrency: number;
   /** Of those, the most one app may hold, so a hanging or slow webhook cannot delay the other apps. */
   webhookConcurrencyPerApp: number;
+  /**
+   * `DEVDATA_WEBHOOK_BACKLOG_MB`: the request bodies of one app's webhook calls waiting for a slot; a call that
+   * would go past it is not made but recorded as `backlog_full`. Per app, so a slow webhook never refuses
+   * another app's calls; apps are made by the admin, so their number bounds the total.
+   */
+  webhookBacklogBytes: number;
   /** Failures in a row after which a webhook URL is paused, and for how long (per server instance). */
   breakerFailures: number;
   breakerCooldownMs: number;
@@ -163,6 +169,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     webhookMaxReplyBytes: 1024 * 1024,
     webhookConcurrency: 8,
     webhookConcurrencyPerApp: 2,
+    webhookBacklogBytes:
+      integerSetting('DEVDATA_WEBHOOK_BACKLOG_MB', env.DEVDATA_WEBHOOK_BACKLOG_MB, 16, 1) * 1024 * 1024,
     breakerFailures: 5,
     breakerCooldownMs: 30_000,
     proactiveWindowMs: 30_000,

@@ -140,6 +140,11 @@ describe('devdata-server arguments and settings', () => {
       message: 'DEVDATA_WEBHOOK_TIMEOUT_MS must be a positive integer, got "-5"',
     },
     {
+      args: ['serve'],
+      env: { DEVDATA_WEBHOOK_BACKLOG_MB: '0' },
+      message: 'DEVDATA_WEBHOOK_BACKLOG_MB must be a positive integer, got "0"',
+    },
+    {
       args: ['start'],
       env: { DEVDATA_LLM_TIMEOUT_MS: '1.5' },
       message: 'DEVDATA_LLM_TIMEOUT_MS must be a positive integer',

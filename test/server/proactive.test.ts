@@ -775,6 +775,77 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
     }
   });
 
+  it("bounds an app's backlog of waiting calls: past it a call is recorded as backlog_full, other apps unharmed", async () => {
+    // Room for two waiting calls of the ~20 kB each batch below makes; two more run (the app's two slots).
+    const server = await startServer(dialect, { webhookBacklogBytes: 50_000 });
+    try {
+      const settle = () => server.app.dispatcher.idle();
+      const user = await newUser(server);
+      let open!: () => void;
+      const gate = new Promise<void>((resolve) => (open = resolve));
+      // Slow but successful: every call is answered once the gate opens.
+      replies.set('/backlog/slow', async () => {
+        await gate;
+        return { json: {} };
+      });
+      replies.set('/backlog/fast', () => ({ json: {} }));
+      const apps: Record<string, TestApp> = {};
+      for (const name of ['slow', 'fast']) {
+        apps[name] = await makeApp(server, { name, webhookUrl: `${hooks.url}/backlog/${name}` });
+        await install(server, apps[name].id, user.id);
+      }
+      const batch = (n: number) => ({
+        segments: [0, 1].map((i) => ({
+          text: `${n}${'x'.repeat(9_999)}`,
+          speaker: 'SPEAKER_00',
+          is_user: true,
+          start: i,
+          end: i + 1,
+        })),
+      });
+      for (let n = 1; n <= 6; n += 1) {
+        const accepted = await user.client.post('/v1/dev/user/transcripts/backlog/segments', batch(n));
+        expect(accepted.status).toBe(202);
+        expect(accepted.body.dispatched).toBe(2);
+      }
+      // Two calls hold the slow app's slots and two wait; the fifth and sixth found its backlog full.
+      while (hooks.callsTo('/backlog/slow').length < 2) await new Promise((r) => setTimeout(r, 5));
+      open();
+      await settle();
+
+      expect(hooks.callsTo('/backlog/slow')).toHaveLength(4);
+      const slow = await deliveriesOf(apps.slow);
+      expect(slow.map((d) => d.outcome).sort()).toEqual([
+        'backlog_full',
+        'backlog_full',
+        'no_notification',
+        'no_notification',
+        'no_notification',
+        'no_notification',
+      ]);
+      for (const refused of slow.filter((d) => d.outcome === 'backlog_full')) {
+        expect(refused).toMatchObject({
+          status_code: null,
+          latency_ms: 0,
+          session_id: 'backlog',
+          user_id: user.id,
+          detail:
+            "Not sent: the app's webhook calls waiting for a slot would hold more than 50000 bytes (DEVDATA_WEBHOOK_BACKLOG_MB)",
+        });
+      }
+      // The calls made are those of the first four batches.
+      const sentFirst = hooks
+        .callsTo('/backlog/slow')
+        .map((c) => (JSON.parse(c.body) as { segments: { text: string }[] }).segments[0].text[0]);
+      expect(sentFirst.sort()).toEqual(['1', '2', '3', '4']);
+      // The other app's calls are never refused for the slow app's backlog.
+      expect(hooks.callsTo('/backlog/fast')).toHaveLength(6);
+      expect((await deliveriesOf(apps.fast)).map((d) => d.outcome)).toEqual(Array(6).fill('no_notification'));
+    } finally {
+      await server.close();
+    }
+  });
+
   it('survives hanging, failing, non-JSON and 10 MB webhooks; the breaker opens after 5 failures in a row', async () => {
     // A timeout short enough to wait for once, long enough that ingestion on a busy machine is well inside it.
     const timeoutMs = 10_000;

@@ -99,6 +99,7 @@ export const OUTCOMES = [
   'timeout',
   'network_error',
   'circuit_open',
+  'backlog_full',
 ] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 

@@ -39,6 +39,9 @@ export interface DispatchJob {
   segments: WebhookSegment[];
 }
 
+/** A queued call: the job without its segments, which its request body carries. */
+type Call = Omit<DispatchJob, 'segments'>;
+
 interface Result {
   outcome: Outcome;
   statusCode: number | null;
@@ -74,6 +77,8 @@ function transportOutcome(error: unknown, maxBytes: number): { outcome: Outcome;
 export class Dispatcher {
   private readonly queue: WorkQueue;
   private readonly breakers: Breakers;
+  /** Deliveries of refused calls still being recorded, so that `idle()` waits for them too. */
+  private readonly refusals = new Set<Promise<void>>();
   private lastPruneAt = 0;
 
   constructor(
@@ -83,7 +88,11 @@ export class Dispatcher {
     private readonly outbound: OutboundPolicy,
     private readonly log: FastifyBaseLogger,
   ) {
-    this.queue = new WorkQueue(config.webhookConcurrency, config.webhookConcurrencyPerApp);
+    this.queue = new WorkQueue(
+      config.webhookConcurrency,
+      config.webhookConcurrencyPerApp,
+      config.webhookBacklogBytes,
+    );
     this.breakers = new Breakers(config.breakerFailures, config.breakerCooldownMs);
   }
 
@@ -94,31 +103,52 @@ export class Dispatcher {
 
   /**
    * Queues one webhook call; it starts on a later tick, so the caller answers its request first. Calls are
-   * queued per app, so one app's slow or hanging webhook holds only its own share of the slots.
+   * queued per app, so one app's slow or hanging webhook holds only its own share of the slots. A call that
+   * would take the app's backlog past its bound is not made, and recorded as `backlog_full`.
    */
   dispatch(job: DispatchJob): void {
-    this.queue.push(job.appId, () => this.run(job));
+    // The body is made once, here: the waiting call holds it instead of the segments, and is measured by it.
+    const { segments, ...call } = job;
+    const body = JSON.stringify({ session_id: job.sessionId, segments });
+    const queued = this.queue.push(job.appId, () => this.run(call, body), Buffer.byteLength(body));
+    if (queued) return;
+    const bound = this.config.webhookBacklogBytes;
+    const refused = this.record(call, Date.now(), [
+      {
+        outcome: 'backlog_full',
+        statusCode: null,
+        detail: `Not sent: the app's webhook calls waiting for a slot would hold more than ${bound} bytes (DEVDATA_WEBHOOK_BACKLOG_MB)`,
+      },
+    ]).finally(() => this.refusals.delete(refused));
+    this.refusals.add(refused);
   }
 
   /** Resolves once every queued and running call has finished (and its push forward is out). */
   async idle(): Promise<void> {
     await this.queue.idle();
+    await Promise.all([...this.refusals]);
     await this.pusher.settle();
   }
 
-  private async run(job: DispatchJob): Promise<void> {
+  private async run(job: Call, body: string): Promise<void> {
     const started = Date.now();
     let results: Result[];
     try {
-      results = await this.call(job);
+      results = await this.call(job, body);
     } catch (error) {
       this.log.error({ err: error, app: job.appId, session: job.sessionId }, 'proactive dispatch failed');
       results = [{ outcome: 'network_error', statusCode: null, detail: 'Internal error while dispatching' }];
     }
+    await this.record(job, started, results);
+  }
+
+  /** Records each result as a delivery (never throws), then prunes old deliveries now and then. */
+  private async record(job: Call, started: number, results: Result[]): Promise<void> {
     // One record per outcome: a reply whose message and notification are both pushed (or the notification
     // dropped) leaves two.
     for (const result of results) {
-      const latency = result.outcome === 'circuit_open' ? 0 : Date.now() - started;
+      const made = result.outcome !== 'circuit_open' && result.outcome !== 'backlog_full';
+      const latency = made ? Date.now() - started : 0;
       try {
         await this.repositories.deliveries.record({
           app_id: job.appId,
@@ -158,7 +188,7 @@ export class Dispatcher {
     await this.repositories.deliveries.pruneBefore(now - DELIVERY_RETENTION_MS);
   }
 
-  private async call(job: DispatchJob): Promise<Result[]> {
+  private async call(job: Call, body: string): Promise<Result[]> {
     if (this.breakers.isOpen(job.url)) {
       return [
         {
@@ -168,7 +198,6 @@ export class Dispatcher {
         },
       ];
     }
-    const body = JSON.stringify({ session_id: job.sessionId, segments: job.segments });
     const { webhookTimeoutMs: timeout, webhookMaxReplyBytes: maxBytes } = this.config;
     let response;
     try {
@@ -233,7 +262,7 @@ export class Dispatcher {
    * service does; its `notification` is pushed when it passes every check. Each part that is there gives one
    * result; a reply with neither gives `no_notification`.
    */
-  private async handle(job: DispatchJob, reply: WebhookReply): Promise<PartResult[]> {
+  private async handle(job: Call, reply: WebhookReply): Promise<PartResult[]> {
     const message = reply.message ?? '';
     const hasMessage = characters(message) > MESSAGE_MIN_EXCLUSIVE;
     const notification = reply.notification;
@@ -253,7 +282,7 @@ export class Dispatcher {
 
   /** A reply's `message`: pushed at once, without a template, generation or the proactive window. */
   private async pushMessage(
-    job: DispatchJob,
+    job: Call,
     app: App,
     install: Install | undefined,
     message: string,
@@ -272,7 +301,7 @@ export class Dispatcher {
 
   /** A reply's `notification`: checked, filled, generated and pushed, or dropped with the reason. */
   private async notify(
-    job: DispatchJob,
+    job: Call,
     app: App,
     install: Install | undefined,
     notification: NonNullable<WebhookReply['notification']>,
