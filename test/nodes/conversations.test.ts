@@ -157,14 +157,16 @@ describe('Conversation → Create From Segments', () => {
     ]);
   });
 
-  test('refuses segments that are not a JSON array', async () => {
-    const result = await runDevData(server, {
-      resource: 'conversation',
-      operation: 'createFromSegments',
-      segmentsInput: 'json',
-      transcriptSegmentsJson: '{"text": "not a list"}',
-    });
-    expect(result.error?.message).toBe('Segments (JSON) must be a JSON array of segments');
+  test('refuses segments that are not a JSON array, or not JSON at all', async () => {
+    for (const json of ['{"text": "not a list"}', '[{"text": "Hi", "start": 0, "end": 1},]']) {
+      const result = await runDevData(server, {
+        resource: 'conversation',
+        operation: 'createFromSegments',
+        segmentsInput: 'json',
+        transcriptSegmentsJson: json,
+      });
+      expect(result.error?.message).toBe('Segments (JSON) must be a JSON array of segments');
+    }
   });
 });
 

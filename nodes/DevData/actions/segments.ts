@@ -109,7 +109,8 @@ export function segmentsOf(this: IExecuteFunctions, itemIndex: number): IDataObj
     }));
   }
   const raw = this.getNodeParameter('transcriptSegmentsJson', itemIndex) as unknown;
-  const segments = typeof raw === 'string' ? jsonParse<unknown>(raw, { fallbackValue: undefined }) : raw;
+  // Not JSON, like JSON that is not an array, is the error below (jsonParse throws for a fallback of undefined).
+  const segments = typeof raw === 'string' ? jsonParse<unknown>(raw, { fallbackValue: null }) : raw;
   if (!Array.isArray(segments)) {
     throw new NodeOperationError(this.getNode(), 'Segments (JSON) must be a JSON array of segments', {
       itemIndex,
