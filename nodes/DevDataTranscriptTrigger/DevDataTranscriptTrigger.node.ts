@@ -7,6 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeConnectionTypes } from 'n8n-workflow';
 
+import { firstDelivery } from '../shared';
 import { parsePayload } from './payload';
 import { isAutomatic, ownUrl, webhookRegistration } from './registration';
 import { verifySignature } from './signature';
@@ -118,6 +119,12 @@ export class DevDataTranscriptTrigger implements INodeType {
       async create(this: IHookFunctions): Promise<boolean> {
         if (!isAutomatic.call(this)) return true;
         const url = ownUrl.call(this);
+        // The app has one webhook URL: listening for a test event takes it from the published workflow, which
+        // gets it back when the listening ends (delete).
+        if (this.getMode() === 'manual') {
+          const current = await webhookRegistration.call(this, 'GET');
+          this.getWorkflowStaticData('node').restoreUrl = current.webhook_url ?? undefined;
+        }
         const saved = await webhookRegistration.call(this, 'PUT', {
           webhook_url: url,
           triggers_on: 'transcript_processed',
@@ -136,10 +143,21 @@ export class DevDataTranscriptTrigger implements INodeType {
       },
       async delete(this: IHookFunctions): Promise<boolean> {
         if (!isAutomatic.call(this)) return true;
+        const staticData = this.getWorkflowStaticData('node');
+        const restoreUrl = typeof staticData.restoreUrl === 'string' ? staticData.restoreUrl : undefined;
+        delete staticData.restoreUrl;
+        const own = ownUrl.call(this);
         const current = await webhookRegistration.call(this, 'GET');
         // Another workflow or the developer portal has set another URL since: that one stays.
-        if (current.webhook_url !== ownUrl.call(this)) return true;
-        await webhookRegistration.call(this, 'DELETE');
+        if (current.webhook_url !== own) return true;
+        if (restoreUrl && restoreUrl !== own) {
+          await webhookRegistration.call(this, 'PUT', {
+            webhook_url: restoreUrl,
+            triggers_on: 'transcript_processed',
+          });
+        } else {
+          await webhookRegistration.call(this, 'DELETE');
+        }
         return true;
       },
     },
@@ -149,13 +167,16 @@ export class DevDataTranscriptTrigger implements INodeType {
     const { webhookSecret } = await this.getCredentials<{ webhookSecret?: string }>('devDataAppApi');
     if (webhookSecret) {
       const request = this.getRequestObject();
-      const check = verifySignature(
-        webhookSecret,
-        request.rawBody,
-        headerValue(this.getHeaderData()['x-signature']),
-        Date.now(),
-      );
+      const now = Date.now();
+      const signature = headerValue(this.getHeaderData()['x-signature']);
+      const check = verifySignature(webhookSecret, request.rawBody, signature, now);
       if (!check.valid) return refuse.call(this, 401, check.reason);
+      // DevData calls once and never again: the same signed call a second time is a replay (its query, which
+      // the signature does not cover, may name another user), and starts nothing.
+      const node = this.getNode();
+      if (!firstDelivery(`${this.getWorkflow().id ?? ''}:${node.id}:${check.id}`, now)) {
+        return refuse.call(this, 409, 'This signed call was received before: a replay starts nothing');
+      }
     }
 
     const payload = parsePayload(this.getBodyData(), this.getQueryData());

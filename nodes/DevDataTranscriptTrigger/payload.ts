@@ -66,8 +66,13 @@ export function parsePayload(body: unknown, query: unknown): PayloadResult {
     });
   }
   const params = isObject(query) ? query : {};
-  const sessionId = firstString(params.session_id) || firstString(body.session_id);
+  // The body's session_id is the one a signature covers: the query's may only repeat it.
+  const sessionId = firstString(body.session_id) || firstString(params.session_id);
   if (!sessionId) return { ok: false, reason: `${EXPECTED}: no session_id` };
+  const querySession = firstString(params.session_id);
+  if (querySession && querySession !== sessionId) {
+    return { ok: false, reason: `${EXPECTED}: the session_id of the query is not the body's` };
+  }
   return {
     ok: true,
     item: {

@@ -1,9 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/** How far the signature's timestamp may be from this machine's clock, either way. */
-export const SIGNATURE_TOLERANCE_SECONDS = 300;
+import { SIGNATURE_TOLERANCE_SECONDS } from '../shared';
 
-export type SignatureCheck = { valid: true } | { valid: false; reason: string };
+/** A valid call has an `id`: its signature under the credential's secret, the same for every copy of it. */
+export type SignatureCheck = { valid: true; id: string } | { valid: false; reason: string };
 
 const HEX_SHA256 = /^[0-9a-f]{64}$/i;
 
@@ -45,5 +45,7 @@ export function verifySignature(
   const matches = candidates.some(
     (candidate) => HEX_SHA256.test(candidate) && timingSafeEqual(expected, Buffer.from(candidate, 'hex')),
   );
-  return matches ? { valid: true } : { valid: false, reason: 'Invalid signature' };
+  return matches
+    ? { valid: true, id: expected.toString('hex') }
+    : { valid: false, reason: 'Invalid signature' };
 }

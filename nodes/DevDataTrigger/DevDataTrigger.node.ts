@@ -8,8 +8,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { firstDelivery } from '../shared';
 import { covers, EVENT_OPTIONS, subscribedEvents } from './events';
-import { firstDelivery } from './recent-events';
 import { verifyStandardWebhook } from './signature';
 import {
   createSubscription,
@@ -160,9 +160,11 @@ export class DevDataTrigger implements INodeType {
     const { event } = parsed;
 
     // A retry of an event this process already started the workflow for is answered, so the server stops
-    // sending it, and starts nothing.
+    // sending it, and starts nothing. Per subscription: the published workflow and a test listener of it have
+    // one each, and each receives the event under the same id.
     const node = this.getNode();
-    if (!firstDelivery(`${this.getWorkflow().id ?? ''}:${node.id}:${event.id}`, now)) {
+    const delivery = `${this.getWorkflow().id ?? ''}:${node.id}:${stored.subscriptionId}:${event.id}`;
+    if (!firstDelivery(delivery, now)) {
       return { webhookResponse: { message: 'Already received' } };
     }
     const events = subscribedEvents(this.getNodeParameter('events', []) as string[]);

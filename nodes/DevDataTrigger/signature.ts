@@ -1,7 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/** How far a call's webhook-timestamp may be from this machine's clock, either way. */
-export const SIGNATURE_TOLERANCE_SECONDS = 300;
+import { SIGNATURE_TOLERANCE_SECONDS } from '../shared';
 
 /** The Standard Webhooks headers of one call, as they arrived. */
 export interface SignedCall {

@@ -6,3 +6,4 @@ export { cursorPaginate, offsetPaginate } from './pagination';
 export { devDataApiError } from './errors';
 export type { DevDataCredentialType } from './credentials';
 export { MEMORY_CATEGORY_OPTIONS } from './memory-categories';
+export { firstDelivery, SIGNATURE_TOLERANCE_SECONDS } from './signed-calls';

@@ -244,6 +244,26 @@ describe('events delivered by the server', () => {
     expect(workflow.calls.map((call) => call.status)).toEqual([200, 200, 200]);
   });
 
+  test('the published workflow and a test listener of it each run once for the same event', async () => {
+    const published = await serveWorkflow(triggerWorkflow(['action_item.created']), credentialsFor(server), {
+      workflowId: 'wf-published-and-tested',
+    });
+    const listening = await serveWorkflow(triggerWorkflow(['action_item.created']), credentialsFor(server), {
+      mode: 'manual',
+      workflowId: 'wf-published-and-tested',
+    });
+    served.push(published, listening);
+    await published.activate();
+    await listening.activate();
+    const created = await api.post('/v1/dev/user/action-items', { description: 'Seen by both' });
+    expect(created.status).toBeLessThan(300);
+    const [inProduction] = await executions(published, 1);
+    const [inTest] = await executions(listening, 1);
+    // One event, the same id on both calls, and neither taken for a retry of the other.
+    expect(inTest.event_id).toBe(inProduction.event_id);
+    expect([inProduction.id, inTest.id]).toEqual([created.body.id, created.body.id]);
+  });
+
   test('only the chosen events are sent: a change of another kind makes no call', async () => {
     const workflow = await serve(['memory.created']);
     await workflow.activate();

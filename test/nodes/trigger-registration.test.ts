@@ -100,6 +100,22 @@ test('Automatic, listening for a test event: the test URL (/webhook-test/…) is
   expect(await registered()).toBeNull();
 });
 
+test('Automatic, listening for a test event of a published workflow: its URL comes back afterwards', async () => {
+  const published = await serve(proactiveWorkflow(), appCredentials(server), { workflowId: 'wf-coach' });
+  const listening = await serve(proactiveWorkflow(), appCredentials(server), {
+    mode: 'manual',
+    workflowId: 'wf-coach',
+  });
+  await published.activate();
+  await listening.activate();
+  expect(await registered()).toBe(listening.webhookUrl());
+  await listening.deactivate();
+  expect(await registered()).toBe(published.webhookUrl());
+  expect(await published.runHook('checkExists')).toBe(true);
+  await published.deactivate();
+  expect(await registered()).toBeNull();
+});
+
 test('Manual: activation and deactivation make no request at all', async () => {
   const workflow = await serve(
     proactiveWorkflow({ trigger: { registration: 'manual' } }),

@@ -179,13 +179,48 @@ describe('with a signing secret', () => {
     }
   });
 
-  test('one matching v1 among several is enough (secret rotation)', async () => {
+  test('the same signed call again is a replay: 409, and nothing starts, whatever its query says', async () => {
     const workflow = await serve(proactiveWorkflow({ reply: null }), credentials());
     const t = Math.floor(Date.now() / 1000);
-    const old = signature('whsec_old', body, t).split(',')[1];
     const [stamp, current] = signature(SECRET, body, t).split(',');
-    // The matching one first and last: every v1 is tried, not only the first.
-    for (const header of [`${stamp},${current},${old}`, `${stamp},${old},${current}`]) {
+    expect((await post(url(workflow), body, { 'x-signature': `${stamp},${current}` })).status).toBe(200);
+    // The query is not signed: a copy may name another user; reordered or padded v1 entries change nothing.
+    for (const header of [`${stamp},${current}`, `${stamp},v1=${'0'.repeat(64)},${current}`]) {
+      const replay = await post(url(workflow, '?session_id=sess-1&uid=victim'), body, {
+        'x-signature': header,
+      });
+      expect(replay).toEqual({
+        status: 409,
+        body: { message: 'This signed call was received before: a replay starts nothing' },
+      });
+    }
+    const executions = await workflow.executions();
+    expect(executions).toHaveLength(1);
+    expect(executions[0].output(TRIGGER_NODE)[0].json).toMatchObject({ uid: 'user-7' });
+  });
+
+  test("the body's session_id is the one taken; a query naming another is refused", async () => {
+    const workflow = await serve(proactiveWorkflow({ reply: null }), credentials());
+    const reply = await post(url(workflow, '?session_id=other-session&uid=user-7'), body, {
+      'x-signature': signature(SECRET, body),
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body.message).toMatch(/the session_id of the query is not the body's$/);
+    expect(await workflow.executions()).toEqual([]);
+  });
+
+  test('one matching v1 among several is enough (secret rotation)', async () => {
+    const workflow = await serve(proactiveWorkflow({ reply: null }), credentials());
+    const now = Math.floor(Date.now() / 1000);
+    // The matching one first and last: every v1 is tried, not only the first. (Two calls, so two timestamps:
+    // the same signed call twice would be a replay.)
+    for (const [t, matchingFirst] of [
+      [now, true],
+      [now - 1, false],
+    ] as const) {
+      const old = signature('whsec_old', body, t).split(',')[1];
+      const [stamp, current] = signature(SECRET, body, t).split(',');
+      const header = matchingFirst ? `${stamp},${current},${old}` : `${stamp},${old},${current}`;
       expect((await post(url(workflow), body, { 'x-signature': header })).status).toBe(200);
     }
   });

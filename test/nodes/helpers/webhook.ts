@@ -60,6 +60,8 @@ export interface ServedWorkflow {
 export interface ServeOptions {
   /** 'webhook' serves the production URLs (/webhook/…); 'manual' the test URLs (/webhook-test/…). */
   mode?: 'webhook' | 'manual';
+  /** The workflow's id: the same for a published workflow and a test run of it, as in n8n. */
+  workflowId?: string;
 }
 
 type Request = IncomingMessage & {
@@ -116,7 +118,7 @@ export async function serveWorkflow(
   const mode: WorkflowExecuteMode = options.mode ?? 'webhook';
   const isTest = mode === 'manual';
   const workflowData: IWorkflowBase = {
-    id: `wf-${randomUUID().slice(0, 8)}`,
+    id: options.workflowId ?? `wf-${randomUUID().slice(0, 8)}`,
     name: json.name ?? 'test',
     active: !isTest,
     isArchived: false,
