@@ -198,7 +198,10 @@ describe('Action Item → Create Many', () => {
       /^Invalid input \(input item 55\): body\.action_items\[5\]\.description: /,
     );
     expect(result.error?.context.itemIndex).toBe(55);
-    // The first batch (items 0–49) was created; the second (50–59) was refused whole.
+    // The first batch (items 0–49) was created; the second (50–59) was refused whole. The error says so.
+    expect(result.error?.description).toMatch(
+      /Input items 0–49 were created before this batch failed, and stay created: running the node again creates them again/,
+    );
     const stored = await user.client.get('/v1/dev/user/action-items', { limit: 1000 });
     expect(stored.body).toHaveLength(50);
   });

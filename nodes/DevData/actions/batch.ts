@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../shared';
 import type { BatchOperation } from './types';
@@ -21,6 +21,22 @@ export interface BatchSpec {
 interface Entry {
   itemIndex: number;
   body: IDataObject;
+}
+
+/**
+ * A batch's failure when the batches before it, the first `written` input items, were created: they stay, and the
+ * error says so, since running the node again would create them a second time.
+ */
+function withEarlierBatches(error: unknown, written: number): unknown {
+  if (written === 0 || !(error instanceof NodeApiError || error instanceof NodeOperationError)) return error;
+  const created = written === 1 ? 'Input item 0 was' : `Input items 0–${written - 1} were`;
+  error.description = [
+    `${created} created before this batch failed, and stay created: running the node again creates them again (with Continue On Fail they are in the output).`,
+    error.description,
+  ]
+    .filter(Boolean)
+    .join(' ');
+  return error;
 }
 
 /**
@@ -68,7 +84,9 @@ export async function createInBatches(
 
     let response: IDataObject;
     if (!continueOnFail) {
-      response = await send();
+      response = await send().catch((error: unknown) => {
+        throw withEarlierBatches(error, start);
+      });
     } else {
       try {
         response = await send();
