@@ -1,6 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, jsonParse } from 'n8n-workflow';
 
+import { toNumber } from './utils';
+
 // Transcript segments as the user gives them, one by one or as JSON: for a conversation created from segments and
 // for the segments added to a live transcript, which the server reads the same way.
 
@@ -101,8 +103,10 @@ export const segmentsProperties: INodeProperties[] = [
 export function segmentsOf(this: IExecuteFunctions, itemIndex: number): IDataObject[] {
   if (this.getNodeParameter('segmentsInput', itemIndex) === 'fields') {
     const segments = this.getNodeParameter('transcriptSegments.segment', itemIndex, []) as IDataObject[];
-    return segments.map(({ isUser, speaker, personId, ...segment }) => ({
+    return segments.map(({ isUser, speaker, personId, start, end, ...segment }) => ({
       ...segment,
+      start: toNumber.call(this, start, 'Start', itemIndex),
+      end: toNumber.call(this, end, 'End', itemIndex),
       is_user: isUser === true,
       ...(speaker ? { speaker } : {}),
       ...(personId ? { person_id: personId } : {}),

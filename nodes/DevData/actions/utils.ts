@@ -16,21 +16,46 @@ export interface DateField {
 }
 
 /**
+ * A number parameter's value as a number. An expression may give one as text ("5", from a spreadsheet, say),
+ * which the server would refuse; text that is not a number fails the item, naming the field as the user sees it.
+ */
+export function toNumber(
+  this: IExecuteFunctions,
+  value: IDataObject[string],
+  displayName: string,
+  itemIndex: number,
+): IDataObject[string] {
+  if (typeof value !== 'string') return value;
+  const number = value.trim() === '' ? NaN : Number(value);
+  if (!Number.isFinite(number)) {
+    throw new NodeOperationError(this.getNode(), `${displayName} must be a number, not "${value}"`, {
+      itemIndex,
+      description: 'If it comes from an expression, check what it evaluates to for this item.',
+    });
+  }
+  return number;
+}
+
+/**
  * The wire body for the fields of a collection the user set: keys in snake_case, date-time fields converted to
- * ISO 8601 UTC, and nothing for fields left out. An empty date-time (an expression that maps a missing date to ''
- * or null) counts as left out, as in n8n's own nodes.
+ * ISO 8601 UTC, the fields among `properties` that are numbers as numbers, and nothing for fields left out. An
+ * empty date-time (an expression that maps a missing date to '' or null) counts as left out, as in n8n's own
+ * nodes.
  */
 export function toWireFields(
   this: IExecuteFunctions,
   fields: IDataObject,
   itemIndex: number,
   dateFields: DateField[] = [],
+  properties: INodeProperties[] = [],
 ): IDataObject {
   const body: IDataObject = {};
   for (const [name, value] of Object.entries(fields)) {
     const date = dateFields.find((field) => field.property.name === name);
     if (value === undefined || (date && isEmptyDate(value))) continue;
-    if (!date) body[snakeCase(name)] = value;
+    const number = properties.find((property) => property.name === name && property.type === 'number');
+    if (number) body[snakeCase(name)] = toNumber.call(this, value, number.displayName, itemIndex);
+    else if (!date) body[snakeCase(name)] = value;
     else {
       const convert = date.due ? toDueInstant : toUtcIso;
       body[snakeCase(name)] = convert.call(this, value, date.property.displayName, itemIndex);

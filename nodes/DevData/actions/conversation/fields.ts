@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import type { RecordSpec } from '../crud';
 import { simplifyField } from '../common.description';
 import { toUtcIso } from '../dates';
-import { toWireFields } from '../utils';
+import { toNumber, toWireFields } from '../utils';
 
 export const CATEGORIES = [
   'architecture',
@@ -279,7 +279,7 @@ export function conversationBody(
       title: event.title,
       description: event.description ?? '',
       start: toUtcIso.call(this, event.start, 'Event Start', itemIndex),
-      duration: event.duration ?? 30,
+      duration: toNumber.call(this, event.duration ?? 30, 'Duration (Minutes)', itemIndex),
       created: event.created ?? false,
     }));
   }
@@ -287,8 +287,8 @@ export function conversationBody(
   const location = (geolocation as IDataObject | undefined)?.location as IDataObject | undefined;
   if (location) {
     body.geolocation = {
-      latitude: location.latitude,
-      longitude: location.longitude,
+      latitude: toNumber.call(this, location.latitude, 'Latitude', itemIndex),
+      longitude: toNumber.call(this, location.longitude, 'Longitude', itemIndex),
       ...(location.address ? { address: location.address } : {}),
       ...(location.googlePlaceId ? { google_place_id: location.googlePlaceId } : {}),
       ...(location.locationType ? { location_type: location.locationType } : {}),

@@ -1,6 +1,6 @@
 import { byDisplayName, clearFieldsOption } from '../common.description';
 import { updateById } from '../crud';
-import { clearedFields, withoutEmpty } from '../utils';
+import { clearedFields, toNumber, withoutEmpty } from '../utils';
 import { folderFields, folderRecord, nameField, orderField } from './fields';
 
 const clearFieldsField = clearFieldsOption(
@@ -14,6 +14,8 @@ export const { description, execute } = updateById(
   byDisplayName([...folderFields, { ...nameField, required: false }, orderField, clearFieldsField]),
   function (fields, itemIndex) {
     const { clearFields = [], ...values } = fields;
+    if (values.order !== undefined)
+      values.order = toNumber.call(this, values.order, orderField.displayName, itemIndex);
     return clearedFields.call(
       this,
       withoutEmpty(values, ['icon']),

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../../shared';
 import { additionalFields, byDisplayName } from '../common.description';
-import { toWireFields } from '../utils';
+import { toNumber, toWireFields } from '../utils';
 import { goalFields, goalRecord, horizonAtDate, titleField } from './fields';
 
 const properties: INodeProperties[] = [
@@ -64,9 +64,12 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
   const body: IDataObject = {
     title: this.getNodeParameter('title', itemIndex) as string,
     goal_type: goalType,
-    ...toWireFields.call(this, additional, itemIndex, [horizonAtDate]),
+    ...toWireFields.call(this, additional, itemIndex, [horizonAtDate], goalFields),
   };
-  if (goalType === 'numeric') body.target_value = this.getNodeParameter('targetValue', itemIndex) as number;
+  if (goalType === 'numeric') {
+    const target = this.getNodeParameter('targetValue', itemIndex) as IDataObject[string];
+    body.target_value = toNumber.call(this, target, 'Target Value', itemIndex);
+  }
   // A server that implements only the real service's goals requires a target for every type; the default sent is
   // the one devdata-server applies itself: the maximum (1 for a boolean goal, 10 for a scale).
   body.target_value ??= body.max_value ?? (goalType === 'boolean' ? 1 : 10);

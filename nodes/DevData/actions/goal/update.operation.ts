@@ -28,7 +28,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
   const { clearFields = [], ...fields } = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
   const body = clearedFields.call(
     this,
-    toWireFields.call(this, fields, itemIndex, [horizonAtDate]),
+    toWireFields.call(this, fields, itemIndex, [horizonAtDate], goalFields),
     clearFields as string[],
     goalFields,
     itemIndex,

@@ -1,0 +1,92 @@
+// Number parameters filled by expressions that give text ("5", as a spreadsheet row holds it): the node sends
+// numbers, which the server takes; text that is no number fails the item, naming the field as the user sees it.
+import { devClient } from '../helpers/http';
+import { forSuite } from '../helpers/server';
+import { jsonOut, runDevData, startNodeTestServer } from './helpers';
+
+const server = forSuite(() => startNodeTestServer());
+const row = { target: '5', min: '1', rank: '2', order: '3', start: '0.5', end: '1.25', lat: '52.52' };
+
+test('a goal created and updated from text numbers holds numbers', async () => {
+  const [created] = jsonOut(
+    await runDevData(
+      server,
+      {
+        resource: 'goal',
+        operation: 'create',
+        title: 'Read books',
+        goalType: 'numeric',
+        targetValue: '={{ $json.target }}',
+        additionalFields: { minValue: '={{ $json.min }}' },
+      },
+      { items: [row] },
+    ),
+  );
+  expect(created).toMatchObject({ target_value: 5, min_value: 1 });
+  const [updated] = jsonOut(
+    await runDevData(
+      server,
+      {
+        resource: 'goal',
+        operation: 'update',
+        goalId: created.id,
+        updateFields: { focusRank: '={{ $json.rank }}' },
+      },
+      { items: [row] },
+    ),
+  );
+  expect(updated.focus_rank).toBe(2);
+});
+
+test('a folder moved, and a conversation created, from text numbers', async () => {
+  const folder = await devClient(server).post('/v1/dev/user/folders', { name: 'Numbers from a sheet' });
+  const [moved] = jsonOut(
+    await runDevData(
+      server,
+      {
+        resource: 'folder',
+        operation: 'update',
+        folderId: folder.body.id,
+        updateFields: { order: '={{ $json.order }}' },
+      },
+      { items: [row] },
+    ),
+  );
+  expect(moved.order).toBe(3);
+
+  const [conversation] = jsonOut(
+    await runDevData(
+      server,
+      {
+        resource: 'conversation',
+        operation: 'createFromSegments',
+        segmentsInput: 'fields',
+        transcriptSegments: {
+          segment: [{ text: 'From a sheet', start: '={{ $json.start }}', end: '={{ $json.end }}' }],
+        },
+        options: {
+          geolocation: { location: { latitude: '={{ $json.lat }}', longitude: '13.405' } },
+          includeTranscriptInOutput: true,
+        },
+      },
+      { items: [row] },
+    ),
+  );
+  expect(conversation.transcript_segments[0]).toMatchObject({ start: 0.5, end: 1.25 });
+  expect(conversation.geolocation).toMatchObject({ latitude: 52.52, longitude: 13.405 });
+});
+
+test('text that is not a number fails the item, naming the field', async () => {
+  const result = await runDevData(
+    server,
+    {
+      resource: 'goal',
+      operation: 'create',
+      title: 'Read books',
+      goalType: 'numeric',
+      targetValue: '={{ $json.target }}',
+    },
+    { items: [{ target: 'five' }] },
+  );
+  expect(result.error?.message).toBe('Target Value must be a number, not "five"');
+});
