@@ -19,20 +19,30 @@ function nextPageSize(list: ListRequest, read: number): number {
 
 /**
  * Reads an offset-paginated list (`limit` + `offset`, the body a JSON array) until a page comes back short
- * or `limit` records were read.
+ * or `limit` records were read. Records created while it reads a newest-first list push the others down, so a
+ * page may start with records read already: each record is kept once, by its id. (A record deleted meanwhile
+ * pulls the others up, and the one that crosses a page boundary then is not read: offset paging, which the real
+ * service's lists have, cannot tell.)
  */
 export async function offsetPaginate(this: IExecuteFunctions, list: ListRequest): Promise<IDataObject[]> {
   const records: IDataObject[] = [];
+  const read = new Set<unknown>();
+  let offset = 0;
   for (;;) {
     const want = nextPageSize(list, records.length);
     if (want <= 0) break;
     const page = (await devDataRequest.call(this, {
       method: 'GET',
       path: list.path,
-      qs: { ...list.qs, limit: want, offset: records.length },
+      qs: { ...list.qs, limit: want, offset },
       itemIndex: list.itemIndex,
     })) as IDataObject[];
-    records.push(...page);
+    offset += page.length;
+    for (const record of page) {
+      if (record.id !== undefined && read.has(record.id)) continue;
+      read.add(record.id);
+      records.push(record);
+    }
     if (page.length < want) break;
   }
   return records;
