@@ -261,6 +261,28 @@ describe('a 422 names the refused fields as the node shows them', () => {
     );
   });
 
+  test("a field named alike in two places is named as the one refused: a segment's Start, an option's Title", async () => {
+    const segment = await runDevData(server, {
+      resource: 'conversation',
+      operation: 'createFromSegments',
+      segmentsInput: 'fields',
+      transcriptSegments: { segment: [{ text: 'Hello', start: -1, end: 1 }] },
+      options: { events: { event: [{ title: 'Standup', start: '2026-11-20T09:00:00Z' }] } },
+    });
+    expect(segment.error?.description).toMatch(/^In this node: Start \(start\)\. /);
+    const title = await runDevData(server, {
+      resource: 'conversation',
+      operation: 'createFromSegments',
+      segmentsInput: 'fields',
+      transcriptSegments: { segment: [{ text: 'Hello', start: 0, end: 1 }] },
+      options: {
+        title: 'x'.repeat(1001),
+        events: { event: [{ title: 'Standup', start: '2026-11-20T09:00:00Z' }] },
+      },
+    });
+    expect(title.error?.description).toMatch(/^In this node: Title \(title\)\. /);
+  });
+
   test('Create Many: the field of the input item at fault', async () => {
     const user = await newUser(server);
     const result = await runDevData(

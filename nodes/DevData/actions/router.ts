@@ -82,8 +82,15 @@ function operationOf(resource: string, operation: string): Operation | undefined
   return byName && Object.hasOwn(byName, operation) ? byName[operation] : undefined;
 }
 
-/** The parameters of `properties` and those nested in their collections and fixed collections. */
-function allParameters(properties: INodeProperties[]): INodeProperties[] {
+/**
+ * The parameters of `properties` and those nested in their collections and fixed collections, each with the name of
+ * the parameter it is nested in (a fixed collection's values: the fixed collection, not its option group).
+ */
+function allParameters(
+  properties: INodeProperties[],
+  parent?: string,
+  depth = 0,
+): Array<{ property: INodeProperties; parent?: string; depth: number }> {
   return properties.flatMap((property) => {
     const nested = (property.options ?? []).flatMap((option) =>
       property.type === 'collection'
@@ -92,26 +99,37 @@ function allParameters(properties: INodeProperties[]): INodeProperties[] {
           ? ((option as { values?: INodeProperties[] }).values ?? [])
           : [],
     );
-    return [property, ...allParameters(nested)];
+    return [{ property, parent, depth }, ...allParameters(nested, property.name, depth + 1)];
   });
 }
 
 /**
  * A 422 names each field the server refused by its wire path (`body.action_items[3].due_at`); its description
- * now also names the parameters of the operation they come from as the user sees them ("Due At").
+ * now also names the parameters of the operation they come from as the user sees them ("Due At"). A field is
+ * looked up with the name before it first (`transcript_segments.start`: a segment's Start, not an event's), then
+ * alone.
  */
 function withFieldNames(error: unknown, properties: INodeProperties[]): unknown {
   if (!(error instanceof NodeApiError) || error.httpCode !== '422') return error;
   const issues = (error.errorResponse as { detail?: unknown } | undefined)?.detail;
   if (!Array.isArray(issues)) return error;
-  const labels = new Map(allParameters(properties).map((p) => [snakeCase(p.name), p.displayName]));
+  const labels = new Map<string, string>();
+  // Alone, a name is the least nested parameter's (an option's Title, not an event's in a list of events).
+  const parameters = allParameters(properties).sort((a, b) => b.depth - a.depth);
+  for (const { property, parent } of parameters) {
+    const field = snakeCase(property.name);
+    if (parent !== undefined) labels.set(`${snakeCase(parent)}.${field}`, property.displayName);
+    labels.set(field, property.displayName);
+  }
   const named = new Set<string>();
   for (const issue of issues as Array<{ loc?: unknown }>) {
-    // The field is the last name of the path: `["body", "action_items", 3, "due_at"]` → due_at.
-    const field = Array.isArray(issue.loc)
-      ? issue.loc.findLast((part) => typeof part === 'string')
-      : undefined;
-    const label = typeof field === 'string' ? labels.get(field) : undefined;
+    // `["body", "action_items", 3, "due_at"]` → due_at, after action_items.
+    const names = Array.isArray(issue.loc)
+      ? issue.loc.filter((part): part is string => typeof part === 'string')
+      : [];
+    const field = names.at(-1);
+    if (field === undefined) continue;
+    const label = labels.get(`${names.at(-2)}.${field}`) ?? labels.get(field);
     if (label !== undefined) named.add(`${label} (${field})`);
   }
   if (named.size > 0)
