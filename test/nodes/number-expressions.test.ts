@@ -6,34 +6,27 @@ import { jsonOut, runDevData, startNodeTestServer } from './helpers';
 
 const server = forSuite(() => startNodeTestServer());
 const row = { target: '5', min: '1', rank: '2', order: '3', start: '0.5', end: '1.25', lat: '52.52' };
+/** Runs the node on one input item, the spreadsheet row unless another is given. */
+const onRow = (parameters: Record<string, unknown>, item: Record<string, unknown> = row) =>
+  runDevData(server, parameters, { items: [item] });
+const numericGoal = { resource: 'goal', operation: 'create', title: 'Read books', goalType: 'numeric' };
 
 test('a goal created and updated from text numbers holds numbers', async () => {
   const [created] = jsonOut(
-    await runDevData(
-      server,
-      {
-        resource: 'goal',
-        operation: 'create',
-        title: 'Read books',
-        goalType: 'numeric',
-        targetValue: '={{ $json.target }}',
-        additionalFields: { minValue: '={{ $json.min }}' },
-      },
-      { items: [row] },
-    ),
+    await onRow({
+      ...numericGoal,
+      targetValue: '={{ $json.target }}',
+      additionalFields: { minValue: '={{ $json.min }}' },
+    }),
   );
   expect(created).toMatchObject({ target_value: 5, min_value: 1 });
   const [updated] = jsonOut(
-    await runDevData(
-      server,
-      {
-        resource: 'goal',
-        operation: 'update',
-        goalId: created.id,
-        updateFields: { focusRank: '={{ $json.rank }}' },
-      },
-      { items: [row] },
-    ),
+    await onRow({
+      resource: 'goal',
+      operation: 'update',
+      goalId: created.id,
+      updateFields: { focusRank: '={{ $json.rank }}' },
+    }),
   );
   expect(updated.focus_rank).toBe(2);
 });
@@ -41,52 +34,34 @@ test('a goal created and updated from text numbers holds numbers', async () => {
 test('a folder moved, and a conversation created, from text numbers', async () => {
   const folder = await devClient(server).post('/v1/dev/user/folders', { name: 'Numbers from a sheet' });
   const [moved] = jsonOut(
-    await runDevData(
-      server,
-      {
-        resource: 'folder',
-        operation: 'update',
-        folderId: folder.body.id,
-        updateFields: { order: '={{ $json.order }}' },
-      },
-      { items: [row] },
-    ),
+    await onRow({
+      resource: 'folder',
+      operation: 'update',
+      folderId: folder.body.id,
+      updateFields: { order: '={{ $json.order }}' },
+    }),
   );
   expect(moved.order).toBe(3);
 
   const [conversation] = jsonOut(
-    await runDevData(
-      server,
-      {
-        resource: 'conversation',
-        operation: 'createFromSegments',
-        segmentsInput: 'fields',
-        transcriptSegments: {
-          segment: [{ text: 'From a sheet', start: '={{ $json.start }}', end: '={{ $json.end }}' }],
-        },
-        options: {
-          geolocation: { location: { latitude: '={{ $json.lat }}', longitude: '13.405' } },
-          includeTranscriptInOutput: true,
-        },
+    await onRow({
+      resource: 'conversation',
+      operation: 'createFromSegments',
+      segmentsInput: 'fields',
+      transcriptSegments: {
+        segment: [{ text: 'From a sheet', start: '={{ $json.start }}', end: '={{ $json.end }}' }],
       },
-      { items: [row] },
-    ),
+      options: {
+        geolocation: { location: { latitude: '={{ $json.lat }}', longitude: '13.405' } },
+        includeTranscriptInOutput: true,
+      },
+    }),
   );
   expect(conversation.transcript_segments[0]).toMatchObject({ start: 0.5, end: 1.25 });
   expect(conversation.geolocation).toMatchObject({ latitude: 52.52, longitude: 13.405 });
 });
 
 test('text that is not a number fails the item, naming the field', async () => {
-  const result = await runDevData(
-    server,
-    {
-      resource: 'goal',
-      operation: 'create',
-      title: 'Read books',
-      goalType: 'numeric',
-      targetValue: '={{ $json.target }}',
-    },
-    { items: [{ target: 'five' }] },
-  );
+  const result = await onRow({ ...numericGoal, targetValue: '={{ $json.target }}' }, { target: 'five' });
   expect(result.error?.message).toBe('Target Value must be a number, not "five"');
 });
