@@ -120,11 +120,14 @@ function options(command: Command, args: string[]) {
     throw new Error(`${(error as Error).message}\nRun \`devdata-server ${command} --help\` for its options.`);
   }
   return {
-    host: parseHost(setting(values.host, 'DEVDATA_HOST', '127.0.0.1')),
-    port: parsePort(setting(values.port, 'DEVDATA_PORT', '8080')),
     database: parseDatabase(setting(values.database, 'DEVDATA_DATABASE', DEFAULT_DATABASE)),
     json: values.json ?? false,
     help: values.help ?? false,
+    /** Where serve and start listen: read by them alone, so init and seed never stop on DEVDATA_HOST/PORT. */
+    listen: () => ({
+      host: parseHost(setting(values.host, 'DEVDATA_HOST', '127.0.0.1')),
+      port: parsePort(setting(values.port, 'DEVDATA_PORT', '8080')),
+    }),
   };
 }
 
@@ -291,10 +294,11 @@ async function main(argv: string[]) {
 
   switch (command as Command) {
     case 'serve': {
+      const { host, port } = opts.listen();
       configFromEnv();
       logLevel();
-      await assertPortFree(opts.host, opts.port);
-      await serve(await openMigrated(opts.database), opts.host, opts.port);
+      await assertPortFree(host, port);
+      await serve(await openMigrated(opts.database), host, port);
       return;
     }
     case 'init': {
@@ -314,6 +318,7 @@ async function main(argv: string[]) {
       return;
     }
     case 'start': {
+      const { host, port } = opts.listen();
       // The quickstart runs beside a local n8n, whose webhooks are on loopback: the development allowance is
       // on unless set otherwise (or NODE_ENV=production). `serve` keeps the production rules.
       if (
@@ -325,7 +330,7 @@ async function main(argv: string[]) {
       // Every check comes before the first write: settings, the port, then the saved credentials.
       configFromEnv();
       logLevel();
-      await assertPortFree(opts.host, opts.port);
+      await assertPortFree(host, port);
       const file = credentialsFileFor(opts.database);
       // Opening a SQLite file that does not exist would create it.
       const sqlitePath = opts.database.startsWith('sqlite:') ? opts.database.slice('sqlite:'.length) : null;
@@ -349,7 +354,7 @@ async function main(argv: string[]) {
       // moment, which would make load shedding refuse the first requests after the banner. Should the port be
       // taken between the check above and listening, the database and its own credentials file stay together.
       const credentials = saved ?? (await firstRun(store, opts.database, file));
-      await serve(store, opts.host, opts.port, (baseUrl) => printCredentials(baseUrl, credentials, file));
+      await serve(store, host, port, (baseUrl) => printCredentials(baseUrl, credentials, file));
       return;
     }
   }

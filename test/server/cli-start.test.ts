@@ -96,6 +96,20 @@ describe('devdata-server arguments and settings', () => {
     }
   });
 
+  it('runs init and seed whatever DEVDATA_HOST and DEVDATA_PORT say: only serve and start listen', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'devdata-listen-'));
+    try {
+      const env = { DEVDATA_HOST: 'not a host', DEVDATA_PORT: 'abc' };
+      const database = `sqlite:${join(dir, 'listen.sqlite')}`;
+      const init = cli(['init', '--database', database], { env });
+      expect({ status: init.status, stderr: init.stderr }).toEqual({ status: 0, stderr: '' });
+      const seed = cli(['seed', '--database', database], { env });
+      expect({ status: seed.status, stderr: seed.stderr }).toEqual({ status: 0, stderr: '' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   // Each refusal names the flag or variable, the value, and what is expected; and nothing is created.
   it.each([
     {
