@@ -5,6 +5,7 @@ import {
   WEBHOOK_SECRET_PREFIX,
 } from './auth/secrets';
 import { eventSettingsFromEnv, type EventSettings } from './events/settings';
+import { integerSetting } from './integer-setting';
 import { KEY_CACHE_TTL_MS } from './store/users';
 
 /** Settings the server reads from its environment (the CLI's flags override host, port and database). */
@@ -76,13 +77,20 @@ export interface ServerConfig {
 
 export const DIRECT_NOTIFICATIONS_PER_HOUR = 10;
 
-/** Parses `DEVDATA_RATE_LIMIT` of the form `<requests>/<seconds>`, e.g. `600/60`. */
+const RATE_LIMIT_MAX_REQUESTS = 1_000_000;
+const RATE_LIMIT_MAX_SECONDS = 86_400;
+
+/** Parses `DEVDATA_RATE_LIMIT` of the form `<requests>/<seconds>`, e.g. `600/60`: at most a day's window. */
 export function parseRateLimit(value: string | undefined): ServerConfig['rateLimit'] {
-  const match = /^(\d+)\/(\d+)$/.exec(value || '600/60');
-  if (!match || Number(match[1]) < 1 || Number(match[2]) < 1) {
-    throw new Error(`DEVDATA_RATE_LIMIT must look like 600/60 (requests/seconds), got "${value}"`);
+  const match = /^(\d{1,16})\/(\d{1,16})$/.exec(value || '600/60');
+  const [max, seconds] = match ? [Number(match[1]), Number(match[2])] : [0, 0];
+  if (max < 1 || max > RATE_LIMIT_MAX_REQUESTS || seconds < 1 || seconds > RATE_LIMIT_MAX_SECONDS) {
+    throw new Error(
+      `DEVDATA_RATE_LIMIT must look like 600/60 (requests/seconds, 1 to ${RATE_LIMIT_MAX_REQUESTS} requests in ` +
+        `1 to ${RATE_LIMIT_MAX_SECONDS} seconds), got "${value}"`,
+    );
   }
-  return { max: Number(match[1]), windowMs: Number(match[2]) * 1000 };
+  return { max, windowMs: seconds * 1000 };
 }
 
 const KEY_PREFIX_SHAPE = /^[a-z][a-z0-9]*(_[a-z0-9]+)*_$/;
@@ -107,16 +115,6 @@ export function keyPrefixSetting(value: string | undefined): string {
     throw new Error(`DEVDATA_KEY_PREFIX must differ from ${taken}, the prefix of another kind of secret`);
   }
   return value;
-}
-
-/** An integer setting from the environment, at least `min` (0 allows "off"). */
-function integerSetting(name: string, value: string | undefined, fallback: number, min: 0 | 1): number {
-  if (value === undefined || value === '') return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min) {
-    throw new Error(`${name} must be ${min === 0 ? '0 or ' : ''}a positive integer, got "${value}"`);
-  }
-  return n;
 }
 
 /** An optional http(s) URL from the environment (trailing slashes dropped); unset or empty means none. */
@@ -152,6 +150,10 @@ export function loopbackAllowance(env: NodeJS.ProcessEnv): boolean {
   return true;
 }
 
+const HOUR_MS = 3_600_000;
+/** The longest a webhook or LLM call may be given: past ten minutes a caller has long given up. */
+const TIMEOUT_MAX_MS = 600_000;
+
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfig {
   return {
     rateLimit: parseRateLimit(env.DEVDATA_RATE_LIMIT),
@@ -160,24 +162,41 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
       'DEVDATA_KEY_CACHE_TTL_MS',
       env.DEVDATA_KEY_CACHE_TTL_MS,
       KEY_CACHE_TTL_MS,
-      0,
+      {
+        min: 0,
+        max: HOUR_MS,
+      },
     ),
     keyPrefix: keyPrefixSetting(env.DEVDATA_KEY_PREFIX),
-    responseCacheMb: integerSetting('DEVDATA_RESPONSE_CACHE_MB', env.DEVDATA_RESPONSE_CACHE_MB, 32, 0),
+    responseCacheMb: integerSetting('DEVDATA_RESPONSE_CACHE_MB', env.DEVDATA_RESPONSE_CACHE_MB, 32, {
+      min: 0,
+      max: 16_384,
+    }),
     directNotificationsPerHour: DIRECT_NOTIFICATIONS_PER_HOUR,
-    webhookTimeoutMs: integerSetting('DEVDATA_WEBHOOK_TIMEOUT_MS', env.DEVDATA_WEBHOOK_TIMEOUT_MS, 15_000, 1),
+    webhookTimeoutMs: integerSetting('DEVDATA_WEBHOOK_TIMEOUT_MS', env.DEVDATA_WEBHOOK_TIMEOUT_MS, 15_000, {
+      min: 1,
+      max: TIMEOUT_MAX_MS,
+    }),
     webhookMaxReplyBytes: 1024 * 1024,
     webhookConcurrency: 8,
     webhookConcurrencyPerApp: 2,
     webhookBacklogBytes:
-      integerSetting('DEVDATA_WEBHOOK_BACKLOG_MB', env.DEVDATA_WEBHOOK_BACKLOG_MB, 16, 1) * 1024 * 1024,
+      integerSetting('DEVDATA_WEBHOOK_BACKLOG_MB', env.DEVDATA_WEBHOOK_BACKLOG_MB, 16, {
+        min: 1,
+        max: 16_384,
+      }) *
+      1024 *
+      1024,
     breakerFailures: 5,
     breakerCooldownMs: 30_000,
     proactiveWindowMs: 30_000,
     llmBaseUrl: urlSetting('DEVDATA_LLM_BASE_URL', env.DEVDATA_LLM_BASE_URL),
     llmModel: env.DEVDATA_LLM_MODEL || 'gpt-4o-mini',
     llmApiKey: env.DEVDATA_LLM_API_KEY || null,
-    llmTimeoutMs: integerSetting('DEVDATA_LLM_TIMEOUT_MS', env.DEVDATA_LLM_TIMEOUT_MS, 30_000, 1),
+    llmTimeoutMs: integerSetting('DEVDATA_LLM_TIMEOUT_MS', env.DEVDATA_LLM_TIMEOUT_MS, 30_000, {
+      min: 1,
+      max: TIMEOUT_MAX_MS,
+    }),
     allowLoopbackWebhooks: loopbackAllowance(env),
     pushUrl: urlSetting('DEVDATA_PUSH_URL', env.DEVDATA_PUSH_URL),
     sseHeartbeatMs: 15_000,
@@ -185,7 +204,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
       'DEVDATA_MAX_EVENT_LOOP_DELAY_MS',
       env.DEVDATA_MAX_EVENT_LOOP_DELAY_MS,
       1_000,
-      0,
+      { min: 0, max: 60_000 },
     ),
     loadSampleIntervalMs: 1_000,
     events: eventSettingsFromEnv(env),

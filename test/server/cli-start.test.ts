@@ -41,11 +41,11 @@ async function occupiedPort(): Promise<{ port: number; server: Server }> {
 }
 
 /** Runs `start` until it prints its banner; returns the printed credentials and a way to stop it. */
-async function start(dir: string, database: string) {
+async function start(dir: string, database: string, env: NodeJS.ProcessEnv = {}) {
   const port = await freePort();
   const child = spawn(process.execPath, [CLI, 'start', '--port', String(port), '--database', database], {
     cwd: dir,
-    env: cleanEnv(),
+    env: cleanEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -151,27 +151,65 @@ describe('devdata-server arguments and settings', () => {
     {
       args: ['serve'],
       env: { DEVDATA_WEBHOOK_TIMEOUT_MS: '-5' },
-      message: 'DEVDATA_WEBHOOK_TIMEOUT_MS must be a positive integer, got "-5"',
+      message: 'DEVDATA_WEBHOOK_TIMEOUT_MS must be an integer from 1 to 600000, got "-5"',
     },
     {
       args: ['serve'],
       env: { DEVDATA_WEBHOOK_BACKLOG_MB: '0' },
-      message: 'DEVDATA_WEBHOOK_BACKLOG_MB must be a positive integer, got "0"',
+      message: 'DEVDATA_WEBHOOK_BACKLOG_MB must be an integer from 1 to 16384, got "0"',
     },
     {
       args: ['start'],
       env: { DEVDATA_LLM_TIMEOUT_MS: '1.5' },
-      message: 'DEVDATA_LLM_TIMEOUT_MS must be a positive integer',
+      message: 'DEVDATA_LLM_TIMEOUT_MS must be an integer from 1 to 600000, got "1.5"',
     },
     {
       args: ['serve'],
       env: { DEVDATA_MAX_EVENT_LOOP_DELAY_MS: 'off' },
-      message: 'DEVDATA_MAX_EVENT_LOOP_DELAY_MS must be 0 or a positive integer',
+      message: 'DEVDATA_MAX_EVENT_LOOP_DELAY_MS must be an integer from 0 to 60000, got "off"',
     },
     {
       args: ['serve'],
       env: { DEVDATA_RESPONSE_CACHE_MB: '32MB' },
-      message: 'DEVDATA_RESPONSE_CACHE_MB must be 0 or a positive integer, got "32MB"',
+      message: 'DEVDATA_RESPONSE_CACHE_MB must be an integer from 0 to 16384, got "32MB"',
+    },
+    // Past 2147483647 ms a timer fires after 1 ms: the poll would spin.
+    {
+      args: ['serve'],
+      env: { DEVDATA_EVENT_POLL_MS: '9999999999' },
+      message: 'DEVDATA_EVENT_POLL_MS must be an integer from 1 to 60000, got "9999999999"',
+    },
+    // Number() reads these as 1000, 5 and 16; a setting takes plain decimal digits only.
+    {
+      args: ['start'],
+      env: { DEVDATA_EVENT_TIMEOUT_MS: '1e3' },
+      message: 'DEVDATA_EVENT_TIMEOUT_MS must be an integer from 1 to 600000, got "1e3"',
+    },
+    {
+      args: ['serve'],
+      env: { DEVDATA_EVENT_CONCURRENCY: ' 5' },
+      message: 'DEVDATA_EVENT_CONCURRENCY must be an integer from 1 to 1000, got " 5"',
+    },
+    {
+      args: ['serve'],
+      env: { DEVDATA_KEY_CACHE_TTL_MS: '0x10' },
+      message: 'DEVDATA_KEY_CACHE_TTL_MS must be an integer from 0 to 3600000, got "0x10"',
+    },
+    {
+      args: ['serve'],
+      env: { DEVDATA_WEBHOOK_TIMEOUT_MS: '2147483648' },
+      message: 'DEVDATA_WEBHOOK_TIMEOUT_MS must be an integer from 1 to 600000, got "2147483648"',
+    },
+    {
+      args: ['start'],
+      env: { DEVDATA_EVENT_RETENTION_MS: '99999999999999999999' },
+      message: 'DEVDATA_EVENT_RETENTION_MS must be an integer from 1 to 31536000000',
+    },
+    {
+      args: ['serve'],
+      env: { DEVDATA_RATE_LIMIT: '600/99999999999' },
+      message:
+        'DEVDATA_RATE_LIMIT must look like 600/60 (requests/seconds, 1 to 1000000 requests in 1 to 86400 seconds), got "600/99999999999"',
     },
     {
       args: ['serve'],
@@ -209,6 +247,27 @@ describe('devdata-server start', () => {
     dir = mkdtempSync(join(tmpdir(), 'devdata-start-'));
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('takes every number setting at the top of its range', async () => {
+    const started = await start(dir, 'sqlite:devdata.sqlite', {
+      DEVDATA_EVENT_POLL_MS: '60000',
+      DEVDATA_EVENT_TIMEOUT_MS: '600000',
+      DEVDATA_EVENT_RETENTION_MS: '31536000000',
+      DEVDATA_WEBHOOK_TIMEOUT_MS: '600000',
+      DEVDATA_KEY_CACHE_TTL_MS: '3600000',
+      DEVDATA_RATE_LIMIT: '1000000/86400',
+    });
+    try {
+      const key = await fetch(`${started.baseUrl}/v1/dev/key`, {
+        headers: { authorization: `Bearer ${started.developerKey}` },
+      });
+      expect(key.status).toBe(200);
+      expect(key.headers.get('x-ratelimit-limit')).toBe('1000000');
+      expect(started.output).not.toContain('TimeoutOverflowWarning');
+    } finally {
+      await started.stop();
+    }
+  });
 
   it('checks the port before any write: a busy port leaves databases and credentials as they were', async () => {
     const first = await start(dir, 'sqlite:devdata.sqlite');

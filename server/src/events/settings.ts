@@ -1,4 +1,5 @@
 // The settings of event webhook delivery (DEVDATA_EVENT_*), with the defaults the server manual documents.
+import { integerSetting } from '../integer-setting';
 
 export interface EventSettings {
   /** How long one delivery attempt may take (connect, send, answer). */
@@ -37,29 +38,32 @@ export const DEFAULT_EVENT_SETTINGS: EventSettings = {
   concurrencyPerSubscription: 2,
 };
 
-/** Each setting's environment variable. */
-const VARIABLES: Record<keyof EventSettings, string> = {
-  timeoutMs: 'DEVDATA_EVENT_TIMEOUT_MS',
-  retryBaseMs: 'DEVDATA_EVENT_RETRY_BASE_MS',
-  retryMaxDelayMs: 'DEVDATA_EVENT_RETRY_MAX_DELAY_MS',
-  retryForMs: 'DEVDATA_EVENT_RETRY_FOR_MS',
-  disableAfterMs: 'DEVDATA_EVENT_DISABLE_AFTER_MS',
-  secretGraceMs: 'DEVDATA_EVENT_SECRET_GRACE_MS',
-  retentionMs: 'DEVDATA_EVENT_RETENTION_MS',
-  pollMs: 'DEVDATA_EVENT_POLL_MS',
-  concurrency: 'DEVDATA_EVENT_CONCURRENCY',
-  concurrencyPerSubscription: 'DEVDATA_EVENT_CONCURRENCY_PER_SUBSCRIPTION',
+/**
+ * Each setting's environment variable and largest value. The bounds keep what reaches a timer (the attempt's
+ * timeout, the poll) well below Node's limit of 2147483647 ms, and the rest within what an operator would mean:
+ * polls at least once a minute so retries keep to their schedule, and deliveries kept at most a year.
+ */
+const VARIABLES: Record<keyof EventSettings, { name: string; max: number }> = {
+  timeoutMs: { name: 'DEVDATA_EVENT_TIMEOUT_MS', max: 10 * 60_000 },
+  retryBaseMs: { name: 'DEVDATA_EVENT_RETRY_BASE_MS', max: DAY_MS },
+  retryMaxDelayMs: { name: 'DEVDATA_EVENT_RETRY_MAX_DELAY_MS', max: DAY_MS },
+  retryForMs: { name: 'DEVDATA_EVENT_RETRY_FOR_MS', max: 30 * DAY_MS },
+  disableAfterMs: { name: 'DEVDATA_EVENT_DISABLE_AFTER_MS', max: 30 * DAY_MS },
+  secretGraceMs: { name: 'DEVDATA_EVENT_SECRET_GRACE_MS', max: 30 * DAY_MS },
+  retentionMs: { name: 'DEVDATA_EVENT_RETENTION_MS', max: 365 * DAY_MS },
+  pollMs: { name: 'DEVDATA_EVENT_POLL_MS', max: 60_000 },
+  concurrency: { name: 'DEVDATA_EVENT_CONCURRENCY', max: 1_000 },
+  concurrencyPerSubscription: { name: 'DEVDATA_EVENT_CONCURRENCY_PER_SUBSCRIPTION', max: 1_000 },
 };
 
-/** The settings from the environment: each a positive integer, the default when unset or empty. */
+/** The settings from the environment: each an integer from 1 to its bound, the default when unset or empty. */
 export function eventSettingsFromEnv(env: NodeJS.ProcessEnv): EventSettings {
   const settings = { ...DEFAULT_EVENT_SETTINGS };
-  for (const [key, name] of Object.entries(VARIABLES) as [keyof EventSettings, string][]) {
-    const value = env[name];
-    if (value === undefined || value === '') continue;
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got "${value}"`);
-    settings[key] = n;
+  for (const [key, { name, max }] of Object.entries(VARIABLES) as [
+    keyof EventSettings,
+    typeof VARIABLES.pollMs,
+  ][]) {
+    settings[key] = integerSetting(name, env[name], settings[key], { min: 1, max });
   }
   return settings;
 }
