@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { errorBody } from './contract/common';
 import { serializerCompiler } from './contract/serializer';
 import { adminAuth, appAuth, developerAuth, guard } from './auth/hooks';
-import { configFromEnv, type ServerConfig } from './config';
+import { assertPushUrlAllowed, configFromEnv, type ServerConfig } from './config';
 import openapi from './http/openapi';
 import errors, { clientErrorHandler, frameworkErrors } from './http/error-handler';
 import loadShedding from './http/load-shedding';
@@ -105,9 +105,8 @@ export async function buildApp({ store, config, logger = false, resolve }: AppOp
   );
   app.decorate('responseCache', new ResponseCache(store.dataVersion, app.config.responseCacheMb * 1_000_000));
   app.decorate('outbound', new OutboundPolicy(app.config.allowLoopbackWebhooks, resolve));
-  // The push URL is the operator's: a refused one stops the start rather than failing every push later.
-  const pushUrlRefusal = app.config.pushUrl && app.outbound.preflight(app.config.pushUrl);
-  if (pushUrlRefusal) throw new Error(`DEVDATA_PUSH_URL ${pushUrlRefusal}`);
+  // Checked by configFromEnv too, before anything is written; here for a config given in code.
+  assertPushUrlAllowed(app.outbound, app.config.pushUrl);
   app.decorate(
     'pusher',
     new Pusher(app.repositories.notifications, app.config.pushUrl, app.outbound, app.log, app.bus),

@@ -6,6 +6,7 @@ import {
 } from './auth/secrets';
 import { eventSettingsFromEnv, type EventSettings } from './events/settings';
 import { integerSetting } from './integer-setting';
+import { OutboundPolicy } from './outbound/policy';
 import { KEY_CACHE_TTL_MS } from './store/users';
 
 /** Settings the server reads from its environment (the CLI's flags override host, port and database). */
@@ -126,6 +127,17 @@ function urlSetting(name: string, value: string | undefined): string | null {
   return value.replace(/\/+$/, '');
 }
 
+/**
+ * Throws when the outbound policy would refuse every push to `pushUrl`: the URL is the operator's, so the start
+ * stops rather than each push failing later. A host name is left to each push, which vets what it resolves to.
+ */
+export function assertPushUrlAllowed(policy: OutboundPolicy, pushUrl: string | null): void {
+  const refused = pushUrl && policy.preflight(pushUrl);
+  if (!refused) return;
+  const why = refused === 'must use https' ? refused : `is refused: ${refused}`;
+  throw new Error(`DEVDATA_PUSH_URL ${why}, got "${pushUrl}"`);
+}
+
 /** `DEVDATA_REDIS_URL`: redis:// or rediss://, unset or empty for none. */
 function redisUrlSetting(value: string | undefined): string | null {
   if (!value) return null;
@@ -155,6 +167,9 @@ const HOUR_MS = 3_600_000;
 const TIMEOUT_MAX_MS = 600_000;
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfig {
+  const allowLoopbackWebhooks = loopbackAllowance(env);
+  const pushUrl = urlSetting('DEVDATA_PUSH_URL', env.DEVDATA_PUSH_URL);
+  assertPushUrlAllowed(new OutboundPolicy(allowLoopbackWebhooks), pushUrl);
   return {
     rateLimit: parseRateLimit(env.DEVDATA_RATE_LIMIT),
     redisUrl: redisUrlSetting(env.DEVDATA_REDIS_URL),
@@ -197,8 +212,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
       min: 1,
       max: TIMEOUT_MAX_MS,
     }),
-    allowLoopbackWebhooks: loopbackAllowance(env),
-    pushUrl: urlSetting('DEVDATA_PUSH_URL', env.DEVDATA_PUSH_URL),
+    allowLoopbackWebhooks,
+    pushUrl,
     sseHeartbeatMs: 15_000,
     maxEventLoopDelayMs: integerSetting(
       'DEVDATA_MAX_EVENT_LOOP_DELAY_MS',

@@ -221,6 +221,23 @@ describe('devdata-server arguments and settings', () => {
       env: { DEVDATA_PUSH_URL: 'ntfy.sh/topic' },
       message: 'DEVDATA_PUSH_URL must be an http(s) URL',
     },
+    // Refused by the outbound policy before the database is made (nothing connects to it).
+    {
+      args: ['start'],
+      env: { DEVDATA_PUSH_URL: 'https://10.0.0.1/topic' },
+      message:
+        'DEVDATA_PUSH_URL is refused: 10.0.0.1 is a private, reserved or metadata address, got "https://10.0.0.1/topic"',
+    },
+    {
+      args: ['serve'],
+      env: { DEVDATA_PUSH_URL: 'http://ntfy.example.test/topic' },
+      message: 'DEVDATA_PUSH_URL must use https, got "http://ntfy.example.test/topic"',
+    },
+    {
+      args: ['start'],
+      env: { DEVDATA_ALLOW_LOOPBACK_WEBHOOKS: '0', DEVDATA_PUSH_URL: 'http://ntfy.example.test/topic' },
+      message: 'DEVDATA_PUSH_URL must use https, got "http://ntfy.example.test/topic"',
+    },
     {
       args: ['serve'],
       env: { DEVDATA_ALLOW_LOOPBACK_WEBHOOKS: 'yes' },
