@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
@@ -214,13 +214,50 @@ async function savedCredentials(
   return saved;
 }
 
-/** First start: init, save the credentials (never over an existing file), then the demo data. */
-async function firstRun(store: Store, database: string, file: string | null): Promise<InitResult> {
-  const credentials = await initInstance(store.db, { keyPrefix: configFromEnv().keyPrefix });
-  if (file !== null) {
-    const saved: SavedCredentials = { database: databaseName(database), ...credentials };
-    writeFileSync(file, JSON.stringify(saved, null, 2) + '\n', { mode: 0o600, flag: 'wx' });
+/**
+ * A new database's credentials file, created empty (never over an existing file) before anything is written to the
+ * database: where it cannot be created, `start` stops before init makes secrets that could not be saved.
+ */
+class CredentialsFile {
+  private fd: number | null;
+
+  constructor(
+    readonly path: string,
+    database: string,
+  ) {
+    try {
+      this.fd = openSync(path, 'wx', 0o600);
+    } catch (error) {
+      const reason = (error as Error).message.split(',')[0];
+      const fix = database.startsWith('sqlite:')
+        ? 'The file goes beside the database: pass a --database in a directory where it can be created.'
+        : 'The file goes in the current directory: run start from a directory you can write to.';
+      throw new Error(
+        `Cannot create the credentials file ${path} (${reason}), so nothing was written to the database. ${fix}`,
+      );
+    }
   }
+
+  save(credentials: SavedCredentials): void {
+    if (this.fd === null) return;
+    writeFileSync(this.fd, JSON.stringify(credentials, null, 2) + '\n');
+    closeSync(this.fd);
+    this.fd = null;
+  }
+
+  /** Removes the file when nothing was saved in it: the start failed before init. */
+  discard(): void {
+    if (this.fd === null) return;
+    closeSync(this.fd);
+    this.fd = null;
+    rmSync(this.path, { force: true });
+  }
+}
+
+/** First start: init, save the credentials in the file made for them, then the demo data. */
+async function firstRun(store: Store, database: string, file: CredentialsFile | null): Promise<InitResult> {
+  const credentials = await initInstance(store.db, { keyPrefix: configFromEnv().keyPrefix });
+  file?.save({ database: databaseName(database), ...credentials });
   await seedDemo(store.db);
   return credentials;
 }
@@ -327,7 +364,8 @@ async function main(argv: string[]) {
       ) {
         process.env.DEVDATA_ALLOW_LOOPBACK_WEBHOOKS = '1';
       }
-      // Every check comes before the first write: settings, the port, then the saved credentials.
+      // Every check comes before the first write: settings, the port, the saved credentials or, for a new
+      // database, the file to save them in.
       configFromEnv();
       logLevel();
       await assertPortFree(host, port);
@@ -337,23 +375,27 @@ async function main(argv: string[]) {
       const exists = sqlitePath === null || (sqlitePath !== ':memory:' && existsSync(sqlitePath));
       const existing = exists ? openStore(opts.database) : null;
       let saved: InitResult | null;
+      let credentialsFile: CredentialsFile | null;
       try {
         saved = await savedCredentials(opts.database, file, existing);
+        credentialsFile = saved === null && file !== null ? new CredentialsFile(file, opts.database) : null;
       } catch (error) {
         await existing?.close();
         throw error;
       }
       const store = existing ?? openStore(opts.database);
+      let credentials: InitResult;
       try {
         await migrateToLatest(store);
+        // The demo data is written before the server starts sampling its event loop: seeding blocks the loop for
+        // a moment, which would make load shedding refuse the first requests after the banner. Should the port be
+        // taken between the check above and listening, the database and its own credentials file stay together.
+        credentials = saved ?? (await firstRun(store, opts.database, credentialsFile));
       } catch (error) {
+        credentialsFile?.discard();
         await store.close();
         throw error;
       }
-      // The demo data is written before the server starts sampling its event loop: seeding blocks the loop for a
-      // moment, which would make load shedding refuse the first requests after the banner. Should the port be
-      // taken between the check above and listening, the database and its own credentials file stay together.
-      const credentials = saved ?? (await firstRun(store, opts.database, file));
       await serve(store, host, port, (baseUrl) => printCredentials(baseUrl, credentials, file));
       return;
     }

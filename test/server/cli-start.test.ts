@@ -1,10 +1,11 @@
 // What a self-hoster meets first: `devdata-server start`, its saved credentials, and its refusals. A failed
 // start must change nothing, and the credentials printed once must stay usable.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { migrateToLatest, openStore } from '../../server/src/store/db/database';
 import { freePort } from '../helpers/ports';
 
 const CLI = join(__dirname, '../../server/dist/cli.js');
@@ -361,6 +362,59 @@ describe('devdata-server start', () => {
       database: `sqlite:${join(dir, 'other.sqlite')}`,
       developer_key: other.developerKey,
     });
+  });
+
+  it('creates the credentials file before writing to the database, and stops when it cannot', async () => {
+    const users = async (database: string) => {
+      const store = openStore(database);
+      try {
+        return (await store.db.selectFrom('users').select('id').execute()).length;
+      } finally {
+        await store.close();
+      }
+    };
+    // A name the database file takes but its credentials file, 10 characters longer, does not (past 255 bytes):
+    // refused even to root, which a read-only directory is not.
+    const long = 'd'.repeat(240);
+    const refused = cli(
+      ['start', '--port', String(await freePort()), '--database', `sqlite:${long}.sqlite`],
+      {
+        cwd: dir,
+      },
+    );
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain(
+      `Cannot create the credentials file ${join(dir, `${long}.credentials.json`)} (ENAMETOOLONG`,
+    );
+    expect(refused.stderr).toContain('nothing was written to the database');
+    expect(refused.stderr).toContain('pass a --database in a directory where it can be created');
+    expect(existsSync(join(dir, `${long}.sqlite`))).toBe(false);
+
+    // An existing, empty database whose credentials file would go through a link into a missing directory.
+    const database = `sqlite:${join(dir, 'empty.sqlite')}`;
+    const store = openStore(database);
+    await migrateToLatest(store);
+    await store.close();
+    const credentialsFile = join(dir, 'empty.credentials.json');
+    symlinkSync(join(dir, 'missing', 'empty.credentials.json'), credentialsFile);
+    const linked = cli(['start', '--port', String(await freePort()), '--database', database], { cwd: dir });
+    expect(linked.status).toBe(1);
+    expect(linked.stderr).toContain(`Cannot create the credentials file ${credentialsFile}`);
+    expect(await users(database)).toBe(0);
+
+    // Once the file can be made, the same database starts, and its saved key works.
+    rmSync(credentialsFile);
+    const started = await start(dir, database);
+    try {
+      const key = await fetch(`${started.baseUrl}/v1/dev/key`, {
+        headers: { authorization: `Bearer ${started.developerKey}` },
+      });
+      expect(key.status).toBe(200);
+      expect(JSON.parse(readFileSync(credentialsFile, 'utf8')).developer_key).toBe(started.developerKey);
+    } finally {
+      await started.stop();
+    }
+    expect(await users(database)).toBe(1);
   });
 
   it('never overwrites credentials: not for a new database, not with another database', async () => {
