@@ -3,6 +3,7 @@ import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } 
 import { createServer } from 'node:net';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
+import { sql } from 'kysely';
 import pino from 'pino';
 import { buildApp } from './app';
 import { configFromEnv, keyPrefixSetting } from './config';
@@ -182,6 +183,90 @@ function databaseName(database: string): string {
 
 type SavedCredentials = InitResult & { database?: string };
 
+const CREDENTIAL_FIELDS = [
+  'user_id',
+  'developer_key',
+  'admin_token',
+  'app_id',
+  'app_secret',
+  'webhook_secret',
+];
+
+/** The credentials saved in `file`, or null when there is no file; anything else there is refused, naming it. */
+function readCredentials(file: string): SavedCredentials | null {
+  if (!existsSync(file)) return null;
+  const fix = 'restore it from a copy, or move it away';
+  let saved: unknown;
+  try {
+    saved = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new Error(
+      code
+        ? `Cannot read the credentials file ${file} (${(error as Error).message.split(',')[0]}): move it away`
+        : `The credentials file ${file} is not valid JSON (${(error as Error).message}): ${fix}`,
+    );
+  }
+  const fields = saved as Record<string, unknown> | null;
+  if (
+    typeof fields !== 'object' ||
+    fields === null ||
+    CREDENTIAL_FIELDS.some((f) => typeof fields[f] !== 'string')
+  )
+    throw new Error(
+      `The credentials file ${file} does not hold credentials (a JSON object with ${CREDENTIAL_FIELDS.join(', ')}): ${fix}`,
+    );
+  return saved as SavedCredentials;
+}
+
+/** The database's trouble in words that name it and say what to do; any other error as it is. */
+function databaseError(database: string, error: unknown): unknown {
+  const name = databaseName(database);
+  const { code, message } = error as { code?: string; message?: string };
+  const elsewhere = 'or point --database at another database';
+  if (code === 'SQLITE_NOTADB')
+    return new Error(`${name} is not a SQLite database (${message}): move the file away, ${elsewhere}`);
+  if (code?.startsWith('SQLITE_READONLY'))
+    return new Error(
+      `${name} cannot be written (${message}): let this user write it and its directory, ${elsewhere}`,
+    );
+  const newer = /previously executed migration (\S+) is missing/.exec(message ?? '');
+  if (newer)
+    return new Error(
+      `${name} was written by a newer devdata-server (migration ${newer[1]}): upgrade devdata-server, ${elsewhere}`,
+    );
+  return error;
+}
+
+/**
+ * Fails now rather than at the first write on a SQLite file this process may read but not write (a served
+ * database already migrated writes nothing until a request does). Setting the schema version it has changes nothing.
+ */
+async function assertWritable(store: Store): Promise<void> {
+  if (store.dialect !== 'sqlite') return;
+  const { rows } = await sql<{ user_version: number }>`pragma user_version`.execute(store.db);
+  await sql.raw(`pragma user_version = ${Number(rows[0].user_version)}`).execute(store.db);
+}
+
+/** Opens the database, naming it in what goes wrong (a SQLite file that is not a database fails here). */
+function open(database: string): Store {
+  try {
+    return openStore(database);
+  } catch (error) {
+    throw databaseError(database, error);
+  }
+}
+
+/** Migrates and checks that it can be written, naming the database in what goes wrong. */
+async function prepare(store: Store, database: string): Promise<void> {
+  try {
+    await migrateToLatest(store);
+    await assertWritable(store);
+  } catch (error) {
+    throw databaseError(database, error);
+  }
+}
+
 /**
  * The credentials a `start` prints, read before anything is written: those saved for this database, or none
  * when the database is new (`store` is null when it does not exist yet). Refuses a file that another database
@@ -194,7 +279,7 @@ async function savedCredentials(
 ): Promise<SavedCredentials | null> {
   const initialized = store !== null && (await isInitialized(store));
   if (file === null) return null; // an in-memory database is always new
-  const saved = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as SavedCredentials) : null;
+  const saved = readCredentials(file);
   const owner = saved?.database ?? 'another database';
   if (!initialized) {
     if (saved)
@@ -263,8 +348,13 @@ async function firstRun(store: Store, database: string, file: CredentialsFile | 
 }
 
 async function openMigrated(database: string): Promise<Store> {
-  const store = openStore(database);
-  await migrateToLatest(store);
+  const store = open(database);
+  try {
+    await prepare(store, database);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   return store;
 }
 
@@ -373,7 +463,7 @@ async function main(argv: string[]) {
       // Opening a SQLite file that does not exist would create it.
       const sqlitePath = opts.database.startsWith('sqlite:') ? opts.database.slice('sqlite:'.length) : null;
       const exists = sqlitePath === null || (sqlitePath !== ':memory:' && existsSync(sqlitePath));
-      const existing = exists ? openStore(opts.database) : null;
+      const existing = exists ? open(opts.database) : null;
       let saved: InitResult | null;
       let credentialsFile: CredentialsFile | null;
       try {
@@ -383,10 +473,10 @@ async function main(argv: string[]) {
         await existing?.close();
         throw error;
       }
-      const store = existing ?? openStore(opts.database);
+      const store = existing ?? open(opts.database);
       let credentials: InitResult;
       try {
-        await migrateToLatest(store);
+        await prepare(store, opts.database);
         // The demo data is written before the server starts sampling its event loop: seeding blocks the loop for
         // a moment, which would make load shedding refuse the first requests after the banner. Should the port be
         // taken between the check above and listening, the database and its own credentials file stay together.

@@ -1,9 +1,20 @@
 // What a self-hoster meets first: `devdata-server start`, its saved credentials, and its refusals. A failed
 // start must change nothing, and the credentials printed once must stay usable.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
+import { sql } from 'kysely';
 import { join } from 'node:path';
 import { migrateToLatest, openStore } from '../../server/src/store/db/database';
 import { freePort } from '../helpers/ports';
@@ -415,6 +426,73 @@ describe('devdata-server start', () => {
       await started.stop();
     }
     expect(await users(database)).toBe(1);
+  });
+
+  it('names a credentials file it cannot use, and says what to do', () => {
+    const credentialsFile = join(dir, 'devdata.credentials.json');
+    const cases: [() => void, string][] = [
+      [() => writeFileSync(credentialsFile, '{"user_id": '), 'is not valid JSON'],
+      [() => writeFileSync(credentialsFile, 'null'), 'does not hold credentials'],
+      [() => mkdirSync(credentialsFile), 'Cannot read the credentials file'],
+    ];
+    for (const [make, problem] of cases) {
+      make();
+      const result = cli(['start', '--port', '0'], { cwd: dir });
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain(credentialsFile);
+      expect(result.stderr).toContain(problem);
+      expect(result.stderr).toContain('move it away');
+      expect(existsSync(join(dir, 'devdata.sqlite'))).toBe(false);
+      rmSync(credentialsFile, { recursive: true });
+    }
+  });
+
+  it('names a database it cannot use, and says what to do', async () => {
+    const run = (command: string, database: string) =>
+      cli([command, ...(command === 'serve' ? ['--port', '0'] : []), '--database', database], { cwd: dir });
+
+    const junk = join(dir, 'junk.sqlite');
+    writeFileSync(junk, 'not a database, just text long enough to have a header');
+    for (const command of ['serve', 'start', 'init', 'seed']) {
+      const result = run(command, `sqlite:${junk}`);
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain(`sqlite:${junk} is not a SQLite database`);
+      expect(result.stderr).toContain('point --database at another database');
+    }
+    expect(existsSync(join(dir, 'junk.credentials.json'))).toBe(false);
+
+    // Written by a version with a migration this one does not know.
+    const future = `sqlite:${join(dir, 'future.sqlite')}`;
+    expect(run('init', future).status).toBe(0);
+    const store = openStore(future);
+    await sql`insert into kysely_migration (name, timestamp) values ('0099_future', '2099-01-01T00:00:00.000Z')`.execute(
+      store.db,
+    );
+    await store.close();
+    for (const command of ['serve', 'seed']) {
+      const result = run(command, future);
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain(
+        `${future} was written by a newer devdata-server (migration 0099_future): upgrade devdata-server`,
+      );
+    }
+
+    // A file this user may read but not write: made immutable for root, whom file modes do not stop.
+    const readOnly = join(dir, 'read-only.sqlite');
+    expect(run('init', `sqlite:${readOnly}`).status).toBe(0);
+    const root = process.getuid?.() === 0;
+    if (root) spawnSync('chattr', ['+i', readOnly]);
+    else chmodSync(readOnly, 0o444);
+    try {
+      for (const command of ['serve', 'seed']) {
+        const result = run(command, `sqlite:${readOnly}`);
+        expect(result.status).toBe(1);
+        expect(result.stderr).toContain(`sqlite:${readOnly} cannot be written`);
+        expect(result.stderr).toContain('let this user write it and its directory');
+      }
+    } finally {
+      if (root) spawnSync('chattr', ['-i', readOnly]);
+    }
   });
 
   it('never overwrites credentials: not for a new database, not with another database', async () => {
