@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import pino from 'pino';
 import { buildApp } from './app';
 import { configFromEnv, keyPrefixSetting } from './config';
+import { assertRedisDatabase } from './cluster/redis';
 import { initInstance, isInitialized, madeBy, type InitResult } from './scripts/init';
 import { seedDemo } from './scripts/seed';
 import { migrateToLatest, openStore, type Store } from './store/db/database';
@@ -422,9 +423,10 @@ async function main(argv: string[]) {
   switch (command as Command) {
     case 'serve': {
       const { host, port } = opts.listen();
-      configFromEnv();
+      const { redisUrl } = configFromEnv();
       logLevel();
       await assertPortFree(host, port);
+      if (redisUrl) await assertRedisDatabase(redisUrl);
       await serve(await openMigrated(opts.database), host, port);
       return;
     }
@@ -456,9 +458,10 @@ async function main(argv: string[]) {
       }
       // Every check comes before the first write: settings, the port, the saved credentials or, for a new
       // database, the file to save them in.
-      configFromEnv();
+      const { redisUrl } = configFromEnv();
       logLevel();
       await assertPortFree(host, port);
+      if (redisUrl) await assertRedisDatabase(redisUrl);
       const file = credentialsFileFor(opts.database);
       // Opening a SQLite file that does not exist would create it.
       const sqlitePath = opts.database.startsWith('sqlite:') ? opts.database.slice('sqlite:'.length) : null;

@@ -17,6 +17,8 @@ import { tmpdir } from 'node:os';
 import { sql } from 'kysely';
 import { join } from 'node:path';
 import { migrateToLatest, openStore } from '../../server/src/store/db/database';
+import { serveCli } from '../helpers/cli';
+import { ownRedis } from '../helpers/instances';
 import { freePort } from '../helpers/ports';
 
 const CLI = join(__dirname, '../../server/dist/cli.js');
@@ -249,6 +251,18 @@ describe('devdata-server arguments and settings', () => {
       args: ['start'],
       env: { DEVDATA_ALLOW_LOOPBACK_WEBHOOKS: '0', DEVDATA_PUSH_URL: 'http://ntfy.example.test/topic' },
       message: 'DEVDATA_PUSH_URL must use https, got "http://ntfy.example.test/topic"',
+    },
+    // Read by the Redis client as something else, or as database 0; refused before any connection.
+    {
+      args: ['serve'],
+      env: { DEVDATA_REDIS_URL: 'redis://127.0.0.1:6379/-1' },
+      message:
+        'DEVDATA_REDIS_URL must name its database by number (redis://host:6379/0, /1, …), got "redis://127.0.0.1:6379/-1"',
+    },
+    {
+      args: ['start'],
+      env: { DEVDATA_REDIS_URL: 'redis://127.0.0.1:6379/two' },
+      message: 'DEVDATA_REDIS_URL must name its database by number',
     },
     {
       args: ['serve'],
@@ -528,5 +542,71 @@ describe('devdata-server start', () => {
     expect(missing.status).toBe(1);
     expect(missing.stderr).toContain('already has users');
     expect(existsSync(credentialsFile)).toBe(false);
+  });
+});
+
+describe('devdata-server and the database index in DEVDATA_REDIS_URL', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'devdata-redis-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('stops before any write when Redis refuses the index, and serves with one it has', async () => {
+    // The machine's Redis has the default 16 databases; the SELECT is all that reaches it.
+    for (const command of ['serve', 'start']) {
+      const refused = cli([command, '--port', '0'], {
+        cwd: dir,
+        env: { DEVDATA_REDIS_URL: 'redis://127.0.0.1:6379/999' },
+      });
+      expect(refused.status).toBe(1);
+      expect(refused.stderr).toContain(
+        'DEVDATA_REDIS_URL names database 999, which Redis at 127.0.0.1:6379 refuses (ERR DB index is out of range)',
+      );
+      expect(existsSync(join(dir, 'devdata.sqlite'))).toBe(false);
+      expect(existsSync(join(dir, 'devdata.credentials.json'))).toBe(false);
+    }
+
+    const served = await serveCli(`sqlite:${join(dir, 'served.sqlite')}`, {
+      DEVDATA_REDIS_URL: 'redis://127.0.0.1:6379/1',
+    });
+    try {
+      expect(await (await fetch(`${served.baseUrl}/healthz`)).json()).toEqual({ status: 'ok', redis: 'ok' });
+    } finally {
+      await served.stop();
+    }
+  });
+
+  it('reports Redis unavailable while a Redis that came up after the start refuses the index', async () => {
+    // Out of reach at the start, which then goes on without it (as with any Redis outage).
+    const redis = await ownRedis();
+    const served = await serveCli(`sqlite:${join(dir, 'served.sqlite')}`, {
+      DEVDATA_REDIS_URL: `${redis.url}/999`,
+    });
+    try {
+      await redis.start();
+      // Both of the server's connections (commands, subscriptions) are in, each having sent its SELECT.
+      const port = new URL(redis.url).port;
+      const connected = () =>
+        Number(
+          /connected_clients:(\d+)/.exec(
+            spawnSync('redis-cli', ['-p', port, 'info', 'clients'], { encoding: 'utf8' }).stdout,
+          )?.[1] ?? 0,
+        ) - 1; // redis-cli itself
+      for (let i = 0; connected() < 2; i += 1) {
+        if (i > 100) throw new Error('the server did not connect to Redis');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      // Long enough for the connections to be ready and for the probe to try the index again.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(await (await fetch(`${served.baseUrl}/healthz`)).json()).toEqual({
+        status: 'ok',
+        redis: 'unavailable',
+      });
+      expect(served.logs.join('')).toContain('Redis refuses database 999 of DEVDATA_REDIS_URL');
+    } finally {
+      await served.stop();
+      await redis.stop();
+    }
   });
 });
