@@ -464,8 +464,9 @@ export function conversationsRepository(
 
     /**
      * Appends segments to the live session `sessionId`: its conversation (client_session_id = the session id)
-     * is created by the first batch and flagged live until finished. Conflict when the session is finished.
-     * Returns the conversation's id and the segments as stored.
+     * is created by the first batch and flagged live until finished. Conflict when the session is finished, when
+     * the ID is a from-segments conversation's, or when the batch would take the session past its bounds
+     * (MAX_SESSION_SEGMENTS, MAX_SESSION_TEXT). Returns the conversation's id and the segments as stored.
      */
     async appendToSession(
       userId: string,
@@ -573,8 +574,9 @@ export function conversationsRepository(
     },
 
     /**
-     * Finishes the live session `sessionId` (NotFound "Transcript session" when there is none); finishing a
-     * finished one changes nothing. Returns its conversation's id and finish time.
+     * Finishes the live session `sessionId` (NotFound "Transcript session" when there is none, Conflict when the ID
+     * is a from-segments conversation's); finishing a finished one changes nothing. Returns its conversation's id
+     * and finish time.
      */
     async finishSession(
       userId: string,

@@ -97,6 +97,7 @@ export function usersRepository(db: Kysely<Database>, options: UsersOptions = {}
     };
     return { row, secret };
   }
+
   /** NotFound "User not found" unless the user exists. */
   async function requireUser(userId: string): Promise<void> {
     const row = await db.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst();
