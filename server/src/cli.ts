@@ -476,7 +476,13 @@ async function main(argv: string[]) {
         await existing?.close();
         throw error;
       }
-      const store = existing ?? open(opts.database);
+      let store: Store;
+      try {
+        store = existing ?? open(opts.database);
+      } catch (error) {
+        credentialsFile?.discard();
+        throw error;
+      }
       let credentials: InitResult;
       try {
         await prepare(store, opts.database);

@@ -8,9 +8,13 @@ const CONNECT_TIMEOUT_MS = 1_000;
 const RECONNECT_MAX_MS = 1_000;
 const PROBE_INTERVAL_MS = 1_000;
 
-/** Whether `error` is Redis refusing the URL's database index (past its `databases` setting). */
+/**
+ * Whether `error` is Redis refusing the URL's database index (past its `databases` setting); not another failure
+ * of the SELECT, such as a missing password (NOAUTH), which is Redis out of reach for this server.
+ */
 const isSelectRefusal = (error: Error) =>
-  (error as Error & { command?: { name?: string } }).command?.name === 'select';
+  (error as Error & { command?: { name?: string } }).command?.name === 'select' &&
+  /DB index is out of range|invalid DB index/i.test(error.message);
 
 /**
  * Fails when Redis answers but refuses the database index of `url`: a setting to fix, which would otherwise
@@ -27,8 +31,12 @@ export async function assertRedisDatabase(url: string): Promise<void> {
   client.on('error', (error: Error) => {
     if (isSelectRefusal(error)) refusal = error;
   });
-  // The SELECT of the URL's index answers before the connection is ready.
-  await client.connect().catch(() => undefined);
+  // The SELECT of the URL's index answers before the connection is ready. A Redis that takes the connection but
+  // never answers would hold the start: after CONNECT_TIMEOUT_MS it counts as out of reach.
+  await Promise.race([
+    client.connect().catch(() => undefined),
+    new Promise((resolve) => setTimeout(resolve, CONNECT_TIMEOUT_MS).unref()),
+  ]);
   client.disconnect();
   if (refusal) {
     const { host, port, db } = client.options;

@@ -90,15 +90,17 @@ const conversations: FastifyPluginAsyncZod = async (app) => {
       const { client_session_id: sessionId = null, ...input } = request.body;
       // A retry answers with the conversation its first request made, whatever else it sends.
       const existing = sessionId === null ? undefined : await repository.findBySession(userId, sessionId);
-      if (existing?.source === LIVE_TRANSCRIPT_SOURCE) {
-        throw new HttpError(
+      const liveSession = () =>
+        new HttpError(
           409,
           `client_session_id ${sessionId} is the ID of a live transcript session, not of a conversation created from segments: use another client_session_id`,
         );
-      }
+      if (existing?.source === LIVE_TRANSCRIPT_SOURCE) throw liveSession();
       if (existing) return reply.code(200).send(completed(existing));
       checkSegmentTimes(input.transcript_segments, 'transcript_segments');
       const result = await repository.create(userId, input, sessionId, checkSpan);
+      // A live session that took the ID meanwhile (the create lost the race to it) is refused the same way.
+      if (!result.created && result.conversation.source === LIVE_TRANSCRIPT_SOURCE) throw liveSession();
       return reply.code(200).send(completed(result.conversation));
     },
   );

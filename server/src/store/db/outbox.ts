@@ -127,18 +127,20 @@ export function wakeAfterCommit(trx: Kysely<Database>): void {
 }
 
 /**
- * Runs `work` in a transaction (store/db/transaction.ts, run again after a conflict abort); once it has committed, wakes the delivery worker if it wrote deliveries. Every
- * write that may record events runs through here (store/db/write-clock.ts's userWrite does).
+ * Runs `work` in a transaction (store/db/transaction.ts, run again after a conflict abort); once it has committed,
+ * wakes the delivery worker if it wrote deliveries. Every write that may record events runs through here
+ * (store/db/write-clock.ts's userWrite does).
  */
 export async function outboxTransaction<T>(
   db: Kysely<Database>,
   work: (trx: Transaction<Database>) => Promise<T>,
 ): Promise<T> {
-  let committed: Transaction<Database> | undefined;
+  // The last attempt's transaction: the one that committed, once `transaction` has returned.
+  let last: Transaction<Database> | undefined;
   const result = await transaction(db, (trx) => {
-    committed = trx;
+    last = trx;
     return work(trx);
   });
-  if (committed && wroteDeliveries.has(committed)) outboxCommits.emit('committed');
+  if (last && wroteDeliveries.has(last)) outboxCommits.emit('committed');
   return result;
 }

@@ -9,7 +9,8 @@ const ATTEMPTS = 3;
  * Runs `work` in a transaction, again when PostgreSQL aborted it to resolve a conflict with another one (a
  * deadlock, or a serialization failure under a stricter isolation level than the default): the abort rolled
  * everything back, and the same work run again after the other transaction has gone usually commits. So `work`
- * must do nothing but its queries on `trx` (each run builds its rows afresh). SQLite, one connection, has neither.
+ * must change nothing outside `trx` (values made before it, such as new rows' ids, it may use again). SQLite, one
+ * connection, has neither.
  */
 export async function transaction<T>(
   db: Kysely<Database>,
