@@ -235,12 +235,13 @@ describe('devdata-server arguments and settings', () => {
       env: { DEVDATA_PUSH_URL: 'ntfy.sh/topic' },
       message: 'DEVDATA_PUSH_URL must be an http(s) URL',
     },
-    // Refused by the outbound policy before the database is made (nothing connects to it).
+    // Refused by the outbound policy before the database is made (nothing connects to it): loopback, with the
+    // development allowance off, as a private address would be (the tests send nothing beyond loopback).
     {
       args: ['start'],
-      env: { DEVDATA_PUSH_URL: 'https://10.0.0.1/topic' },
+      env: { DEVDATA_ALLOW_LOOPBACK_WEBHOOKS: '0', DEVDATA_PUSH_URL: 'https://127.0.0.1/topic' },
       message:
-        'DEVDATA_PUSH_URL is refused: 10.0.0.1 is a private, reserved or metadata address, got "https://10.0.0.1/topic"',
+        'DEVDATA_PUSH_URL is refused: 127.0.0.1 is a loopback address (allowed only with DEVDATA_ALLOW_LOOPBACK_WEBHOOKS in development), got "https://127.0.0.1/topic"',
     },
     {
       args: ['serve'],
