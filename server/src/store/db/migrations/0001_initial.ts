@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { userRecordColumns, timestampColumns, createIndex } from './schema-steps';
 
 // Instants are epoch milliseconds in bigint columns; the pg driver is told to parse int8 as a number.
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -18,8 +19,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('api_keys')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .$call(userRecordColumns)
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('key_hash', 'text', (c) => c.notNull().unique())
     .addColumn('key_prefix', 'text', (c) => c.notNull())
@@ -28,7 +28,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('last_used_at', 'bigint')
     .addColumn('revoked_at', 'bigint')
     .execute();
-  await db.schema.createIndex('api_keys_user').on('api_keys').columns(['user_id', 'created_at']).execute();
+  await createIndex(db, 'api_keys_user', 'api_keys', ['user_id', 'created_at']);
 
   await db.schema
     .createTable('apps')
@@ -39,8 +39,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('proactive_notification', 'text')
     .addColumn('secret_hash', 'text', (c) => c.notNull().unique())
     .addColumn('webhook_secret', 'text', (c) => c.notNull())
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .$call(timestampColumns)
     .execute();
 
   await db.schema
@@ -54,40 +53,33 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('screen_activity')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .$call(userRecordColumns)
     .addColumn('timestamp', 'bigint', (c) => c.notNull())
     .addColumn('app_name', 'text', (c) => c.notNull())
     .addColumn('window_title', 'text', (c) => c.notNull())
     .addColumn('ocr_text', 'text', (c) => c.notNull())
     .execute();
-  await db.schema
-    .createIndex('screen_activity_user_time')
-    .on('screen_activity')
-    .columns(['user_id', 'timestamp', 'id'])
-    .execute();
-  await db.schema
-    .createIndex('screen_activity_user_app_time')
-    .on('screen_activity')
-    .columns(['user_id', 'app_name', 'timestamp', 'id'])
-    .execute();
+  await createIndex(db, 'screen_activity_user_time', 'screen_activity', ['user_id', 'timestamp', 'id']);
+  await createIndex(db, 'screen_activity_user_app_time', 'screen_activity', [
+    'user_id',
+    'app_name',
+    'timestamp',
+    'id',
+  ]);
 
   await db.schema
     .createTable('folders')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .$call(userRecordColumns)
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('description', 'text')
     .addColumn('color', 'text')
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .$call(timestampColumns)
     .execute();
-  await db.schema.createIndex('folders_user').on('folders').columns(['user_id', 'created_at']).execute();
+  await createIndex(db, 'folders_user', 'folders', ['user_id', 'created_at']);
 
   await db.schema
     .createTable('conversations')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .$call(userRecordColumns)
     .addColumn('client_session_id', 'text')
     .addColumn('folder_id', 'text', (c) => c.references('folders.id').onDelete('set null'))
     .addColumn('language', 'text', (c) => c.notNull())
@@ -98,14 +90,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('discarded', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('started_at', 'bigint', (c) => c.notNull())
     .addColumn('finished_at', 'bigint', (c) => c.notNull())
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .$call(timestampColumns)
     .execute();
-  await db.schema
-    .createIndex('conversations_user_started')
-    .on('conversations')
-    .columns(['user_id', 'started_at', 'id'])
-    .execute();
+  await createIndex(db, 'conversations_user_started', 'conversations', ['user_id', 'started_at', 'id']);
   await db.schema
     .createIndex('conversations_client_session')
     .on('conversations')
@@ -115,43 +102,30 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('action_items')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .$call(userRecordColumns)
     .addColumn('description', 'text', (c) => c.notNull())
     .addColumn('completed', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('conversation_id', 'text', (c) => c.references('conversations.id').onDelete('set null'))
     .addColumn('due_at', 'bigint')
     .addColumn('completed_at', 'bigint')
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .$call(timestampColumns)
     .execute();
-  await db.schema
-    .createIndex('action_items_user_created')
-    .on('action_items')
-    .columns(['user_id', 'created_at', 'id'])
-    .execute();
+  await createIndex(db, 'action_items_user_created', 'action_items', ['user_id', 'created_at', 'id']);
 
   await db.schema
     .createTable('memories')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .$call(userRecordColumns)
     .addColumn('content', 'text', (c) => c.notNull())
     .addColumn('category', 'text', (c) => c.notNull())
     .addColumn('visibility', 'text', (c) => c.notNull())
     .addColumn('tags', 'text', (c) => c.notNull())
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .$call(timestampColumns)
     .execute();
-  await db.schema
-    .createIndex('memories_user_created')
-    .on('memories')
-    .columns(['user_id', 'created_at', 'id'])
-    .execute();
+  await createIndex(db, 'memories_user_created', 'memories', ['user_id', 'created_at', 'id']);
 
   await db.schema
     .createTable('goals')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .$call(userRecordColumns)
     .addColumn('title', 'text', (c) => c.notNull())
     .addColumn('desired_outcome', 'text', (c) => c.notNull())
     .addColumn('goal_type', 'text', (c) => c.notNull())
@@ -166,14 +140,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('horizon_at', 'bigint')
     .addColumn('success_criteria', 'text', (c) => c.notNull())
     .addColumn('why_it_matters', 'text')
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .$call(timestampColumns)
     .execute();
-  await db.schema
-    .createIndex('goals_user_created')
-    .on('goals')
-    .columns(['user_id', 'created_at', 'id'])
-    .execute();
+  await createIndex(db, 'goals_user_created', 'goals', ['user_id', 'created_at', 'id']);
 
   await db.schema
     .createTable('goal_history')
@@ -186,20 +155,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('people')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .$call(userRecordColumns)
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('name_key', 'text', (c) => c.notNull())
     .addColumn('speech_sample_transcripts', 'text', (c) => c.notNull())
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .$call(timestampColumns)
     .addUniqueConstraint('people_user_name', ['user_id', 'name_key'])
     .execute();
 
   await db.schema
     .createTable('notifications')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .$call(userRecordColumns)
     .addColumn('app_id', 'text', (c) => c.notNull().references('apps.id').onDelete('cascade'))
     .addColumn('kind', 'text', (c) => c.notNull())
     .addColumn('title', 'text', (c) => c.notNull())
@@ -207,11 +173,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('generated', 'integer', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema
-    .createIndex('notifications_user_created')
-    .on('notifications')
-    .columns(['user_id', 'created_at', 'id'])
-    .execute();
+  await createIndex(db, 'notifications_user_created', 'notifications', ['user_id', 'created_at', 'id']);
 
   await db.schema
     .createTable('rate_counters')

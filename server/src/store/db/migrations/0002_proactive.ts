@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { createIndex } from './schema-steps';
 
 // The proactive pipeline: live transcript sessions (a flag on the session's conversation) and the log of
 // webhook calls (deliveries).
@@ -23,19 +24,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('notification_id', 'text')
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema
-    .createIndex('deliveries_app_created')
-    .on('deliveries')
-    .columns(['app_id', 'created_at', 'id'])
-    .execute();
-  await db.schema.createIndex('deliveries_created').on('deliveries').columns(['created_at', 'id']).execute();
+  await createIndex(db, 'deliveries_app_created', 'deliveries', ['app_id', 'created_at', 'id']);
+  await createIndex(db, 'deliveries_created', 'deliveries', ['created_at', 'id']);
 
   // user_chat reads the latest notifications of one app to one user.
-  await db.schema
-    .createIndex('notifications_user_app_created')
-    .on('notifications')
-    .columns(['user_id', 'app_id', 'created_at', 'id'])
-    .execute();
+  await createIndex(db, 'notifications_user_app_created', 'notifications', [
+    'user_id',
+    'app_id',
+    'created_at',
+    'id',
+  ]);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { createIndex } from './schema-steps';
 
 // The change feed: a per-user write clock that gives every write a unique, increasing `updated_at`, tombstones
 // for deleted records, and the (user_id, updated_at, id) indexes that `updated_since` / `order=updated_at` walk.
@@ -20,24 +21,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addPrimaryKeyConstraint('tombstones_pk', ['user_id', 'type', 'id'])
     .execute();
   // GET /deleted without a type (and pruning, which deletes a user's oldest ones).
-  await db.schema
-    .createIndex('tombstones_user_deleted')
-    .on('tombstones')
-    .columns(['user_id', 'deleted_at', 'id'])
-    .execute();
+  await createIndex(db, 'tombstones_user_deleted', 'tombstones', ['user_id', 'deleted_at', 'id']);
   // GET /deleted?type=…
-  await db.schema
-    .createIndex('tombstones_user_type_deleted')
-    .on('tombstones')
-    .columns(['user_id', 'type', 'deleted_at', 'id'])
-    .execute();
+  await createIndex(db, 'tombstones_user_type_deleted', 'tombstones', [
+    'user_id',
+    'type',
+    'deleted_at',
+    'id',
+  ]);
 
   for (const table of ['action_items', 'conversations', 'memories', 'goals']) {
-    await db.schema
-      .createIndex(`${table}_user_updated`)
-      .on(table)
-      .columns(['user_id', 'updated_at', 'id'])
-      .execute();
+    await createIndex(db, `${table}_user_updated`, table, ['user_id', 'updated_at', 'id']);
   }
 }
 

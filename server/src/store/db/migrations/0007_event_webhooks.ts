@@ -1,12 +1,12 @@
 import type { Kysely } from 'kysely';
+import { userRecordColumns, timestampColumns, createIndex } from './schema-steps';
 
 // Event webhooks: a user's subscriptions, the events their writes caused (written in the write's transaction:
 // the outbox), and one delivery per event and subscription, which the delivery worker claims and retries.
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('webhook_subscriptions')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .$call(userRecordColumns)
     .addColumn('url', 'text', (c) => c.notNull())
     // JSON array of event types, or ["*"].
     .addColumn('events', 'text', (c) => c.notNull())
@@ -18,29 +18,23 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('previous_secret_until', 'bigint')
     // When its deliveries started failing (null while they succeed): a day of it disables the subscription.
     .addColumn('failing_since', 'bigint')
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .$call(timestampColumns)
     .execute();
-  await db.schema
-    .createIndex('webhook_subscriptions_user')
-    .on('webhook_subscriptions')
-    .columns(['user_id', 'created_at', 'id'])
-    .execute();
+  await createIndex(db, 'webhook_subscriptions_user', 'webhook_subscriptions', [
+    'user_id',
+    'created_at',
+    'id',
+  ]);
 
   await db.schema
     .createTable('webhook_events')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .$call(userRecordColumns)
     .addColumn('type', 'text', (c) => c.notNull())
     // The record as its repository returned it (JSON), mapped to the wire form when sent.
     .addColumn('data', 'text', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema
-    .createIndex('webhook_events_created')
-    .on('webhook_events')
-    .columns(['created_at'])
-    .execute();
+  await createIndex(db, 'webhook_events_created', 'webhook_events', ['created_at']);
 
   await db.schema
     .createTable('webhook_deliveries')
@@ -61,22 +55,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('delivered_at', 'bigint')
     .execute();
   // The worker's claim: pending deliveries that are due.
-  await db.schema
-    .createIndex('webhook_deliveries_due')
-    .on('webhook_deliveries')
-    .columns(['status', 'next_attempt_at'])
-    .execute();
+  await createIndex(db, 'webhook_deliveries_due', 'webhook_deliveries', ['status', 'next_attempt_at']);
   // A subscription's deliveries, newest first.
-  await db.schema
-    .createIndex('webhook_deliveries_subscription')
-    .on('webhook_deliveries')
-    .columns(['subscription_id', 'created_at', 'id'])
-    .execute();
-  await db.schema
-    .createIndex('webhook_deliveries_event')
-    .on('webhook_deliveries')
-    .columns(['event_id'])
-    .execute();
+  await createIndex(db, 'webhook_deliveries_subscription', 'webhook_deliveries', [
+    'subscription_id',
+    'created_at',
+    'id',
+  ]);
+  await createIndex(db, 'webhook_deliveries_event', 'webhook_deliveries', ['event_id']);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

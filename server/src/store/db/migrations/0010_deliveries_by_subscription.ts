@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { createIndex } from './schema-steps';
 
 // The delivery worker claims subscription by subscription (store/webhooks.ts): it finds the subscriptions with
 // pending deliveries by skipping through this index, then takes each one's oldest due. The old index ordered every
@@ -15,10 +16,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await db.schema
-    .createIndex('webhook_deliveries_due')
-    .on('webhook_deliveries')
-    .columns(['status', 'next_attempt_at'])
-    .execute();
+  await createIndex(db, 'webhook_deliveries_due', 'webhook_deliveries', ['status', 'next_attempt_at']);
   await db.schema.dropIndex('webhook_deliveries_pending').execute();
 }
