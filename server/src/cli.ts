@@ -231,6 +231,19 @@ function databaseError(database: string, error: unknown): unknown {
     return new Error(
       `${name} cannot be written (${message}): let this user write it and its directory, ${elsewhere}`,
     );
+  // better-sqlite3 says this one without a code.
+  if (code === 'SQLITE_CANTOPEN' || message === 'Cannot open database because the directory does not exist')
+    return new Error(
+      `${name} cannot be opened (${message}): make its directory, or give the path of a file in one, ${elsewhere}`,
+    );
+  if (code === '3D000')
+    return new Error(`${name} does not exist (${message}): create it (createdb), ${elsewhere}`);
+  if (code === '28000' || code === '28P01')
+    return new Error(
+      `${name} refuses its user (${message}): fix the user or password in the URL, ${elsewhere}`,
+    );
+  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'ETIMEDOUT' || code === 'EHOSTUNREACH')
+    return new Error(`${name} is out of reach (${message}): start PostgreSQL there, ${elsewhere}`);
   const newer = /previously executed migration (\S+) is missing/.exec(message ?? '');
   if (newer)
     return new Error(
@@ -278,7 +291,11 @@ async function savedCredentials(
   file: string | null,
   store: Store | null,
 ): Promise<SavedCredentials | null> {
-  const initialized = store !== null && (await isInitialized(store));
+  const initialized =
+    store !== null &&
+    (await isInitialized(store).catch((error: unknown) => {
+      throw databaseError(database, error);
+    }));
   if (file === null) return null; // an in-memory database is always new
   const saved = readCredentials(file);
   const owner = saved?.database ?? 'another database';

@@ -12,7 +12,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { sql } from 'kysely';
 import { join } from 'node:path';
@@ -20,6 +20,7 @@ import { migrateToLatest, openStore } from '../../server/src/store/db/database';
 import { serveCli } from '../helpers/cli';
 import { ownRedis } from '../helpers/instances';
 import { freePort } from '../helpers/ports';
+import { PG_ADMIN_URL } from '../helpers/server';
 
 const CLI = join(__dirname, '../../server/dist/cli.js');
 const VERSION = JSON.parse(readFileSync(join(__dirname, '../../server/package.json'), 'utf8')).version;
@@ -464,7 +465,17 @@ describe('devdata-server start', () => {
 
   it('names a database it cannot use, and says what to do', async () => {
     const run = (command: string, database: string) =>
-      cli([command, ...(command === 'serve' ? ['--port', '0'] : []), '--database', database], { cwd: dir });
+      cli(
+        [
+          command,
+          ...(command === 'serve' || command === 'start' ? ['--port', '0'] : []),
+          '--database',
+          database,
+        ],
+        {
+          cwd: dir,
+        },
+      );
 
     const junk = join(dir, 'junk.sqlite');
     writeFileSync(junk, 'not a database, just text long enough to have a header');
@@ -507,6 +518,34 @@ describe('devdata-server start', () => {
       }
     } finally {
       if (root) spawnSync('chattr', ['-i', readOnly]);
+    }
+
+    // Paths that cannot be a database file, and PostgreSQL databases that cannot be reached or used.
+    mkdirSync(join(dir, 'a-directory'));
+    const postgresWith = (parts: Partial<Pick<URL, 'pathname' | 'username' | 'port'>>) => {
+      const url = new URL(PG_ADMIN_URL);
+      Object.assign(url, parts);
+      return url.toString();
+    };
+    const cases: [string, string][] = [
+      [`sqlite:${join(dir, 'missing', 'devdata.sqlite')}`, 'cannot be opened'],
+      [`sqlite:${join(dir, 'a-directory')}`, 'cannot be opened'],
+      [
+        postgresWith({ pathname: '/devdata_no_such_database' }),
+        'does not exist (database "devdata_no_such_database"',
+      ],
+      [postgresWith({ username: 'devdata_no_such_role' }), 'refuses its user (role "devdata_no_such_role"'],
+      [postgresWith({ port: String(await freePort()) }), 'is out of reach (connect ECONNREFUSED'],
+    ];
+    for (const [database, problem] of cases) {
+      for (const command of ['serve', 'start', 'init', 'seed']) {
+        const result = run(command, database);
+        expect({ command, database, status: result.status }).toEqual({ command, database, status: 1 });
+        // start may first refuse to make the credentials file of a database in a missing directory.
+        if (command === 'start' && database.includes('missing')) continue;
+        expect(result.stderr).toContain(`${database} ${problem}`);
+        expect(result.stderr).toContain('point --database at another database');
+      }
     }
   });
 
@@ -575,6 +614,42 @@ describe('devdata-server and the database index in DEVDATA_REDIS_URL', () => {
       expect(await (await fetch(`${served.baseUrl}/healthz`)).json()).toEqual({ status: 'ok', redis: 'ok' });
     } finally {
       await served.stop();
+    }
+  });
+
+  it('takes a Redis that wants a password, or takes the connection and never answers, as out of reach', async () => {
+    // Stand-ins on loopback: one answers every command as a Redis with requirepass does, one answers nothing.
+    const sockets: Socket[] = [];
+    const wantsPassword = createServer((socket) => {
+      sockets.push(socket);
+      socket.on('data', () => socket.write('-NOAUTH Authentication required.\r\n'));
+    });
+    const silent = createServer((socket) => sockets.push(socket));
+    const stopping: Server[] = [];
+    try {
+      for (const [stand_in, name] of [
+        [wantsPassword, 'wants a password'],
+        [silent, 'never answers'],
+      ] as const) {
+        await new Promise<void>((resolve) => stand_in.listen(0, '127.0.0.1', resolve));
+        stopping.push(stand_in);
+        const { port } = stand_in.address() as { port: number };
+        // Not a refused index: the server starts without Redis, as it does when Redis is down.
+        const served = await serveCli(`sqlite:${join(dir, `${name}.sqlite`)}`, {
+          DEVDATA_REDIS_URL: `redis://127.0.0.1:${port}/3`,
+        });
+        try {
+          expect(await (await fetch(`${served.baseUrl}/healthz`)).json()).toEqual({
+            status: 'ok',
+            redis: 'unavailable',
+          });
+        } finally {
+          await served.stop();
+        }
+      }
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      for (const server of stopping) await new Promise((resolve) => server.close(resolve));
     }
   });
 
