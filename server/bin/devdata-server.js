@@ -2,6 +2,17 @@
 // The `devdata-server` command of a clone: `npm ci` links it at the repository root, where `npx devdata-server`
 // finds it. The compiled CLI does not exist yet right after `npm ci` (npm links a bin only if its file exists),
 // so this launcher builds the server when its output is missing or older than its sources, then runs it.
+
+// Checked before anything loads: the native SQLite module built for Node 24 can crash an older Node outright.
+const nodeMajor = Number(process.versions.node.split('.')[0]);
+if (nodeMajor < 24) {
+  console.error(
+    `devdata-server needs Node.js 24 or newer; this is Node.js ${process.versions.node} (${process.execPath}). ` +
+      'Put Node.js 24 first on PATH (README, "Quick start" step 1), then run the same command again.',
+  );
+  process.exit(1);
+}
+
 const { spawnSync } = require('node:child_process');
 const { existsSync, readdirSync, statSync } = require('node:fs');
 const { join } = require('node:path');

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
@@ -10,16 +10,14 @@ import { configFromEnv, keyPrefixSetting } from './config';
 import { assertRedisDatabase } from './cluster/redis';
 import { initInstance, isInitialized, madeBy, type InitResult } from './scripts/init';
 import { seedDemo } from './scripts/seed';
+import { SERVER_VERSION } from './version';
 import { migrateToLatest, openStore, type Store } from './store/db/database';
 
 const DEFAULT_DATABASE = 'sqlite:./devdata.sqlite';
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-const VERSION = (
-  JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }
-).version;
 
 const HELP: Record<string, string> = {
-  main: `devdata-server ${VERSION} — the self-hosted DevData developer data and notification service
+  main: `devdata-server ${SERVER_VERSION} — the self-hosted DevData developer data and notification service
 
 Usage: devdata-server <command> [options]     (in a clone of the repository: npx devdata-server …)
 
@@ -109,6 +107,9 @@ function parseDatabase({ value, source }: { value: string; source: string }): st
     return value;
   }
   if (!/^postgres(ql)?:\/\//.test(value) || !URL.canParse(value)) throw new Error(usage);
+  // Without one, PostgreSQL would take the user's name as the database's: often the cluster's own postgres.
+  if (new URL(value).pathname.length <= 1)
+    throw new Error(`${source} must name its database (postgres://user@host:5432/database), got "${value}"`);
   return value;
 }
 
@@ -140,24 +141,36 @@ function logLevel(): string {
   return level;
 }
 
-/** Fails before anything is written when another process holds the port (port 0 takes any free one). */
-async function assertPortFree(host: string, port: number): Promise<void> {
-  if (port === 0) return;
-  await new Promise<void>((resolvePromise, reject) => {
+/** Whether `port` on `host` can be listened on now. */
+function canListen(host: string, port: number): Promise<NodeJS.ErrnoException | null> {
+  return new Promise((resolvePromise) => {
     const probe = createServer();
-    probe.once('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EADDRINUSE')
-        reject(
-          new Error(
-            `Port ${port} on ${host} is already in use: stop what listens there or pass --port (through npm: npm start -- --port ${port + 1})`,
-          ),
-        );
-      else if (error.code === 'EACCES')
-        reject(new Error(`Not allowed to listen on port ${port}: pass --port`));
-      else reject(new Error(`Cannot listen on ${host}:${port}: ${error.message}`));
-    });
-    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolvePromise()));
+    probe.once('error', resolvePromise);
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolvePromise(null)));
   });
+}
+
+/** Fails before anything is written when another process holds the port (port 0 takes any free one). */
+async function assertPortFree(command: 'serve' | 'start', host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  const error = await canListen(host, port);
+  if (error === null) return;
+  if (error.code === 'EADDRINUSE') {
+    let free = port + 1;
+    while (free < port + 20 && free <= 65535 && (await canListen(host, free)) !== null) free += 1;
+    const npm = command === 'start' ? ` (through npm: npm start -- --port ${free})` : '';
+    throw new Error(
+      `Port ${port} on ${host} is already in use: stop what listens there or pass another --port, such as ` +
+        `${free}, which is free${npm}`,
+    );
+  }
+  if (error.code === 'EACCES') throw new Error(`Not allowed to listen on port ${port}: pass --port`);
+  if (error.code === 'ENOTFOUND' || error.code === 'EADDRNOTAVAIL' || error.code === 'EAI_AGAIN')
+    throw new Error(
+      `Cannot listen on ${host}:${port} (${error.message}): pass --host (or DEVDATA_HOST) an address of this ` +
+        'machine, such as 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)',
+    );
+  throw new Error(`Cannot listen on ${host}:${port}: ${error.message}`);
 }
 
 /** Where `start` keeps a database's credentials: beside a SQLite file, or named after a PostgreSQL database. */
@@ -168,10 +181,7 @@ function credentialsFileFor(database: string): string | null {
     const file = resolve(path);
     return join(dirname(file), `${basename(file, extname(file))}.credentials.json`);
   }
-  const url = new URL(database);
-  return resolve(
-    `${decodeURIComponent(url.pathname.slice(1)) || url.username || 'postgres'}.postgres.credentials.json`,
-  );
+  return resolve(`${decodeURIComponent(new URL(database).pathname.slice(1))}.postgres.credentials.json`);
 }
 
 /** The database as a credentials file records it: the SQLite file's full path, or the URL without its password. */
@@ -297,6 +307,18 @@ async function savedCredentials(
       throw databaseError(database, error);
     }));
   if (file === null) return null; // an in-memory database is always new
+  // Made empty before the first write to the database and filled after init: a start stopped in between (killed,
+  // or a crash) leaves it empty.
+  if (existsSync(file) && statSync(file).isFile() && statSync(file).size === 0) {
+    if (initialized)
+      throw new Error(
+        `The credentials file ${file} is empty: a start was stopped after it initialized the database and before ` +
+          'it saved the keys, which are only shown once. Use `devdata-server serve` with keys you make through ' +
+          'the admin API, or move the file away and start with a new --database',
+      );
+    rmSync(file);
+    console.error(`Removed ${file}, left empty by a start that stopped before writing to the database`);
+  }
   const saved = readCredentials(file);
   const owner = saved?.database ?? 'another database';
   if (!initialized) {
@@ -427,7 +449,7 @@ async function main(argv: string[]) {
     return;
   }
   if (command === '--version' || command === '-v' || command === 'version') {
-    console.log(VERSION);
+    console.log(SERVER_VERSION);
     return;
   }
   if (!(command in COMMAND_OPTIONS)) throw new Error(`Unknown command "${command}"\n\n${HELP.main}`);
@@ -442,7 +464,7 @@ async function main(argv: string[]) {
       const { host, port } = opts.listen();
       const { redisUrl } = configFromEnv();
       logLevel();
-      await assertPortFree(host, port);
+      await assertPortFree('serve', host, port);
       if (redisUrl) await assertRedisDatabase(redisUrl);
       await serve(await openMigrated(opts.database), host, port);
       return;
@@ -457,6 +479,12 @@ async function main(argv: string[]) {
       return;
     }
     case 'seed': {
+      // Opening a SQLite file that does not exist would create it, for nothing.
+      const sqlitePath = opts.database.startsWith('sqlite:') ? opts.database.slice('sqlite:'.length) : null;
+      if (sqlitePath !== null && sqlitePath !== ':memory:' && !existsSync(sqlitePath))
+        throw new Error(
+          `${databaseName(opts.database)} does not exist: run \`devdata-server init --database ${opts.database}\` first`,
+        );
       const store = await openMigrated(opts.database);
       const counts = await seedDemo(store.db);
       await store.close();
@@ -477,7 +505,7 @@ async function main(argv: string[]) {
       // database, the file to save them in.
       const { redisUrl } = configFromEnv();
       logLevel();
-      await assertPortFree(host, port);
+      await assertPortFree('start', host, port);
       if (redisUrl) await assertRedisDatabase(redisUrl);
       const file = credentialsFileFor(opts.database);
       // Opening a SQLite file that does not exist would create it.

@@ -6,6 +6,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -106,8 +107,51 @@ describe('devdata-server arguments and settings', () => {
       expect(seed.stderr).toBe('');
       expect(seed.status).toBe(0);
       expect(seed.stdout).toContain('"screen_activity":3000');
+
+      // Once only: a second seed says why it stops, and writes nothing.
+      const again = cli(['seed', '--database', database]);
+      expect(again.status).toBe(1);
+      expect(again.stderr).toMatch(/The user already has a person named \w+: the demo data goes once/);
+
+      // A database that does not exist is not created for nothing.
+      const missing = `sqlite:${join(dir, 'missing.sqlite')}`;
+      const refused = cli(['seed', '--database', missing]);
+      expect(refused.status).toBe(1);
+      expect(refused.stderr).toContain(
+        `${missing} does not exist: run \`devdata-server init --database ${missing}\``,
+      );
+      expect(readdirSync(dir).filter((name) => name.startsWith('missing'))).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('says which Node.js it needs when started with an older one, before loading anything', () => {
+    // As an older Node would report itself: the launcher checks before the native SQLite module, built for 24,
+    // can crash it.
+    const launcher = join(__dirname, '../../server/bin/devdata-server.js');
+    const older = spawnSync(
+      process.execPath,
+      [
+        '-e',
+        "Object.defineProperty(process, 'versions', { value: { ...process.versions, node: '20.19.0' } });" +
+          `process.argv = [process.argv[0], ${JSON.stringify(launcher)}, 'start'];` +
+          `require(${JSON.stringify(launcher)});`,
+      ],
+      { encoding: 'utf8', env: cleanEnv(), cwd: tmpdir() },
+    );
+    expect(older.status).toBe(1);
+    expect(older.stderr).toContain('devdata-server needs Node.js 24 or newer; this is Node.js 20.19.0');
+    expect(older.stderr).toContain('Put Node.js 24 first on PATH');
+  });
+
+  it('refuses a PostgreSQL URL that names no database, before connecting', () => {
+    for (const database of ['postgres://postgres@127.0.0.1:5432/', 'postgresql://postgres@127.0.0.1:5432']) {
+      const result = cli(['init', '--database', database]);
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain(
+        `--database must name its database (postgres://user@host:5432/database), got "${database}"`,
+      );
     }
   });
 
@@ -328,6 +372,12 @@ describe('devdata-server start', () => {
         });
         expect(result.status).toBe(1);
         expect(result.stderr).toContain(`Port ${port} on 127.0.0.1 is already in use`);
+        // Another port that was free when it looked, and npm's form only for start (npm start runs start).
+        const suggested = Number(
+          /pass another --port, such as (\d+), which is free/.exec(result.stderr)?.[1],
+        );
+        expect(suggested).toBeGreaterThan(port);
+        expect(result.stderr.includes(`npm start -- --port ${suggested}`)).toBe(command === 'start');
         expect(existsSync(join(dir, 'other.sqlite'))).toBe(false);
         expect(existsSync(join(dir, 'other.credentials.json'))).toBe(false);
       }
@@ -444,6 +494,31 @@ describe('devdata-server start', () => {
     expect(await users(database)).toBe(1);
   });
 
+  it('removes a credentials file left empty by a start stopped before its first write, and keeps one after it', async () => {
+    const credentialsFile = join(dir, 'devdata.credentials.json');
+    writeFileSync(credentialsFile, '');
+    const started = await start(dir, 'sqlite:devdata.sqlite');
+    try {
+      expect(started.output).toContain(`Removed ${credentialsFile}, left empty by a start that stopped`);
+      expect(JSON.parse(readFileSync(credentialsFile, 'utf8')).developer_key).toBe(started.developerKey);
+    } finally {
+      await started.stop();
+    }
+
+    // Stopped after init and before the keys were saved: they cannot be printed, and the file stays.
+    const database = `sqlite:${join(dir, 'initialized.sqlite')}`;
+    expect(cli(['init', '--database', database]).status).toBe(0);
+    const emptyFile = join(dir, 'initialized.credentials.json');
+    writeFileSync(emptyFile, '');
+    const refused = cli(['start', '--port', '0', '--database', database], { cwd: dir });
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain(
+      `The credentials file ${emptyFile} is empty: a start was stopped after it`,
+    );
+    expect(refused.stderr).toContain('start with a new --database');
+    expect(readFileSync(emptyFile, 'utf8')).toBe('');
+  });
+
   it('names a credentials file it cannot use, and says what to do', () => {
     const credentialsFile = join(dir, 'devdata.credentials.json');
     const cases: [() => void, string][] = [
@@ -541,8 +616,9 @@ describe('devdata-server start', () => {
       for (const command of ['serve', 'start', 'init', 'seed']) {
         const result = run(command, database);
         expect({ command, database, status: result.status }).toEqual({ command, database, status: 1 });
-        // start may first refuse to make the credentials file of a database in a missing directory.
-        if (command === 'start' && database.includes('missing')) continue;
+        // Of a database in a missing directory, start first refuses to make the credentials file, and seed
+        // says the database does not exist.
+        if ((command === 'start' || command === 'seed') && database.includes('missing')) continue;
         expect(result.stderr).toContain(`${database} ${problem}`);
         expect(result.stderr).toContain('point --database at another database');
       }

@@ -21,6 +21,7 @@ import { developerAuth, type DeveloperKey } from '../auth/hooks';
 import type { RequestLimiter } from '../auth/rate-limit';
 import { HttpError } from '../http/http-errors';
 import { isUnavailable } from '../store/db/store-errors';
+import { SERVER_VERSION } from '../version';
 import {
   callTool,
   databaseUnavailable,
@@ -147,7 +148,7 @@ function refuseInvalidParams(transport: StreamableHTTPServerTransport, log: Fast
 
 function mcpServer(key: DeveloperKey, reply: FastifyReply) {
   const server = new Server(
-    { name: 'devdata-server', version: '1.0.0' },
+    { name: 'devdata-server', version: SERVER_VERSION },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
   );
   const context = { userId: key.userId, repositories: reply.server.repositories };

@@ -1,6 +1,7 @@
 import type { Insertable, Kysely } from 'kysely';
 import { newId } from '../ids';
 import { accountRepositories } from '../store';
+import { peopleRepository } from '../store/people';
 import { insertRows } from '../store/db/records';
 import { toFlag, toJson } from '../store/db/rows';
 import type { Database } from '../store/db/schema';
@@ -123,6 +124,13 @@ export async function seedDemo(db: Kysely<Database>) {
   const [user] = await accountRepositories(db).users.listUsers();
   if (!user) throw new Error('No user to seed: run `devdata-server init` first');
   const userId = user.id;
+  const names = ['Maya', 'Sam', 'Lena', 'Jon', 'Priya'];
+  const taken = (await peopleRepository(db).list(userId)).find((person) => names.includes(person.name));
+  if (taken)
+    throw new Error(
+      `The user already has a person named ${taken.name}: the demo data goes once into a database without it ` +
+        '(seed a new database)',
+    );
   const now = Date.now();
   const rand = random(42);
 
@@ -252,7 +260,7 @@ export async function seedDemo(db: Kysely<Database>) {
     });
   }
 
-  const people: NewRow<'people'>[] = ['Maya', 'Sam', 'Lena', 'Jon', 'Priya'].map((name) => ({
+  const people: NewRow<'people'>[] = names.map((name) => ({
     id: newId(now),
     user_id: userId,
     name,
