@@ -242,6 +242,43 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
     await ok(api.delete(`${BASE}/${made.id}`));
   });
 
+  test('a key without the read scope of an event can neither redeliver it nor move its pending deliveries', async () => {
+    const hanging = await receiver(() => 'hang');
+    const healthy = await receiver();
+    const elsewhere = await receiver();
+    const stuck = await subscribe(api, hanging.url, ['memory.created']);
+    const fine = await subscribe(api, healthy.url, ['memory.created']);
+    const memory = await created(api.post('/v1/dev/user/memories', { content: 'only for its owner' }));
+    await healthy.until((received) => received.some((event) => event.body.data.id === memory.id));
+    await hanging.until((received) => received.length === 1);
+    const [delivered] = await deliveriesOf(api, fine.id);
+    const hooksOnly = await keyWithScopes(server, ['webhooks:read', 'webhooks:write']);
+    const refusal = /^Insufficient permissions\. Required scope: memories:read \(for memory\.created\): /;
+
+    // Events it may route (ping) and a new URL at once: the pending memory.created delivery would follow it.
+    const moved = await hooksOnly.patch(`${BASE}/${stuck.id}`, { events: ['ping'], url: elsewhere.url });
+    expect(moved.status).toBe(403);
+    expect(expectShape(errorBody, moved.body).detail).toMatch(refusal);
+    expect(await ok(api.get(`${BASE}/${stuck.id}`))).toMatchObject({
+      url: hanging.url,
+      events: ['memory.created'],
+    });
+
+    // Sending the delivered event again, to the URL it has or to one it may set (ping alone, nothing pending).
+    const resent = await hooksOnly.post(`${BASE}/${fine.id}/deliveries/${delivered.id}/redeliver`);
+    expect(resent.status).toBe(403);
+    expect(expectShape(errorBody, resent.body).detail).toMatch(refusal);
+    expect(await deliveriesOf(api, fine.id)).toHaveLength(1);
+
+    // A key that can read memories may do both.
+    const reader = await keyWithScopes(server, ['webhooks:write', 'memories:read']);
+    await ok(reader.post(`${BASE}/${fine.id}/deliveries/${delivered.id}/redeliver`));
+    await healthy.until((received) => received.filter((e) => e.body.data.id === memory.id).length === 2);
+    expect((await ok(reader.patch(`${BASE}/${stuck.id}`, { url: elsewhere.url }))).url).toBe(elsewhere.url);
+    await ok(api.delete(`${BASE}/${stuck.id}`));
+    await ok(api.delete(`${BASE}/${fine.id}`));
+  });
+
   test("another user's subscription is a 404 on every route, and their writes never reach it", async () => {
     const hook = await receiver();
     const made = await subscribe(api, hook.url);

@@ -249,6 +249,7 @@ export function recordRoutes<ItemPath extends `/${string}/:${string}`>(
         userId: string,
         ids: Record<PathParams<ItemPath> | PathParams<Suffix>, string>,
         query: z.output<Q>,
+        request: FastifyRequest,
       ) => Promise<z.input<R>>,
     ) {
       const querystring = doc.querystring as AnySchema | undefined;
@@ -268,6 +269,7 @@ export function recordRoutes<ItemPath extends `/${string}/:${string}`>(
             callerId(request),
             request.params as Record<PathParams<ItemPath> | PathParams<Suffix>, string>,
             request.query as z.output<Q>,
+            request,
           ),
       });
     },

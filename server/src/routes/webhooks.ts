@@ -73,7 +73,8 @@ const webhooks: FastifyPluginAsyncZod = async (app) => {
         `Event types: ${EVENT_TYPES.join(', ')}; \`*\` for all. The URL must be https to a public address ` +
         '(loopback too in development mode): its host is resolved and checked now and at every call, and ' +
         'nothing is called now. The key must hold the read scope of each event\u2019s data (a 403 names the ' +
-        'missing ones), here and when PATCH changes the events or the URL. The secret is shown only in this answer and by ' +
+        'missing ones), here, when PATCH changes the events or the URL (then also for the events of pending ' +
+        'deliveries, which follow the URL) and to redeliver. The secret is shown only in this answer and by ' +
         'rotate-secret. ' +
         SIGNING,
       body: createWebhookBody,
@@ -107,15 +108,17 @@ const webhooks: FastifyPluginAsyncZod = async (app) => {
       response: webhook,
     },
     async (userId, id, body, request) => {
+      const held = request.developerKey?.scopes ?? [];
       // The caller's subscription first: another user's id is a 404 whatever the body says.
       const current = await repository.find(userId, id);
       if (body.url !== undefined) {
-        // A new URL receives the events the subscription has (new ones were checked above): without their read
-        // scopes, a key that can only manage webhooks could send the user's data to a URL of its choice.
-        if (body.events === undefined) assertMayRoute(current.events, request.developerKey?.scopes ?? []);
+        // A new URL receives the events the subscription has (new ones were checked above), and its pending
+        // deliveries, whatever their events: without their read scopes, a key that can only manage webhooks
+        // could send the user's data to a URL of its choice.
+        if (body.events === undefined) assertMayRoute(current.events, held);
         await assertRegistrable(app.outbound, body.url, ['body', 'url']);
       }
-      return repository.update(userId, id, body);
+      return repository.update(userId, id, body, (pending) => assertMayRoute(pending, held));
     },
   );
 
@@ -162,10 +165,15 @@ const webhooks: FastifyPluginAsyncZod = async (app) => {
     '/deliveries/:delivery_id/redeliver',
     {
       summary: 'Send a delivery\u2019s event again',
-      description: 'A new delivery of the same event: the same webhook-id, so a receiver can tell it apart.',
+      description:
+        'A new delivery of the same event: the same webhook-id, so a receiver can tell it apart. The key must ' +
+        'hold the read scope of the event\u2019s data (a 403 names it).',
       response: webhookDelivery,
     },
-    (userId, { webhook_id, delivery_id }) => repository.redeliver(userId, webhook_id, delivery_id),
+    (userId, { webhook_id, delivery_id }, _query, request) =>
+      repository.redeliver(userId, webhook_id, delivery_id, (type) =>
+        assertMayRoute([type], request.developerKey?.scopes ?? []),
+      ),
   );
 
   routes.item(

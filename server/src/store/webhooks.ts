@@ -217,9 +217,36 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
      * what is stored (as every record's PATCH does); activating it again also forgets how long it had been
      * failing.
      */
-    async update(userId: string, id: string, changes: WebhookChanges): Promise<Webhook> {
+    async update(
+      userId: string,
+      id: string,
+      changes: WebhookChanges,
+      mayMovePending: (eventTypes: EventType[]) => void,
+    ): Promise<Webhook> {
       return transaction(db, async (trx) => {
         const current = await findRow(trx, userId, id);
+        if (changes.url !== undefined && changes.url !== current.url) {
+          // Pending deliveries go to the URL the subscription has when they are sent: `mayMovePending` judges
+          // their event types (it throws to refuse). PostgreSQL: FOR UPDATE waits for the writes recording events
+          // for this subscription now (they hold FOR KEY SHARE on it) and holds off new ones until this commits, so
+          // none is written unseen between the check and the change. SQLite runs one write at a time.
+          if (dialect === 'postgres')
+            await trx
+              .selectFrom('webhook_subscriptions')
+              .select('id')
+              .where('id', '=', id)
+              .forUpdate()
+              .execute();
+          const pending = await trx
+            .selectFrom('webhook_deliveries as d')
+            .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
+            .select('e.type')
+            .distinct()
+            .where('d.subscription_id', '=', id)
+            .where('d.status', '=', 'pending')
+            .execute();
+          mayMovePending(pending.map((row) => row.type as EventType));
+        }
         const activated = changes.active === true && !fromFlag(current.active);
         const { row } = await updateChanged(
           trx,
@@ -295,16 +322,23 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
     },
 
     /** A new pending delivery of the same event (same event id) as the caller's delivery `deliveryId`. */
-    async redeliver(userId: string, id: string, deliveryId: string): Promise<WebhookDelivery> {
+    async redeliver(
+      userId: string,
+      id: string,
+      deliveryId: string,
+      maySend: (eventType: EventType) => void,
+    ): Promise<WebhookDelivery> {
       return outboxTransaction(db, async (trx) => {
         await findRowToDeliver(trx, userId, id);
         const original = await trx
-          .selectFrom('webhook_deliveries')
-          .select('event_id')
-          .where('id', '=', deliveryId)
-          .where('subscription_id', '=', id)
+          .selectFrom('webhook_deliveries as d')
+          .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
+          .select(['d.event_id', 'e.type'])
+          .where('d.id', '=', deliveryId)
+          .where('d.subscription_id', '=', id)
           .executeTakeFirst();
         if (!original) throw new NotFound('Delivery');
+        maySend(original.type as EventType);
         const now = Date.now();
         const copy: Row<'webhook_deliveries'> = {
           id: newId(now),
