@@ -488,6 +488,30 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
     await ok(api.delete(`${BASE}/${fine.id}`));
   });
 
+  test("one user's hanging subscriptions hold at most the user's share of attempts: another user's events go through", async () => {
+    const { concurrency, concurrencyPerSubscription, concurrencyPerUser } = EVENTS;
+    expect(concurrencyPerUser).toBeLessThan(concurrency);
+    const hanging = await receiver(() => 'hang');
+    const healthy = await receiver();
+    const greedy = await newUser(server);
+    // Enough dead subscriptions, each with a backlog, to take every attempt of the instance were it allowed.
+    const dead = [];
+    for (let i = 0; i <= concurrency / concurrencyPerSubscription; i += 1)
+      dead.push(await subscribe(greedy.client, hanging.url, ['memory.created']));
+    const memories = [1, 2, 3].map((i) => ({ content: `backlog ${i}` }));
+    await created(greedy.client.post('/v1/dev/user/memories/batch', { memories }));
+    await hanging.until((received) => received.length >= concurrencyPerUser);
+
+    const mine = await subscribe(api, healthy.url, ['ping']);
+    await ok(api.post(`${BASE}/${mine.id}/ping`));
+    await healthy.until((received) => received.length === 1);
+    // It arrived while the dead endpoints still held what they were first given (a timeout would have brought
+    // them retries), and they were given no more than their user's share.
+    expect(hanging.received).toHaveLength(concurrencyPerUser);
+    for (const subscription of dead) await ok(greedy.client.delete(`${BASE}/${subscription.id}`));
+    await ok(api.delete(`${BASE}/${mine.id}`));
+  });
+
   test('a failing receiver: each attempt recorded with its status and next time, then delivered; redeliver sends the same id', async () => {
     // The first two calls answer 500, every later one 200.
     const hook = await receiver((_event, index) => ({ status: index < 2 ? 500 : 200 }));

@@ -46,9 +46,21 @@ function transportError(error: unknown, timeoutMs: number): string {
   return `${e.code ?? 'error'}: ${e.message ?? String(error)}`;
 }
 
+/** Counts one more (or one fewer) attempt under way for `id`; none is no entry. */
+function count(busy: Map<string, number>, id: string, by: 1 | -1): void {
+  const now = (busy.get(id) ?? 0) + by;
+  if (now === 0) busy.delete(id);
+  else busy.set(id, now);
+}
+
+/** The ids with `most` attempts under way or more. */
+const full = (busy: Map<string, number>, most: number) =>
+  [...busy].filter(([, n]) => n >= most).map(([id]) => id);
+
 export class EventDeliveryWorker {
-  /** Attempts under way per subscription, and the deliveries they are for. */
-  private readonly busy = new Map<string, number>();
+  /** Attempts under way per subscription and per user, and the deliveries they are for. */
+  private readonly busySubscriptions = new Map<string, number>();
+  private readonly busyUsers = new Map<string, number>();
   private readonly underWayIds = new Set<string>();
   private readonly attempts = new Set<Promise<void>>();
   private claiming: Promise<void> | null = null;
@@ -102,17 +114,16 @@ export class EventDeliveryWorker {
         await this.pruneWhenDue();
         const room = this.settings.concurrency - this.underWayIds.size;
         if (room <= 0) return;
-        const perSubscription = this.settings.concurrencyPerSubscription;
-        const full = [...this.busy].filter(([, n]) => n >= perSubscription).map(([id]) => id);
+        const { concurrencyPerSubscription: perSubscription, concurrencyPerUser: perUser } = this.settings;
         const now = Date.now();
-        const claimed = await this.webhooks.claim(
-          now,
-          now + 2 * this.settings.timeoutMs + 1_000,
-          room,
-          full,
-          [...this.underWayIds],
-          (id) => perSubscription - (this.busy.get(id) ?? 0),
-        );
+        const claimed = await this.webhooks.claim(now, now + 2 * this.settings.timeoutMs + 1_000, room, {
+          busySubscriptions: full(this.busySubscriptions, perSubscription),
+          busyUsers: full(this.busyUsers, perUser),
+          underWay: [...this.underWayIds],
+          perUser,
+          subscriptionRoom: (id) => perSubscription - (this.busySubscriptions.get(id) ?? 0),
+          userRoom: (id) => perUser - (this.busyUsers.get(id) ?? 0),
+        });
         for (const delivery of claimed) this.begin(delivery);
         if (claimed.length === room) this.claimAgain = true;
       } while (this.claimAgain && !this.stopped);
@@ -122,17 +133,16 @@ export class EventDeliveryWorker {
   }
 
   private begin(delivery: ClaimedDelivery): void {
-    const id = delivery.subscriptionId;
-    this.busy.set(id, (this.busy.get(id) ?? 0) + 1);
+    count(this.busySubscriptions, delivery.subscriptionId, 1);
+    count(this.busyUsers, delivery.userId, 1);
     this.underWayIds.add(delivery.id);
     const attempt = this.attempt(delivery)
       .catch((error: unknown) =>
         this.log.warn({ err: error, delivery: delivery.id }, 'could not record an event delivery'),
       )
       .finally(() => {
-        const left = (this.busy.get(id) ?? 1) - 1;
-        if (left === 0) this.busy.delete(id);
-        else this.busy.set(id, left);
+        count(this.busySubscriptions, delivery.subscriptionId, -1);
+        count(this.busyUsers, delivery.userId, -1);
         this.underWayIds.delete(delivery.id);
         this.attempts.delete(attempt);
         this.wake();

@@ -17,9 +17,13 @@ export interface EventSettings {
   retentionMs: number;
   /** How often each instance looks for due deliveries besides being woken by its own writes. */
   pollMs: number;
-  /** Attempts under way at once per instance, and of those at most this many per subscription. */
+  /**
+   * Attempts under way at once per instance, of those at most this many per subscription and this many for one
+   * user's subscriptions: one user's dead endpoints never hold every attempt while another user's events wait.
+   */
   concurrency: number;
   concurrencyPerSubscription: number;
+  concurrencyPerUser: number;
 }
 
 const HOUR_MS = 3_600_000;
@@ -36,6 +40,7 @@ export const DEFAULT_EVENT_SETTINGS: EventSettings = {
   pollMs: 1_000,
   concurrency: 16,
   concurrencyPerSubscription: 2,
+  concurrencyPerUser: 8,
 };
 
 /**
@@ -54,6 +59,7 @@ const VARIABLES: Record<keyof EventSettings, { name: string; max: number }> = {
   pollMs: { name: 'DEVDATA_EVENT_POLL_MS', max: 60_000 },
   concurrency: { name: 'DEVDATA_EVENT_CONCURRENCY', max: 1_000 },
   concurrencyPerSubscription: { name: 'DEVDATA_EVENT_CONCURRENCY_PER_SUBSCRIPTION', max: 1_000 },
+  concurrencyPerUser: { name: 'DEVDATA_EVENT_CONCURRENCY_PER_USER', max: 1_000 },
 };
 
 /** The settings from the environment: each an integer from 1 to its bound, the default when unset or empty. */

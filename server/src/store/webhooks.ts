@@ -123,19 +123,36 @@ function decodeDelivery(row: DeliveryRow): WebhookDelivery {
   };
 }
 
+/** What a claim leaves out and how much it may take of each subscription and user. */
+export interface ClaimLimits {
+  /** Subscriptions, and users, with every attempt they may have under way. */
+  busySubscriptions: readonly string[];
+  busyUsers: readonly string[];
+  /** Deliveries under way in this process. */
+  underWay: readonly string[];
+  /** The most attempts of one user at once: no more of a user's subscriptions are listed in one claim. */
+  perUser: number;
+  subscriptionRoom: (subscriptionId: string) => number;
+  userRoom: (userId: string) => number;
+}
+
 /**
- * Up to `take` active subscriptions, `busy` ones left out, with a delivery due by `now`, the one due longest first.
- * The subscriptions holding pending deliveries are found by skipping through the pending index one subscription at
- * a time (a loose index scan), so the cost follows how many there are, not how many deliveries they hold.
+ * Up to `take` active subscriptions with a delivery due by `now`, the one due longest first, at most `perUser` of
+ * one user's, leaving out the busy subscriptions and users. The subscriptions holding pending deliveries are found
+ * by skipping through the pending index one subscription at a time (a loose index scan), so the cost follows how
+ * many there are, not how many deliveries they hold.
  */
 async function subscriptionsWithDueDeliveries(
   db: Kysely<Database>,
   now: number,
-  busy: readonly string[],
+  limits: ClaimLimits,
   take: number,
-): Promise<string[]> {
-  const notBusy = busy.length > 0 ? sql`and s.id not in (${sql.join(busy)})` : sql``;
-  const { rows } = await sql<{ id: string }>`
+): Promise<{ id: string; user_id: string }[]> {
+  const { busySubscriptions, busyUsers, perUser } = limits;
+  const notBusy =
+    busySubscriptions.length > 0 ? sql`and s.id not in (${sql.join(busySubscriptions)})` : sql``;
+  const notBusyUser = busyUsers.length > 0 ? sql`and s.user_id not in (${sql.join(busyUsers)})` : sql``;
+  const { rows } = await sql<{ id: string; user_id: string }>`
     with recursive pending(subscription_id) as (
       select (select subscription_id from webhook_deliveries
               where status = 'pending' order by subscription_id limit 1)
@@ -145,16 +162,21 @@ async function subscriptionsWithDueDeliveries(
               order by d.subscription_id limit 1)
       from pending p where p.subscription_id is not null
     )
-    select s.id from (
-      select p.subscription_id, (select min(d.next_attempt_at) from webhook_deliveries d
-                                 where d.status = 'pending' and d.subscription_id = p.subscription_id) as due_at
-      from pending p where p.subscription_id is not null
-    ) due
-    join webhook_subscriptions s on s.id = due.subscription_id
-    where s.active = 1 and due.due_at <= ${now} ${notBusy}
-    order by due.due_at, s.id
+    select id, user_id from (
+      select s.id, s.user_id, due.due_at,
+             row_number() over (partition by s.user_id order by due.due_at, s.id) as nth
+      from (
+        select p.subscription_id, (select min(d.next_attempt_at) from webhook_deliveries d
+                                   where d.status = 'pending' and d.subscription_id = p.subscription_id) as due_at
+        from pending p where p.subscription_id is not null
+      ) due
+      join webhook_subscriptions s on s.id = due.subscription_id
+      where s.active = 1 and due.due_at <= ${now} ${notBusy} ${notBusyUser}
+    ) ranked
+    where nth <= ${perUser}
+    order by due_at, id
     limit ${take}`.execute(db);
-  return rows.map((row) => row.id);
+  return rows;
 }
 
 export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
@@ -370,8 +392,9 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
     },
 
     /**
-     * Claims up to `take` due pending deliveries of active subscriptions, oldest first, at most `room(subscription)`
-     * of each, leaving out `busy` subscriptions and the deliveries `underWay` in this process. On PostgreSQL each is
+     * Claims up to `take` due pending deliveries of active subscriptions, oldest first, at most the room left to
+     * each subscription and each user, leaving out the busy ones and the deliveries under way in this process
+     * (`limits`). On PostgreSQL each is
      * leased to this claim until `leaseUntil` (its next_attempt_at, so no other instance takes it meanwhile; one
      * whose instance died is due again then), rows another instance is claiming being skipped (`FOR UPDATE SKIP
      * LOCKED`). SQLite has one process, which knows what it has under way: its claim writes nothing, and after a
@@ -384,26 +407,32 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
       now: number,
       leaseUntil: number,
       take: number,
-      busy: readonly string[],
-      underWay: readonly string[],
-      room: (subscriptionId: string) => number,
+      limits: ClaimLimits,
     ): Promise<ClaimedDelivery[]> {
       if (take <= 0) return [];
+      const { underWay } = limits;
       const claimIn = async (trx: Kysely<Database>): Promise<ClaimedDelivery[]> => {
         const due: { id: string; next_attempt_at: number | null }[] = [];
-        for (const subscriptionId of await subscriptionsWithDueDeliveries(trx, now, busy, take)) {
+        const userRoom = new Map<string, number>();
+        for (const subscription of await subscriptionsWithDueDeliveries(trx, now, limits, take)) {
+          const userId = subscription.user_id;
+          const leftForUser = userRoom.get(userId) ?? limits.userRoom(userId);
+          const room = Math.min(limits.subscriptionRoom(subscription.id), leftForUser);
+          if (room <= 0) continue;
           let rows = trx
             .selectFrom('webhook_deliveries')
             .select(['id', 'next_attempt_at'])
             .where('status', '=', 'pending')
-            .where('subscription_id', '=', subscriptionId)
+            .where('subscription_id', '=', subscription.id)
             .where('next_attempt_at', '<=', now)
             .orderBy('next_attempt_at')
             .orderBy('id')
-            .limit(room(subscriptionId));
+            .limit(room);
           if (underWay.length > 0) rows = rows.where('id', 'not in', underWay);
           if (dialect === 'postgres') rows = rows.forUpdate().skipLocked();
-          due.push(...(await rows.execute()));
+          const claimable = await rows.execute();
+          due.push(...claimable);
+          userRoom.set(userId, leftForUser - claimable.length);
         }
         const picked = due
           .sort((a, b) => Number(a.next_attempt_at) - Number(b.next_attempt_at) || (a.id < b.id ? -1 : 1))
