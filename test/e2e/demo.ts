@@ -14,20 +14,15 @@ import {
   startDevdataServer,
   workflowFiles,
 } from './harness.ts';
+import { freePort } from '../helpers/ports.ts';
 
 const workDir = resolve('.demo');
 const owner = {
   email: process.env.DEMO_N8N_EMAIL ?? 'demo@devdata.local',
   password: process.env.DEMO_N8N_PASSWORD ?? 'DevData-demo-1',
 };
-const ports = [
-  {
-    what: 'devdata-server',
-    variable: 'DEMO_DEVDATA_PORT',
-    port: Number(process.env.DEMO_DEVDATA_PORT ?? 8080),
-  },
-  { what: 'n8n', variable: 'DEMO_N8N_PORT', port: Number(process.env.DEMO_N8N_PORT ?? 5678) },
-];
+/** The demo's settings a suggested command repeats, in this order, when the user set them. */
+const SETTINGS = ['DEMO_DEVDATA_PORT', 'DEMO_N8N_PORT', 'DEMO_N8N_EMAIL', 'DEMO_N8N_PASSWORD'] as const;
 const processes = new Processes();
 /** Aborted by Ctrl+C: an n8n install under way stops and removes its folder. */
 const interrupt = new AbortController();
@@ -44,18 +39,62 @@ function portTaken(port: number): Promise<boolean> {
   });
 }
 
-/** The first port above `port` that nothing listens on, to suggest in its place (the next one if none is near). */
-async function freePortAbove(port: number): Promise<number> {
-  for (let candidate = port + 1; candidate <= port + 100; candidate += 1) {
-    if (!(await portTaken(candidate))) return candidate;
+/** A port setting from the environment, in plain decimal digits from 1 to 65535; `fallback` when unset or empty. */
+function portSetting(variable: string, fallback: number): number {
+  const value = process.env[variable];
+  if (value === undefined || value === '') return fallback;
+  const port = /^\d{1,5}$/.test(value) ? Number(value) : NaN;
+  if (!(port >= 1 && port <= 65535))
+    throw new Error(`${variable} must be a port number from 1 to 65535, got "${value}"`);
+  return port;
+}
+
+/**
+ * The first port above `port` that nothing listens on and that is not `other` (the demo's other server takes that
+ * one), to suggest in its place; one the system picks if none is near.
+ */
+async function freePortAbove(port: number, other: number): Promise<number> {
+  for (let candidate = port + 1; candidate <= Math.min(port + 100, 65535); candidate += 1) {
+    if (candidate !== other && !(await portTaken(candidate))) return candidate;
   }
-  return port + 1;
+  for (;;) {
+    const candidate = await freePort();
+    if (candidate !== other) return candidate;
+  }
+}
+
+/** `npm run demo` with every DEMO_* setting the user gave, and `variable` set to `value`. */
+function demoCommand(variable: string, value: number): string {
+  const words = SETTINGS.flatMap((name) => {
+    const given = name === variable ? String(value) : process.env[name];
+    if (given === undefined || given === '') return [];
+    return [`${name}=${/^[\w@%+=:,./-]+$/.test(given) ? given : `'${given.replaceAll("'", `'\\''`)}'`}`];
+  });
+  return [...words, 'npm run demo'].join(' ');
 }
 
 async function main() {
-  // First of all: with a port taken, another server would answer in place of the demo's (with keys the demo's
-  // n8n does not hold), so nothing is started or installed.
-  for (const { what, variable, port } of ports)
+  // First of all: the ports must be ports, and two of them.
+  const ports = [
+    { what: 'devdata-server', variable: 'DEMO_DEVDATA_PORT', port: portSetting('DEMO_DEVDATA_PORT', 8080) },
+    { what: 'n8n', variable: 'DEMO_N8N_PORT', port: portSetting('DEMO_N8N_PORT', 5678) },
+  ];
+  if (ports[0].port === ports[1].port) {
+    const [devdataPort, n8nPort] = ports;
+    const described = ({ variable, port }: { variable: string; port: number }) =>
+      process.env[variable] ? `${variable}=${port}` : `${variable} (${port} by default)`;
+    // Move the one the user set (n8n's when both are).
+    const moved = process.env.DEMO_N8N_PORT || !process.env.DEMO_DEVDATA_PORT ? n8nPort : devdataPort;
+    throw new Error(
+      `${described(devdataPort)} and ${described(n8nPort)} are the same port, and the demo needs one for ` +
+        `devdata-server and another for n8n.\n` +
+        `Give them different ports: ${demoCommand(moved.variable, await freePortAbove(moved.port, moved.port))}`,
+    );
+  }
+
+  // Then: with a port taken, another server would answer in place of the demo's (with keys the demo's n8n does
+  // not hold), so nothing is started or installed.
+  for (const [index, { what, variable, port }] of ports.entries())
     if (await portTaken(port))
       throw new Error(
         `Port ${port} is already in use, so the demo cannot start ${what} there.\n` +
@@ -64,7 +103,7 @@ async function main() {
               ? 'a devdata-server from `npm start` stops with Ctrl+C in its terminal; '
               : ''
           }\`lsof -i :${port}\` shows which process it is),\n` +
-          `or run the demo on a free port: ${variable}=${await freePortAbove(port)} npm run demo`,
+          `or run the demo on a free port: ${demoCommand(variable, await freePortAbove(port, ports[1 - index].port))}`,
       );
 
   // The build comes after the port check, so a taken port is said at once rather than after it.

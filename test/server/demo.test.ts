@@ -1,5 +1,6 @@
 // `npm run demo` with a port already taken: it refuses before it starts or installs anything, naming the port and
-// the fix, instead of reporting a demo whose key another server refuses. Runs the demo's own startup (Node runs
+// the fix, instead of reporting a demo whose key another server refuses. A port setting that is no port, or the same
+// port for both servers, is refused the same way, naming the settings. Runs the demo's own startup (Node runs
 // test/e2e/demo.ts as `npm run demo` does); the n8n cache it would install into is an empty folder that must stay
 // empty.
 import { spawnSync } from 'node:child_process';
@@ -30,7 +31,15 @@ function runDemo(env: NodeJS.ProcessEnv) {
       ['--disable-warning=MODULE_TYPELESS_PACKAGE_JSON', 'test/e2e/demo.ts'],
       {
         cwd: REPO,
-        env: { ...process.env, ...env, N8N_E2E_CACHE: join(cache, 'n8n') },
+        env: {
+          ...process.env,
+          DEMO_DEVDATA_PORT: undefined,
+          DEMO_N8N_PORT: undefined,
+          DEMO_N8N_EMAIL: undefined,
+          DEMO_N8N_PASSWORD: undefined,
+          ...env,
+          N8N_E2E_CACHE: join(cache, 'n8n'),
+        },
         encoding: 'utf8',
         timeout: 50_000,
       },
@@ -47,10 +56,16 @@ describe('npm run demo with a port already taken', () => {
     ['n8n', 'DEMO_N8N_PORT'],
   ])('refuses when the port for %s is taken, naming it and the fix', async (what, variable) => {
     const taken = await freePort();
-    const other = variable === 'DEMO_N8N_PORT' ? 'DEMO_DEVDATA_PORT' : 'DEMO_N8N_PORT';
+    // The other server's port is the one right above (the first a suggestion would try): it must not be suggested.
+    const other = taken < 65535 ? taken + 1 : taken - 1;
+    const otherVariable = variable === 'DEMO_N8N_PORT' ? 'DEMO_DEVDATA_PORT' : 'DEMO_N8N_PORT';
     const server = await occupy(taken);
     try {
-      const result = runDemo({ [variable]: String(taken), [other]: String(await freePort()) });
+      const result = runDemo({
+        [variable]: String(taken),
+        [otherVariable]: String(other),
+        DEMO_N8N_EMAIL: 'someone@example.com',
+      });
       expect(result).toEqual({
         status: 1,
         stdout: '',
@@ -59,7 +74,13 @@ describe('npm run demo with a port already taken', () => {
         ),
         cache: [],
       });
-      expect(result.stderr).toContain(`${variable}=${taken + 1} npm run demo`);
+      const suggested = Number(new RegExp(`free port: .*\\b${variable}=(\\d+)`).exec(result.stderr)?.[1]);
+      expect([taken, other]).not.toContain(suggested);
+      const ports = { [variable]: suggested, [otherVariable]: other };
+      expect(result.stderr).toContain(
+        `or run the demo on a free port: DEMO_DEVDATA_PORT=${ports.DEMO_DEVDATA_PORT} ` +
+          `DEMO_N8N_PORT=${ports.DEMO_N8N_PORT} DEMO_N8N_EMAIL=someone@example.com npm run demo\n`,
+      );
     } finally {
       server?.close();
     }
@@ -68,14 +89,55 @@ describe('npm run demo with a port already taken', () => {
   it('refuses the default port 8080, taken for example by `npm start`', async () => {
     const server = await occupy(8080);
     try {
-      const result = runDemo({ DEMO_DEVDATA_PORT: undefined, DEMO_N8N_PORT: String(await freePort()) });
+      const n8nPort = await freePort();
+      const result = runDemo({ DEMO_DEVDATA_PORT: undefined, DEMO_N8N_PORT: String(n8nPort) });
       expect(result.status).toBe(1);
       expect(result.stderr).toContain('Port 8080 is already in use');
       expect(result.stderr).toContain('npm start');
-      expect(result.stderr).toContain('DEMO_DEVDATA_PORT=8081 npm run demo');
+      expect(result.stderr).toContain(`DEMO_DEVDATA_PORT=8081 DEMO_N8N_PORT=${n8nPort} npm run demo`);
       expect(result.cache).toEqual([]);
     } finally {
       server?.close();
     }
+  });
+});
+
+describe('npm run demo with a port setting it cannot use', () => {
+  it.each([
+    ['DEMO_DEVDATA_PORT', 'abc'],
+    ['DEMO_DEVDATA_PORT', '99999'],
+    ['DEMO_N8N_PORT', '0'],
+    ['DEMO_N8N_PORT', '1e3'],
+    ['DEMO_N8N_PORT', ' 5678'],
+  ])('refuses %s=%j, naming the variable, its value and the form it takes', (variable, value) => {
+    expect(runDemo({ [variable]: value })).toEqual({
+      status: 1,
+      stdout: '',
+      stderr: `${variable} must be a port number from 1 to 65535, got "${value}"\n`,
+      cache: [],
+    });
+  });
+
+  it('refuses the same port for devdata-server and n8n, naming both, and suggests another for n8n', async () => {
+    const port = await freePort();
+    const result = runDemo({ DEMO_DEVDATA_PORT: String(port), DEMO_N8N_PORT: String(port) });
+    expect(result).toEqual({
+      status: 1,
+      stdout: '',
+      stderr: expect.stringContaining(
+        `DEMO_DEVDATA_PORT=${port} and DEMO_N8N_PORT=${port} are the same port, and the demo needs one for ` +
+          'devdata-server and another for n8n.\n',
+      ),
+      cache: [],
+    });
+    const suggested = Number(
+      /Give them different ports: DEMO_DEVDATA_PORT=\d+ DEMO_N8N_PORT=(\d+) npm run demo\n/.exec(
+        result.stderr,
+      )?.[1],
+    );
+    expect(result.stderr).toContain(
+      `Give them different ports: DEMO_DEVDATA_PORT=${port} DEMO_N8N_PORT=${suggested} npm run demo\n`,
+    );
+    expect(suggested).toBeGreaterThan(port);
   });
 });
