@@ -7,7 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { devDataApiError } from '../shared';
+import { devDataApiError, foreignAnswerError, isForeignAnswer } from '../shared';
 
 /** What GET/PUT/DELETE /v2/integrations/{app_id}/webhook answer. */
 interface WebhookConfig {
@@ -44,7 +44,8 @@ export async function webhookRegistration(
 ): Promise<WebhookConfig> {
   const credentials = await this.getCredentials('devDataAppApi');
   const baseUrl = String(credentials.baseUrl ?? '').replace(/\/+$/, '');
-  const url = `${baseUrl}/v2/integrations/${encodeURIComponent(String(credentials.appId ?? ''))}/webhook`;
+  const path = `/v2/integrations/${encodeURIComponent(String(credentials.appId ?? ''))}/webhook`;
+  const url = `${baseUrl}${path}`;
 
   let response: IN8nHttpFullResponse;
   try {
@@ -65,6 +66,14 @@ export async function webhookRegistration(
     });
   }
 
+  // Another server at the Base URL (n8n's own address, a web page): its HTML is no answer of a DevData service.
+  if (isForeignAnswer(response.headers, response.body)) {
+    throw foreignAnswerError(
+      this.getNode(),
+      { method, path, baseUrl, status: response.statusCode, headers: response.headers },
+      { credentialType: 'devDataAppApi' },
+    );
+  }
   if (response.statusCode === 404 || response.statusCode === 405) {
     throw new NodeApiError(this.getNode(), (response.body ?? {}) as JsonObject, {
       message: 'This DevData service has no webhook registration API',

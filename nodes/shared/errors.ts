@@ -170,6 +170,63 @@ const CREDENTIAL_NAMES: Record<DevDataCredentialType, string> = {
   devDataAppApi: 'DevData App API',
 };
 
+/** A JSON media type: application/json, or a +json one such as application/problem+json. */
+const JSON_MEDIA_TYPE = /^application\/(?:[\w.-]+\+)?json$/;
+
+/** The media type an answer named, without its parameters (e.g. "text/html"), or undefined if it named none. */
+function mediaTypeOf(headers: IDataObject | undefined): string | undefined {
+  const value = headers?.['content-type'];
+  const mediaType = String(Array.isArray(value) ? value[0] : (value ?? ''))
+    .split(';')[0]
+    .trim()
+    .toLowerCase();
+  return mediaType || undefined;
+}
+
+/**
+ * Whether an answer carries something other than the JSON every DevData answer carries: a web page or plain text,
+ * as a server that is not DevData answers (n8n itself answers any path with its editor's page). The node sends
+ * `json: true`, so a JSON body arrives parsed and any other body as a string. An empty body (a 204) is not foreign.
+ */
+export function isForeignAnswer(headers: IDataObject | undefined, body: unknown): boolean {
+  if (typeof body !== 'string' || body.trim() === '') return false;
+  return !JSON_MEDIA_TYPE.test(mediaTypeOf(headers) ?? '');
+}
+
+/** The request that got a foreign answer, and the answer's status and headers (never its body). */
+export interface ForeignAnswer {
+  method: string;
+  /** The path below the Base URL, e.g. `/v1/dev/user/goals`. */
+  path: string;
+  baseUrl: string;
+  status: number;
+  headers: IDataObject | undefined;
+}
+
+/**
+ * An answer that is not DevData's JSON (see isForeignAnswer): names the Base URL and what it answered (status and
+ * content type, not the page itself), and says to check the Base URL.
+ */
+export function foreignAnswerError(
+  node: INode,
+  answer: ForeignAnswer,
+  context: Pick<FailureContext, 'credentialType' | 'itemIndex'>,
+): NodeApiError {
+  const mediaType = mediaTypeOf(answer.headers);
+  const what = mediaType ?? 'no content type';
+  const elsewhere =
+    answer.status >= 500
+      ? 'the Base URL may be the address of another server, such as n8n itself, or of a proxy whose DevData server is down'
+      : 'the Base URL may be the address of another server, such as n8n itself';
+  return new NodeApiError(node, { detail: `HTTP ${answer.status}, ${what}` } as JsonObject, {
+    message: `The server at ${answer.baseUrl} did not answer as a DevData server (HTTP ${answer.status}, ${what})`,
+    description: `${answer.method} ${answer.path} answered with ${mediaType ?? 'a body without a content type'} where a DevData server answers with JSON: ${elsewhere}. Check the Base URL in the ${CREDENTIAL_NAMES[context.credentialType]} credential: the DevData server's address only, e.g. http://127.0.0.1:8080 for a self-hosted devdata-server, with the right port.`,
+    httpCode: String(answer.status),
+    itemIndex: context.itemIndex,
+    failure: { cause: answer.status >= 500 ? 'temporarily-unavailable' : 'configuration-invalid' },
+  });
+}
+
 const NETWORK_REASONS: Record<string, string> = {
   ECONNREFUSED: 'Nothing accepted the connection at this address',
   ENOTFOUND: 'The host name could not be found',

@@ -12,7 +12,15 @@ import type {
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import type { DevDataCredentialType } from './credentials';
-import { devDataApiError, networkErrorCode, unreachableError, type FailureContext } from './errors';
+import {
+  devDataApiError,
+  foreignAnswerError,
+  isForeignAnswer,
+  networkErrorCode,
+  unreachableError,
+  type FailureContext,
+  type ForeignAnswer,
+} from './errors';
 
 /**
  * The node contexts that send requests: execute(), a polling trigger's poll(), a webhook trigger's webhookMethods,
@@ -82,10 +90,22 @@ async function baseUrlOf(this: DevDataRequestContext, request: DevDataRequest): 
   return String(credentials.baseUrl ?? '').replace(/\/+$/, '');
 }
 
+/** What a foreign answer's error names: the request and the answer's status and headers, not its body. */
+function answerOf(request: DevDataRequest, baseUrl: string, response: IN8nHttpFullResponse): ForeignAnswer {
+  return {
+    method: request.method,
+    path: request.path,
+    baseUrl,
+    status: response.statusCode,
+    headers: response.headers,
+  };
+}
+
 /**
  * Sends one request to the DevData server with the node's credential and returns the parsed body. A 429, and a
  * 503 of a read or an update, is retried after the server's Retry-After (at most MAX_RETRIES times); every other
- * error becomes a NodeApiError that carries the server's detail.
+ * error becomes a NodeApiError that carries the server's detail, and an answer that is not JSON (another server at
+ * the Base URL) one that names the Base URL.
  */
 export async function devDataRequest<T = unknown>(
   this: DevDataRequestContext,
@@ -102,6 +122,7 @@ export async function devDataRequest<T = unknown>(
     returnFullResponse: true,
     ignoreHttpStatusErrors: true,
   };
+  const context = { credentialType, itemIndex: request.itemIndex };
 
   for (let attempt = 0; ; attempt++) {
     let response: IN8nHttpFullResponse;
@@ -115,9 +136,12 @@ export async function devDataRequest<T = unknown>(
       const code = networkErrorCode(error);
       // n8n's own NodeApiError for anything else (it hands an existing one back unchanged).
       if (code === undefined) throw new NodeApiError(this.getNode(), error as JsonObject);
-      throw unreachableError(this.getNode(), code, baseUrl, { credentialType, itemIndex: request.itemIndex });
+      throw unreachableError(this.getNode(), code, baseUrl, context);
     }
-    if (response.statusCode < 400) return response.body as T;
+    // A server that is not DevData (n8n's own address, a web page) answers with HTML: neither a result to hand on
+    // nor a detail to show as the error's message.
+    const foreign = isForeignAnswer(response.headers, response.body);
+    if (response.statusCode < 400 && !foreign) return response.body as T;
 
     if (isRetryable(response.statusCode, request.method) && attempt < MAX_RETRIES) {
       const wait = retryAfterSeconds(response.headers, attempt);
@@ -126,6 +150,7 @@ export async function devDataRequest<T = unknown>(
         continue;
       }
     }
+    if (foreign) throw foreignAnswerError(this.getNode(), answerOf(request, baseUrl, response), context);
     throw devDataApiError(this.getNode(), response.statusCode, response.body, {
       credentialType,
       resource: request.resource,

@@ -5,10 +5,13 @@ import { startDatabaseProxy, type DatabaseProxy } from '../helpers/proxy';
 import { forSuite, PG_ADMIN_URL } from '../helpers/server';
 import {
   credentialsFor,
+  FOREIGN_PAGE,
   jsonOut,
   NODE,
   runDevData,
+  startForeignServer,
   startNodeTestServer,
+  type ForeignServer,
   type NodeTestServer,
 } from './helpers';
 
@@ -312,5 +315,81 @@ describe('network errors', () => {
     expect(result.error?.description).toMatch(
       /^Nothing accepted the connection at this address \(ECONNREFUSED\)\. Check the Base URL in the DevData Developer API credential/,
     );
+  });
+});
+
+describe('a Base URL that is not a DevData server', () => {
+  // n8n's own address answers any path with its editor's page (200 text/html); an Express app without the route
+  // answers 404 with its "Cannot GET" page.
+  const answers: Array<[string, number, string | undefined]> = [
+    ['200 text/html', 200, 'text/html; charset=utf-8'],
+    ['404 text/html', 404, 'text/html; charset=utf-8'],
+    ['200 without a content type', 200, undefined],
+    ['502 text/html', 502, 'text/html'],
+  ];
+  const foreign: Record<string, ForeignServer> = {};
+  beforeAll(async () => {
+    for (const [name, status, contentType] of answers)
+      foreign[name] = await startForeignServer(status, contentType, FOREIGN_PAGE);
+  });
+  afterAll(async () => Promise.all(Object.values(foreign).map((f) => f.close())));
+
+  function expectNoPage(error: unknown) {
+    const text = JSON.stringify(error) + String((error as Error).message);
+    expect(text).not.toContain('<');
+    expect(text).not.toContain('Cannot GET');
+  }
+
+  test.each(answers)(
+    'Goal → Get Many, %s: names the Base URL and what it answered, never the page',
+    async (name, status, contentType) => {
+      const { baseUrl } = foreign[name];
+      const credentials = credentialsFor(server);
+      credentials.devDataApi = { ...credentials.devDataApi, baseUrl };
+      const result = await runDevData(
+        server,
+        { resource: 'goal', operation: 'getAll', limit: 5 },
+        { credentials },
+      );
+      const what = contentType?.split(';')[0] ?? 'no content type';
+      expect(result.error?.name).toBe('NodeApiError');
+      expect(result.error?.message).toBe(
+        `The server at ${baseUrl} did not answer as a DevData server (HTTP ${status}, ${what})`,
+      );
+      expect(result.error?.description).toMatch(
+        new RegExp(
+          `^GET /v1/dev/user/goals answered with ${contentType ? what : 'a body without a content type'} where a DevData server answers with JSON: the Base URL may be the address of another server, such as n8n itself.*\\. Check the Base URL in the DevData Developer API credential: the DevData server's address only, e\\.g\\. http://127\\.0\\.0\\.1:8080`,
+        ),
+      );
+      expect((result.error as { httpCode?: string }).httpCode).toBe(String(status));
+      expectNoPage(result.error);
+    },
+  );
+
+  test('Notification → Send names the DevData App API credential', async () => {
+    const { baseUrl } = foreign['200 text/html'];
+    const credentials = credentialsFor(server);
+    credentials.devDataAppApi = { ...credentials.devDataAppApi, baseUrl };
+    const result = await runDevData(
+      server,
+      { resource: 'notification', operation: 'send', uid: server.init.user_id, message: 'hello' },
+      { credentials },
+    );
+    expect(result.error?.message).toBe(
+      `The server at ${baseUrl} did not answer as a DevData server (HTTP 200, text/html)`,
+    );
+    expect(result.error?.description).toMatch(/Check the Base URL in the DevData App API credential/);
+    expectNoPage(result.error);
+  });
+
+  test('a real DevData server answers as before: a missing endpoint still says the server does not offer it', async () => {
+    const credentials = credentialsFor(server);
+    credentials.devDataApi = { ...credentials.devDataApi, baseUrl: `${server.baseUrl}/api` };
+    const result = await runDevData(
+      server,
+      { resource: 'goal', operation: 'getAll', limit: 5 },
+      { credentials },
+    );
+    expect(result.error?.message).toBe('The server at the Base URL does not offer this operation (HTTP 404)');
   });
 });

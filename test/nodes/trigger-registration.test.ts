@@ -6,10 +6,13 @@ import { client, type Client } from '../helpers/http';
 import { forSuite } from '../helpers/server';
 import {
   appCredentials,
+  FOREIGN_PAGE,
   proactiveWorkflow,
   serveWorkflow,
+  startForeignServer,
   startNodeTestServer,
   TRIGGER_WEBHOOK_ID,
+  type ForeignServer,
   type ServedWorkflow,
 } from './helpers';
 
@@ -185,5 +188,30 @@ describe('a service that cannot register webhooks', () => {
     expect((error as { description?: string }).description).toMatch(
       /^GET http:\/\/127\.0\.0\.1:9\/v2\/integrations\/.+\/webhook failed: .*Check the Base URL/,
     );
+  });
+});
+
+describe('a Base URL that is not a DevData server', () => {
+  let foreign: ForeignServer;
+  beforeAll(async () => {
+    foreign = await startForeignServer(404, 'text/html; charset=utf-8', FOREIGN_PAGE);
+  });
+  afterAll(async () => foreign.close());
+
+  test('Automatic fails activation naming the Base URL, not the page and not "use Manual"', async () => {
+    const credentials = appCredentials({ ...server, baseUrl: foreign.baseUrl });
+    const workflow = await serve(proactiveWorkflow(), credentials);
+    const error = await workflow.activate().then(
+      () => undefined,
+      (e: Error & { description?: string }) => e,
+    );
+    expect(error?.name).toBe('NodeApiError');
+    expect(error?.message).toBe(
+      `The server at ${foreign.baseUrl} did not answer as a DevData server (HTTP 404, text/html)`,
+    );
+    expect(error?.description).toMatch(
+      /^GET \/v2\/integrations\/.+\/webhook answered with text\/html where a DevData server answers with JSON: .*Check the Base URL in the DevData App API credential/,
+    );
+    expect(`${error?.message} ${error?.description}`).not.toContain('<');
   });
 });

@@ -33,3 +33,4 @@ export {
   type ProactiveWorkflowOptions,
 } from './proactive';
 export { serveWorkflow, type ServedWorkflow, type ServeOptions, type WebhookCall } from './webhook';
+export { FOREIGN_PAGE, startForeignServer, type ForeignServer } from './foreign-server';
