@@ -1,4 +1,6 @@
 import type {
+  IAuthenticateRuleResponseCode,
+  IAuthenticateRuleResponseSuccessBody,
   ICredentialDataDecryptedObject,
   Icon,
   ICredentialTestRequest,
@@ -6,6 +8,11 @@ import type {
   IHttpRequestOptions,
   INodeProperties,
 } from 'n8n-workflow';
+
+// n8n types a test's rules as a list of one kind, but its CredentialsTester (n8n 2.41) checks each rule's type in
+// both of its loops: responseCode rules when the request failed with a status, responseSuccessBody rules on a 2xx.
+// So one list holds both kinds.
+type TestRule = IAuthenticateRuleResponseCode | IAuthenticateRuleResponseSuccessBody;
 
 export class DevDataApi implements ICredentialType {
   name = 'devDataApi';
@@ -56,12 +63,19 @@ export class DevDataApi implements ICredentialType {
 
   // Reads one memory, as the real service's own CLI checks a key: a server that implements only the real
   // service's developer API has no GET /v1/dev/key, and a key holds memories:read unless made without it.
+  // The answer is taken as text: n8n checks a 2xx only with responseSuccessBody rules, which compare one value of
+  // the first output item's json for equality, and a parsed empty list (a user without memories) has no first item
+  // (n8n's test then fails on reading it). As text, a DevData answer is one item starting "[", and another server's
+  // web page starts "<". It asks for JSON, as the node does: n8n's own address then answers 404 (its editor's page
+  // goes to a request that accepts anything), which the 404 rule names.
   test: ICredentialTestRequest = {
     request: {
       baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
       url: '/v1/dev/user/memories',
       qs: { limit: 1 },
       method: 'GET',
+      headers: { Accept: 'application/json' },
+      encoding: 'text',
     },
     rules: [
       {
@@ -95,6 +109,25 @@ export class DevDataApi implements ICredentialType {
           message: 'Rate limit exceeded: the key is valid but made too many requests. Try again in a minute.',
         },
       },
-    ],
+      // Key "0" is the text's first character (n8n reads it with lodash's get); it is undefined for an empty body.
+      {
+        type: 'responseSuccessBody',
+        properties: {
+          key: '0',
+          value: '<',
+          message:
+            'No DevData developer API at this Base URL: GET /v1/dev/user/memories answered with a web page (HTML), not DevData’s JSON. Check the Base URL: it is the DevData server’s address only, e.g. http://127.0.0.1:8080, not n8n’s own address.',
+        },
+      },
+      {
+        type: 'responseSuccessBody',
+        properties: {
+          key: '0',
+          value: undefined,
+          message:
+            'No DevData developer API at this Base URL: GET /v1/dev/user/memories answered with an empty body, not DevData’s JSON. Check the Base URL: it is the DevData server’s address only, e.g. http://127.0.0.1:8080.',
+        },
+      },
+    ] satisfies TestRule[] as ICredentialTestRequest['rules'],
   };
 }

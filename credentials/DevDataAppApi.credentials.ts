@@ -1,4 +1,6 @@
 import type {
+  IAuthenticateRuleResponseCode,
+  IAuthenticateRuleResponseSuccessBody,
   ICredentialDataDecryptedObject,
   Icon,
   ICredentialTestRequest,
@@ -6,6 +8,11 @@ import type {
   IHttpRequestOptions,
   INodeProperties,
 } from 'n8n-workflow';
+
+// n8n types a test's rules as a list of one kind, but its CredentialsTester (n8n 2.41) checks each rule's type in
+// both of its loops: responseCode rules when the request failed with a status, responseSuccessBody rules on a 2xx.
+// So one list holds both kinds.
+type TestRule = IAuthenticateRuleResponseCode | IAuthenticateRuleResponseSuccessBody;
 
 export class DevDataAppApi implements ICredentialType {
   name = 'devDataAppApi';
@@ -74,11 +81,15 @@ export class DevDataAppApi implements ICredentialType {
   }
 
   // GET /v2/integrations/{app_id}/app answers with the app's record only when the secret belongs to that app.
+  // It asks for JSON and takes the answer as text, as the DevData Developer API credential's test does: a DevData
+  // answer starts "{", and another server's web page starts "<".
   test: ICredentialTestRequest = {
     request: {
       baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
       url: '=/v2/integrations/{{encodeURIComponent($credentials.appId)}}/app',
       method: 'GET',
+      headers: { Accept: 'application/json' },
+      encoding: 'text',
     },
     rules: [
       {
@@ -97,6 +108,25 @@ export class DevDataAppApi implements ICredentialType {
             'No DevData integrations API at this Base URL (the test request answered 404). Check the Base URL: it is the server address only, e.g. http://127.0.0.1:8080.',
         },
       },
-    ],
+      // Key "0" is the text's first character (n8n reads it with lodash's get); it is undefined for an empty body.
+      {
+        type: 'responseSuccessBody',
+        properties: {
+          key: '0',
+          value: '<',
+          message:
+            'No DevData integrations API at this Base URL: the test request answered with a web page (HTML), not DevData’s JSON. Check the Base URL: it is the DevData server’s address only, e.g. http://127.0.0.1:8080, not n8n’s own address.',
+        },
+      },
+      {
+        type: 'responseSuccessBody',
+        properties: {
+          key: '0',
+          value: undefined,
+          message:
+            'No DevData integrations API at this Base URL: the test request answered with an empty body, not DevData’s JSON. Check the Base URL: it is the DevData server’s address only, e.g. http://127.0.0.1:8080.',
+        },
+      },
+    ] satisfies TestRule[] as ICredentialTestRequest['rules'],
   };
 }

@@ -8,10 +8,13 @@ import {
   CredentialsHelper,
   credentialsFor,
   DEVDATA_NODE_TYPE,
+  FOREIGN_PAGE,
   jsonOut,
   NodeTypes,
   runDevData,
+  startForeignServer,
   startNodeTestServer,
+  type ForeignServer,
 } from './helpers';
 import { testCredential } from './helpers/credential-test';
 
@@ -159,5 +162,74 @@ describe('Developer Key → Get Current', () => {
     const key = expectShape(apiKey, out[0]);
     expect(key.scopes).toEqual(['memories:read', 'goals:read']);
     expect(key.key_prefix).toBe(`svc_dev_${user.key.slice(8, 12)}...${user.key.slice(-4)}`);
+  });
+});
+
+describe('a credential test against a Base URL that is not a DevData server', () => {
+  let page: ForeignServer;
+  let notFound: ForeignServer;
+  let empty: ForeignServer;
+  beforeAll(async () => {
+    // n8n's own address answers any path with its editor's page; an Express app without the route, 404.
+    page = await startForeignServer(200, 'text/html; charset=utf-8', FOREIGN_PAGE);
+    notFound = await startForeignServer(404, 'text/html; charset=utf-8', FOREIGN_PAGE);
+    empty = await startForeignServer(200, undefined, '');
+  });
+  afterAll(async () => Promise.all([page.close(), notFound.close(), empty.close()]));
+
+  test('DevData Developer API: a web page (200 text/html) fails the test and says to check the Base URL', async () => {
+    const { apiKey: developerKey } = credentialsFor(server).devDataApi;
+    const result = await testCredential('devDataApi', { baseUrl: page.baseUrl, apiKey: developerKey });
+    expect(result).toEqual({
+      status: 'Error',
+      message:
+        'No DevData developer API at this Base URL: GET /v1/dev/user/memories answered with a web page (HTML), not DevData’s JSON. Check the Base URL: it is the DevData server’s address only, e.g. http://127.0.0.1:8080, not n8n’s own address.',
+    });
+    const missing = await testCredential('devDataApi', { baseUrl: notFound.baseUrl, apiKey: developerKey });
+    expect(missing.message).toMatch(
+      /^No DevData developer API at this Base URL \(GET \/v1\/dev\/user\/memories answered 404\)/,
+    );
+    const nothing = await testCredential('devDataApi', { baseUrl: empty.baseUrl, apiKey: developerKey });
+    expect(nothing.message).toMatch(
+      /^No DevData developer API at this Base URL: .* answered with an empty body/,
+    );
+  });
+
+  test('DevData App API: a web page (200 text/html) fails the test and says to check the Base URL', async () => {
+    const app = credentialsFor(server).devDataAppApi;
+    const result = await testCredential('devDataAppApi', { ...app, baseUrl: page.baseUrl });
+    expect(result).toEqual({
+      status: 'Error',
+      message:
+        'No DevData integrations API at this Base URL: the test request answered with a web page (HTML), not DevData’s JSON. Check the Base URL: it is the DevData server’s address only, e.g. http://127.0.0.1:8080, not n8n’s own address.',
+    });
+    const missing = await testCredential('devDataAppApi', { ...app, baseUrl: notFound.baseUrl });
+    expect(missing.message).toMatch(
+      /^No DevData integrations API at this Base URL \(the test request answered 404\)/,
+    );
+    const nothing = await testCredential('devDataAppApi', { ...app, baseUrl: empty.baseUrl });
+    expect(nothing.message).toMatch(
+      /^No DevData integrations API at this Base URL: .* answered with an empty body/,
+    );
+  });
+
+  test('a real DevData server still passes, also for a user without memories (an empty list)', async () => {
+    const user = await newUser(server, ['memories:read']);
+    expect(await testCredential('devDataApi', { baseUrl: server.baseUrl, apiKey: user.key })).toEqual({
+      status: 'OK',
+      message: 'Connection successful!',
+    });
+    expect(server.requestsTo('GET', '/v1/dev/user/memories').at(-1)?.status).toBe(200);
+  });
+
+  test('nothing listening: n8n reports only the error code, which no rule can change', async () => {
+    // n8n's CredentialsTester answers a request without a response with its error code before any rule applies;
+    // the node's own error for the same Base URL says what to check ("Could not reach the DevData server at …").
+    const { apiKey: developerKey } = credentialsFor(server).devDataApi;
+    const result = await testCredential('devDataApi', {
+      baseUrl: 'http://127.0.0.1:9',
+      apiKey: developerKey,
+    });
+    expect(result).toEqual({ status: 'Error', message: 'ECONNREFUSED' });
   });
 });
