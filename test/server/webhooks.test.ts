@@ -175,6 +175,37 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
     await ok(api.delete(`${BASE}/${made.id}`));
   });
 
+  test('a URL too long or null is refused in words that say so, naming url', async () => {
+    const hook = await receiver();
+    const long = `${hook.url}?${'x'.repeat(2001 - hook.url.length)}`;
+    expect(long).toHaveLength(2002);
+    const tooLong = await api.post(BASE, { url: long, events: ['ping'] });
+    expect(tooLong.status).toBe(422);
+    expect(tooLong.body.detail).toEqual([
+      { loc: ['body', 'url'], msg: 'URL too long: at most 2000 characters, got 2002', type: 'too_big' },
+    ]);
+    const made = await subscribe(api, hook.url, ['ping']);
+    // 2000 characters exactly is accepted.
+    const longest = `${hook.url}?${'x'.repeat(1999 - hook.url.length)}`;
+    expect((await ok(api.patch(`${BASE}/${made.id}`, { url: longest }))).url).toBe(longest);
+    const patchedLong = await api.patch(`${BASE}/${made.id}`, { url: long });
+    expect(patchedLong.status).toBe(422);
+    expect(patchedLong.body.detail).toEqual([
+      { loc: ['body', 'url'], msg: 'URL too long: at most 2000 characters, got 2002', type: 'too_big' },
+    ]);
+    for (const reply of [
+      await api.patch(`${BASE}/${made.id}`, { url: null }),
+      await api.post(BASE, { url: null, events: ['ping'] }),
+    ]) {
+      expect(reply.status).toBe(422);
+      expect(reply.body.detail).toEqual([
+        { loc: ['body', 'url'], msg: 'Must be an http or https URL, not null', type: 'invalid_type' },
+      ]);
+    }
+    expect((await ok(api.get(`${BASE}/${made.id}`))).url).toBe(longest);
+    await ok(api.delete(`${BASE}/${made.id}`));
+  });
+
   test('scopes: webhooks:read reads, webhooks:write writes', async () => {
     const hook = await receiver();
     const made = await subscribe(api, hook.url, ['ping']);

@@ -49,9 +49,29 @@ export function batchCreate<F extends string, N extends z.ZodType, R extends z.Z
   };
 }
 
-/** A URL the server calls: http or https (the outbound rules say which hosts), refused in words that say so. */
-export const httpUrl = () =>
-  z.url({ protocol: /^https?$/, error: 'Must be an http or https URL, e.g. https://example.com/webhook' });
+const HTTP_URL_MESSAGE = 'Must be an http or https URL, e.g. https://example.com/webhook';
+
+/**
+ * A URL the server calls: http or https (the outbound rules say which hosts), refused in words that say so, and
+ * at most `maxLength` characters when given. Each refusal says its own reason: a schema-wide `error` would also
+ * answer for the length check and for null, so it answers only for what is not a URL.
+ */
+export function httpUrl(maxLength?: number) {
+  const url = z.url({
+    protocol: /^https?$/,
+    error: (issue) => {
+      if (issue.code === 'invalid_type') {
+        return issue.input === null ? 'Must be an http or https URL, not null' : HTTP_URL_MESSAGE;
+      }
+      return issue.code === 'invalid_format' ? HTTP_URL_MESSAGE : undefined;
+    },
+  });
+  if (maxLength === undefined) return url;
+  return url.max(maxLength, {
+    error: (issue) =>
+      `URL too long: at most ${maxLength} characters, got ${typeof issue.input === 'string' ? issue.input.length : 'more'}`,
+  });
+}
 
 export const NUL_MESSAGE = 'Text must not contain NUL (U+0000) characters';
 

@@ -141,6 +141,6 @@ export const webhookConfig = z
   .meta({ id: 'WebhookConfig' });
 
 export const putWebhookBody = z.strictObject({
-  webhook_url: httpUrl().max(2000),
+  webhook_url: httpUrl(2000),
   triggers_on: z.literal('transcript_processed').default('transcript_processed'),
 });

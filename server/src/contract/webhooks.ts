@@ -63,9 +63,9 @@ const eventSelector = z.enum([...EVENT_TYPES, ALL_EVENTS]).meta({
   description: `An event type, or ${ALL_EVENTS} for all of them`,
 });
 
-const webhookUrl = httpUrl()
-  .max(2000)
-  .meta({ description: 'Where events are POSTed: https to a public address (loopback in development mode)' });
+const webhookUrl = httpUrl(2000).meta({
+  description: 'Where events are POSTed: https to a public address (loopback in development mode)',
+});
 const events = z
   .array(eventSelector)
   .min(1)
