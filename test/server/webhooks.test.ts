@@ -9,6 +9,7 @@ import { errorBody } from '../../server/src/contract/common';
 import { MAX_MEMORY_BATCH } from '../../server/src/contract/memories';
 import {
   deliveriesPage,
+  EVENT_TYPES,
   webhook,
   webhookDelivery,
   webhookWithSecret,
@@ -204,6 +205,21 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
     }
     expect((await ok(api.get(`${BASE}/${made.id}`))).url).toBe(longest);
     await ok(api.delete(`${BASE}/${made.id}`));
+  });
+
+  test('duplicate events count once against the cap; an unknown one is named where it was sent', async () => {
+    const hook = await receiver();
+    const pings = await subscribe(api, hook.url, Array(18).fill('ping'));
+    expect(pings.events).toEqual(['ping']);
+    const every = [...EVENT_TYPES, ...EVENT_TYPES];
+    const changed = await ok(api.patch(`${BASE}/${pings.id}`, { events: every }));
+    expect(changed.events).toEqual([...EVENT_TYPES]);
+    expect422(await api.post(BASE, { url: hook.url, events: ['ping', 'ping', 'nope'] }), [
+      'body',
+      'events',
+      2,
+    ]);
+    await ok(api.delete(`${BASE}/${pings.id}`));
   });
 
   test('scopes: webhooks:read reads, webhooks:write writes', async () => {
