@@ -98,8 +98,9 @@ const KEY_PREFIX_SHAPE = /^[a-z][a-z0-9]*(_[a-z0-9]+)*_$/;
 const KEY_PREFIX_MAX_LENGTH = 16;
 
 /**
- * `DEVDATA_KEY_PREFIX`, e.g. `omi_dev_`: lowercase words joined and ended by `_`, at most 16 characters, and not
- * the prefix of another kind of secret (a developer key looking like an app secret would mislead its reader).
+ * `DEVDATA_KEY_PREFIX`, e.g. `omi_dev_`: lowercase words joined and ended by `_`, at most 16 characters, and
+ * neither the prefix of another kind of secret nor starting with one (a developer key looking like an app secret
+ * would mislead its reader).
  */
 export function keyPrefixSetting(value: string | undefined): string {
   if (value === undefined || value === '') return DEFAULT_DEV_KEY_PREFIX;
@@ -109,11 +110,20 @@ export function keyPrefixSetting(value: string | undefined): string {
         `a letter, at most ${KEY_PREFIX_MAX_LENGTH} characters (e.g. svc_dev_ or omi_dev_), got "${value}"`,
     );
   }
-  const taken = [APP_SECRET_PREFIX, WEBHOOK_SECRET_PREFIX, ADMIN_TOKEN_PREFIX].find(
-    (other) => other === value,
+  // A prefix that begins with another secret's (sk_live_, whsec_x_) reads as that secret just the same.
+  const taken = [APP_SECRET_PREFIX, WEBHOOK_SECRET_PREFIX, ADMIN_TOKEN_PREFIX].find((other) =>
+    value.startsWith(other),
   );
+  if (taken === value) {
+    throw new Error(
+      `DEVDATA_KEY_PREFIX must differ from ${taken}, the prefix of another kind of secret, got "${value}"`,
+    );
+  }
   if (taken) {
-    throw new Error(`DEVDATA_KEY_PREFIX must differ from ${taken}, the prefix of another kind of secret`);
+    throw new Error(
+      `DEVDATA_KEY_PREFIX must not start with ${taken}, the prefix of another kind of secret: a developer key ` +
+        `would read as one of those, got "${value}"`,
+    );
   }
   return value;
 }

@@ -5,6 +5,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { keyPrefixSetting } from '../../server/src/config';
 import { serveCli, type ServeProcess } from '../helpers/cli';
 import { client } from '../helpers/http';
 import { freePort } from '../helpers/ports';
@@ -65,6 +66,28 @@ describe('DEVDATA_KEY_PREFIX of the wrong shape', () => {
       expect(result.status).toBe(1);
       expect(result.stderr).toContain(`DEVDATA_KEY_PREFIX must differ from ${prefix}`);
       expect(existsSync(join(dir, 'devdata.sqlite'))).toBe(false);
+    }
+  });
+
+  it('refuses a prefix that starts with the prefix of another kind of secret, naming it and why', () => {
+    for (const [prefix, taken] of [
+      ['sk_live_', 'sk_'],
+      ['whsec_x_', 'whsec_'],
+      ['svc_admin_x_', 'svc_admin_'],
+    ]) {
+      const result = cli(['init'], { DEVDATA_KEY_PREFIX: prefix }, dir);
+      expect({ prefix, status: result.status }).toEqual({ prefix, status: 1 });
+      expect(result.stderr).toContain(
+        `DEVDATA_KEY_PREFIX must not start with ${taken}, the prefix of another kind of secret`,
+      );
+      expect(result.stderr).toContain(`got "${prefix}"`);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+      expect(existsSync(join(dir, 'devdata.sqlite'))).toBe(false);
+      expect(existsSync(join(dir, 'devdata.credentials.json'))).toBe(false);
+    }
+    // Plain prefixes, those merely sharing a first word with another secret's among them, are kept.
+    for (const prefix of ['svc_dev_', 'omi_dev_', 'acme_', 'svc_', 'sky_', 'whs_']) {
+      expect(keyPrefixSetting(prefix)).toBe(prefix);
     }
   });
 });
