@@ -10,7 +10,7 @@ import { configFromEnv, loopbackAllowance } from '../../server/src/config';
 import { deliveriesPage } from '../../server/src/contract/proactive';
 import { addressKind, OutboundPolicy, type Resolve } from '../../server/src/outbound/policy';
 import { openStore } from '../../server/src/store/db/database';
-import { adminClient, client, expectShape, newUser } from '../helpers/http';
+import { adminClient, client, devClient, expectShape, newUser } from '../helpers/http';
 import { DIALECTS, loopbackOnlyResolve, startServer, type TestServer } from '../helpers/server';
 
 /** A public address the tests only ever register, never call. */
@@ -75,6 +75,70 @@ describe('address classification', () => {
     ['2606:4700:4700::1111', 'public'],
   ])('%s is %s', (address, kind) => {
     expect(addressKind(address)).toBe(kind);
+  });
+});
+
+/**
+ * IPv6 special-purpose ranges (IANA's registry) that no webhook may target, one literal address in each, with
+ * the IPv4 address it embeds where it carries one. Checked by classification and at registration: never called.
+ */
+const SPECIAL_PURPOSE_V6: [address: string, range: string][] = [
+  ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'Teredo 2001::/32'],
+  ['2001::1', 'Teredo 2001::/32'],
+  ['2001:2::1', 'benchmarking 2001:2::/48'],
+  ['2001:10::1', 'ORCHID 2001:10::/28'],
+  ['2001:1f:ffff::1', 'ORCHID 2001:10::/28, its last address block'],
+  ['2001:20::1', 'ORCHIDv2 2001:20::/28'],
+  ['2001:30::1', 'DETs 2001:30::/28'],
+  ['2001:1::1', 'PCP anycast, IETF protocol assignments 2001::/23'],
+  ['2001:4:112::1', 'AS112-v6, IETF protocol assignments 2001::/23'],
+  ['2001:1ff:ffff::1', 'the end of IETF protocol assignments 2001::/23'],
+  ['::ffff:0:7f00:1', 'IPv4-translated ::ffff:0:0:0/96 (127.0.0.1)'],
+  ['::ffff:0:a00:1', 'IPv4-translated ::ffff:0:0:0/96 (10.0.0.1)'],
+  ['100::1', 'discard-only 100::/64'],
+  ['100:0:0:1::1', 'dummy prefix 100:0:0:1::/64'],
+  ['2001:db8::1', 'documentation 2001:db8::/32'],
+  ['3fff::1', 'documentation 3fff::/20'],
+  ['5f00::1', 'segment routing SIDs 5f00::/16'],
+  ['fc00::1', 'unique-local fc00::/7'],
+  ['fdff:ffff::1', 'unique-local fc00::/7'],
+  ['fe80::1', 'link-local fe80::/10'],
+  ['febf::1', 'link-local fe80::/10'],
+];
+
+describe('IPv6 special-purpose ranges', () => {
+  test.each(SPECIAL_PURPOSE_V6)('%s (%s) is forbidden', (address) => {
+    expect(addressKind(address)).toBe('forbidden');
+  });
+
+  test.each([
+    ['2001:200::1', 'the first ordinary allocation after 2001::/23'],
+    ['2001:4860:4860::8888', 'a public resolver'],
+    ['2606:4700:4700::1111', 'a public resolver'],
+    ['2001:db9::1', 'just past 2001:db8::/32'],
+    ['3fff:1000::1', 'just past 3fff::/20'],
+  ])('%s (%s) stays public', (address) => {
+    expect(addressKind(address)).toBe('public');
+  });
+
+  test('the policy refuses each before any lookup, even with the development allowance', async () => {
+    const lookups: string[] = [];
+    const resolve: Resolve = async (hostname) => {
+      lookups.push(hostname);
+      throw new Error('no lookup expected');
+    };
+    for (const allowLoopback of [false, true]) {
+      const policy = new OutboundPolicy(allowLoopback, resolve);
+      for (const [address] of SPECIAL_PURPOSE_V6) {
+        const url = `https://[${address}]/hook`;
+        expect({ url, refused: policy.preflight(url) }).toEqual({
+          url,
+          refused: expect.stringMatching(/is a private, reserved or metadata address$/),
+        });
+        expect(await policy.refusal(url)).toBe(policy.preflight(url));
+      }
+    }
+    expect(lookups).toEqual([]);
   });
 });
 
@@ -242,6 +306,32 @@ describe.each(DIALECTS)('webhook registration on %s', (dialect) => {
         expect({ url, status: reply.status }).toEqual({ url, status: 200 });
         expect(reply.body.webhook_url).toBe(url);
       }
+    });
+
+    test('PUT /webhook and event subscriptions refuse IPv6 special-purpose addresses, naming the field', async () => {
+      const app = client(server.baseUrl, server.init.app_secret);
+      const path = `/v2/integrations/${server.init.app_id}/webhook`;
+      const before = (await app.get(path)).body;
+      const developer = devClient(server);
+      for (const [address] of SPECIAL_PURPOSE_V6) {
+        const url = `https://[${address}]/hook`;
+        const reply = await app.put(path, { webhook_url: url });
+        expect({ url, status: reply.status }).toEqual({ url, status: 422 });
+        expect(reply.body.detail).toEqual([
+          {
+            loc: ['body', 'webhook_url'],
+            msg: expect.stringMatching(/is a private, reserved or metadata address/),
+            type: 'url_refused',
+          },
+        ]);
+        const subscribed = await developer.post('/v1/dev/user/webhooks', { url, events: ['ping'] });
+        expect({ url, status: subscribed.status }).toEqual({ url, status: 422 });
+        expect(subscribed.body.detail).toEqual([
+          expect.objectContaining({ loc: ['body', 'url'], type: 'url_refused' }),
+        ]);
+      }
+      expect((await app.get(path)).body).toEqual(before);
+      expect((await developer.get('/v1/dev/user/webhooks')).body).toEqual([]);
     });
 
     test('creating an app refuses an inward webhook with a 422 naming the field, and creates nothing', async () => {

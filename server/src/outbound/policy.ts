@@ -29,9 +29,12 @@ function subnets(family: 'ipv4' | 'ipv6', list: [network: string, prefix: number
 
 /**
  * Never a target: "this network", private, CGNAT, link-local (cloud metadata at 169.254.169.254), reserved,
- * documentation, benchmarking, multicast and broadcast ranges; in IPv6 the unspecified and IPv4-compatible
- * block, IPv4-mapped (`::ffff:127.0.0.1`), NAT64 and 6to4 (they carry an IPv4 address that could be any of the
- * above), unique-local (AWS metadata at fd00:ec2::254), link- and site-local, documentation and multicast.
+ * documentation, benchmarking, multicast and broadcast ranges; in IPv6 (after IANA's IPv6 Special-Purpose Address
+ * Registry) the unspecified and IPv4-compatible block, IPv4-mapped (`::ffff:127.0.0.1`), IPv4-translated
+ * (`::ffff:0:127.0.0.1`), NAT64, Teredo and 6to4 (they carry an IPv4 address that could be any of the above),
+ * discard-only and the dummy prefix, the IETF protocol assignments block (Teredo, benchmarking, ORCHID and
+ * ORCHIDv2, DETs, the AMT and AS112 anycasts: none an ordinary host), documentation (both blocks), segment
+ * routing SIDs, unique-local (AWS metadata at fd00:ec2::254), link- and site-local, and multicast.
  */
 const forbidden4 = subnets('ipv4', [
   ['0.0.0.0', 8],
@@ -52,11 +55,18 @@ const forbidden4 = subnets('ipv4', [
 const forbidden6 = subnets('ipv6', [
   ['::', 96],
   ['::ffff:0:0', 96],
+  ['::ffff:0:0:0', 96],
   ['64:ff9b::', 96],
   ['64:ff9b:1::', 48],
   ['100::', 64],
+  ['100:0:0:1::', 64],
+  // 2001::/23 holds Teredo 2001::/32, benchmarking 2001:2::/48, ORCHID 2001:10::/28, ORCHIDv2 2001:20::/28 and
+  // DETs 2001:30::/28; ordinary allocations begin at 2001:200::.
+  ['2001::', 23],
   ['2001:db8::', 32],
   ['2002::', 16],
+  ['3fff::', 20],
+  ['5f00::', 16],
   ['fc00::', 7],
   ['fe80::', 10],
   ['fec0::', 10],
