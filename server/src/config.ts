@@ -172,7 +172,10 @@ export function loopbackAllowance(env: NodeJS.ProcessEnv): boolean {
   const value = env.DEVDATA_ALLOW_LOOPBACK_WEBHOOKS;
   if (value === undefined || value === '' || value === '0' || value === 'false') return false;
   if (value !== '1' && value !== 'true') {
-    throw new Error(`DEVDATA_ALLOW_LOOPBACK_WEBHOOKS must be 1 or 0, got "${value}"`);
+    throw new Error(
+      `DEVDATA_ALLOW_LOOPBACK_WEBHOOKS must be 1 or 0, got "${value}" (accepted: 1 or true to allow, 0 or false ` +
+        `to refuse; unset or empty means 0)`,
+    );
   }
   if (env.NODE_ENV === 'production') {
     throw new Error(

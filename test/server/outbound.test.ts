@@ -218,6 +218,16 @@ describe('the policy itself', () => {
     );
   });
 
+  test('DEVDATA_ALLOW_LOOPBACK_WEBHOOKS takes true and false too, and its refusal says what it accepts', () => {
+    expect(loopbackAllowance({ DEVDATA_ALLOW_LOOPBACK_WEBHOOKS: 'true' })).toBe(true);
+    expect(loopbackAllowance({ DEVDATA_ALLOW_LOOPBACK_WEBHOOKS: 'false' })).toBe(false);
+    expect(loopbackAllowance({ DEVDATA_ALLOW_LOOPBACK_WEBHOOKS: '' })).toBe(false);
+    expect(() => loopbackAllowance({ DEVDATA_ALLOW_LOOPBACK_WEBHOOKS: 'yes' })).toThrow(
+      'DEVDATA_ALLOW_LOOPBACK_WEBHOOKS must be 1 or 0, got "yes" (accepted: 1 or true to allow, 0 or false to ' +
+        'refuse; unset or empty means 0)',
+    );
+  });
+
   test('a push URL the policy refuses stops the server from starting', async () => {
     // The start checks the scheme and a literal address (a name is checked when each push connects).
     for (const pushUrl of ['http://ntfy.example.test/topic', 'https://[::1]/x', 'https://0177.0.0.1/x']) {
