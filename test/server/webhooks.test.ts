@@ -3,7 +3,9 @@
 // Webhooks signature (checked with an HMAC computed here), retries and their record, redelivery, failure and
 // disablement, secret rotation's grace period, and one user's events never reaching another's subscription.
 // Refused URLs are shown with a resolver the test controls: nothing is ever called outside 127.0.0.0/8.
+import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { join } from 'node:path';
 import { configFromEnv } from '../../server/src/config';
 import { errorBody } from '../../server/src/contract/common';
 import { MAX_MEMORY_BATCH } from '../../server/src/contract/memories';
@@ -220,6 +222,24 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
       2,
     ]);
     await ok(api.delete(`${BASE}/${pings.id}`));
+  });
+
+  test('the deliveries list takes limit 1-100, default 25, as the server manual says', async () => {
+    const manual = readFileSync(join(__dirname, '../../server/README.md'), 'utf8').replace(/\s+/g, ' ');
+    expect(manual).toContain(
+      '(`GET …/deliveries`, newest first, `limit` 1–100 per page, default 25, paged by `cursor`)',
+    );
+    const hook = await receiver();
+    const made = await subscribe(api, hook.url, ['ping']);
+    for (let i = 0; i < 26; i += 1) await ok(api.post(`${BASE}/${made.id}/ping`));
+    const page = expectShape(deliveriesPage, await ok(api.get(`${BASE}/${made.id}/deliveries`)));
+    expect({ count: page.deliveries.length, has_more: page.has_more }).toEqual({ count: 25, has_more: true });
+    const all = await deliveriesOf(api, made.id);
+    expect(all).toHaveLength(26);
+    for (const limit of [0, 101]) {
+      expect422(await api.get(`${BASE}/${made.id}/deliveries`, { limit }), ['query', 'limit']);
+    }
+    await ok(api.delete(`${BASE}/${made.id}`));
   });
 
   test('scopes: webhooks:read reads, webhooks:write writes', async () => {
