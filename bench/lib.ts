@@ -91,7 +91,7 @@ export async function startProcess(
 }
 
 /** Settings that keep the server's own guards out of a load test: no per-key limit, no load shedding. */
-export const UNLIMITED = { DEVDATA_RATE_LIMIT: '1000000000/60', DEVDATA_MAX_EVENT_LOOP_DELAY_MS: '0' };
+export const UNLIMITED = { DEVDATA_RATE_LIMIT: '1000000/1', DEVDATA_MAX_EVENT_LOOP_DELAY_MS: '0' };
 
 /** `devdata-server serve` on `databaseUrl` as its own process (production logging, to `logFile`). */
 export function serve(
