@@ -83,6 +83,9 @@ export function matching<DB>(
     // rows, and only the ones checked or ranked have their tsvector read; 0011 numbered the rows in the order they
     // were stored. `offset 0` keeps the planner from folding the match into the outer query, where (its statistics
     // not yet gathered after a bulk load) it would walk every record of the user and probe the index once per record.
+    // The matches come out most relevant first, so the caller's join reads its records in that order and, its own
+    // order starting with the score, stops once it has its page and the score's ties (an incremental sort): the
+    // ten of a first page, not all 500 ranked (for a word in 47% of 10,000 conversations, 4.6 ms to 3.3 ms).
     return sql<Match>`(select s.id, ts_rank(s.document, q.query) as score
       from (select ${tsQuery(terms)} as query) q cross join lateral (${
         newest
@@ -90,7 +93,7 @@ export function matching<DB>(
           : sql`select id, document from ${search}
           where document @@ q.query and user_id = ${userId}`
       }) s
-      offset 0)`.as('m');
+      order by score desc offset 0)`.as('m');
   }
   const keys = sql.table(`${index}_search_keys`);
   const weights = sql.join(INDEXES[index].map((weight) => sql.lit(weight)));
