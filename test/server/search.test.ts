@@ -167,6 +167,36 @@ describe.each(DIALECTS)('search on %s', (dialect) => {
     expect(hit.conversation.transcript_segments?.[0].text).toBe('The harpsichord needs tuning');
   });
 
+  it('answers each conversation as a GET by id does, its action items oldest first and only its own', async () => {
+    const id = await conversation(api, 'Harbour errands', 'Buy rope and paint the dinghy.');
+    const other = await conversation(api, 'Dinghy race', 'The dinghy race starts at noon.');
+    await ok(
+      api.post(`${USER}/action-items`, {
+        description: 'Buy rope',
+        conversation_id: id,
+        due_at: '2026-04-01T09:00:00Z',
+      }),
+    );
+    await ok(
+      api.post(`${USER}/action-items`, { description: 'Paint it', conversation_id: id, completed: true }),
+    );
+    await ok(api.post(`${USER}/action-items`, { description: 'Not about a conversation' }));
+    const hits = await searchConversations(api, { query: 'dinghy' });
+    expect(hits.map((hit) => hit.conversation.id).sort()).toEqual([id, other].sort());
+    for (const hit of hits)
+      expect(hit.conversation).toEqual(await ok(api.get(`${USER}/conversations/${hit.conversation.id}`)));
+    const errands = hits.find((hit) => hit.conversation.id === id)!.conversation;
+    expect(errands.structured.action_items?.map((item) => [item.description, item.completed])).toEqual([
+      ['Buy rope', false],
+      ['Paint it', true],
+    ]);
+    expect(hits.find((hit) => hit.conversation.id === other)!.conversation.structured.action_items).toEqual(
+      [],
+    );
+    await ok(api.delete(`${USER}/conversations/${id}`));
+    await ok(api.delete(`${USER}/conversations/${other}`));
+  });
+
   it('is not taken for a conversation id, and needs conversations:read', async () => {
     expect422(await api.get(`${USER}/conversations/search`), ['query', 'query']);
     const memoriesOnly = await keyWithScopes(server, ['memories:read']);

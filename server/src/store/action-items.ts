@@ -1,5 +1,5 @@
 // Action items: every query, and how a row reads back.
-import type { Kysely } from 'kysely';
+import { sql, type Expression, type Kysely, type RawBuilder } from 'kysely';
 import { inFeedOrder, type FeedQuery } from './db/paging';
 import { newId } from '../ids';
 import { userWrite } from './db/write-clock';
@@ -129,6 +129,20 @@ export function actionItemsRepository(db: Kysely<Database>) {
         .execute();
       for (const row of rows) byConversation.get(row.conversation_id as string)?.push(decodeEmbedded(row));
       return byConversation;
+    },
+
+    /**
+     * PostgreSQL: the items extracted from the conversation `conversationId` (a column of the caller's query), oldest
+     * first as `ofConversations` reads them, as one JSON array column, so that a page of conversations comes with its
+     * items in its own query; `embeddedFromJson` decodes it.
+     */
+    embeddedJson(userId: string, conversationId: Expression<string>): RawBuilder<Row<'action_items'>[]> {
+      return sql<Row<'action_items'>[]>`(select coalesce(json_agg(a order by a.created_at, a.id), '[]')
+        from action_items a where a.user_id = ${userId} and a.conversation_id = ${conversationId})`;
+    },
+
+    embeddedFromJson(rows: Row<'action_items'>[]): EmbeddedActionItem[] {
+      return rows.map(decodeEmbedded);
     },
 
     /** One item; its conversation, when given, must be the caller's (NotFound "Conversation" otherwise). */

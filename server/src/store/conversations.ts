@@ -305,12 +305,31 @@ export function conversationsRepository(
       const startedAt = sql<number>`+${sql.ref('c.started_at')}`;
       if (filter.start_date !== undefined) query = query.where(startedAt, '>=', filter.start_date);
       if (filter.end_date !== undefined) query = query.where(startedAt, '<=', filter.end_date);
-      const rows = await query
+      const page = query
         .orderBy('m.score', 'desc')
         .orderBy('c.started_at', 'desc')
         .orderBy('c.id', 'desc')
-        .limit(filter.limit)
-        .execute();
+        .limit(filter.limit);
+      if (dialect === 'postgres') {
+        // The page's action items in the same query (a round trip less); SQLite has no round trips to save.
+        const rows = await db
+          .selectFrom(page.as('p'))
+          .selectAll('p')
+          .select((eb) => actionItems.embeddedJson(userId, eb.ref('p.id')).as('action_items'))
+          .orderBy('p.score', 'desc')
+          .orderBy('p.started_at', 'desc')
+          .orderBy('p.id', 'desc')
+          .execute();
+        return rows.map(({ action_items: items, ...row }) => ({
+          conversation: decodeConversation(
+            row,
+            actionItems.embeddedFromJson(items),
+            filter.include_transcript,
+          ),
+          score: Number(row.score),
+        }));
+      }
+      const rows = await page.execute();
       const conversations = await decodeAll(userId, rows, filter.include_transcript);
       return conversations.map((conversation, i) => ({ conversation, score: Number(rows[i].score) }));
     },
