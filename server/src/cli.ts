@@ -156,12 +156,14 @@ async function assertPortFree(command: 'serve' | 'start', host: string, port: nu
   const error = await canListen(host, port);
   if (error === null) return;
   if (error.code === 'EADDRINUSE') {
-    let free = port + 1;
-    while (free < port + 20 && free <= 65535 && (await canListen(host, free)) !== null) free += 1;
+    let free: number | null = null;
+    for (let next = port + 1; free === null && next <= Math.min(port + 20, 65535); next += 1)
+      if ((await canListen(host, next)) === null) free = next;
+    const fix = 'stop what listens there or pass another --port';
     const npm = command === 'start' ? ` (through npm: npm start -- --port ${free})` : '';
     throw new Error(
-      `Port ${port} on ${host} is already in use: stop what listens there or pass another --port, such as ` +
-        `${free}, which is free${npm}`,
+      `Port ${port} on ${host} is already in use: ` +
+        (free === null ? fix : `${fix}, such as ${free}, which is free${npm}`),
     );
   }
   if (error.code === 'EACCES') throw new Error(`Not allowed to listen on port ${port}: pass --port`);

@@ -110,10 +110,17 @@ export function keyPrefixSetting(value: string | undefined): string {
         `a letter, at most ${KEY_PREFIX_MAX_LENGTH} characters (e.g. svc_dev_ or omi_dev_), got "${value}"`,
     );
   }
-  // A prefix that begins with another secret's (sk_live_, whsec_x_) reads as that secret just the same.
-  const taken = [APP_SECRET_PREFIX, WEBHOOK_SECRET_PREFIX, ADMIN_TOKEN_PREFIX].find((other) =>
-    value.startsWith(other),
-  );
+  // A prefix that begins with another secret's (sk_live_, whsec_x_) reads as that secret just the same; one that
+  // another secret's begins with (svc_) makes that secret read as a developer key.
+  const others = [APP_SECRET_PREFIX, WEBHOOK_SECRET_PREFIX, ADMIN_TOKEN_PREFIX];
+  const taken = others.find((other) => value.startsWith(other));
+  const within = others.find((other) => other.startsWith(value));
+  if (within && !taken) {
+    throw new Error(
+      `DEVDATA_KEY_PREFIX must not be the start of ${within}, the prefix of another kind of secret: that secret ` +
+        `would read as a developer key, got "${value}"`,
+    );
+  }
   if (taken === value) {
     throw new Error(
       `DEVDATA_KEY_PREFIX must differ from ${taken}, the prefix of another kind of secret, got "${value}"`,

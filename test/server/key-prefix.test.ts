@@ -86,9 +86,19 @@ describe('DEVDATA_KEY_PREFIX of the wrong shape', () => {
       expect(existsSync(join(dir, 'devdata.credentials.json'))).toBe(false);
     }
     // Plain prefixes, those merely sharing a first word with another secret's among them, are kept.
-    for (const prefix of ['svc_dev_', 'omi_dev_', 'acme_', 'svc_', 'sky_', 'whs_']) {
+    for (const prefix of ['svc_dev_', 'omi_dev_', 'acme_', 'sky_', 'whs_']) {
       expect(keyPrefixSetting(prefix)).toBe(prefix);
     }
+  });
+
+  it("refuses a prefix that another secret's starts with: that secret would read as a developer key", () => {
+    const result = cli(['init'], { DEVDATA_KEY_PREFIX: 'svc_' }, dir);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(
+      'DEVDATA_KEY_PREFIX must not be the start of svc_admin_, the prefix of another kind of secret',
+    );
+    expect(result.stderr).toContain('got "svc_"');
+    expect(existsSync(join(dir, 'devdata.sqlite'))).toBe(false);
   });
 });
 

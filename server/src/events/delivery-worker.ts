@@ -125,7 +125,9 @@ export class EventDeliveryWorker {
           userRoom: (id) => perUser - (this.busyUsers.get(id) ?? 0),
         });
         for (const delivery of claimed) this.begin(delivery);
-        if (claimed.length === room) this.claimAgain = true;
+        // Until a claim finds nothing: one that took less than the room may have passed over another user's due
+        // deliveries for a user that had none left.
+        if (claimed.length > 0) this.claimAgain = true;
       } while (this.claimAgain && !this.stopped);
     } catch (error) {
       this.log.warn({ err: error }, 'could not claim event deliveries');

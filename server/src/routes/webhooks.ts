@@ -110,15 +110,11 @@ const webhooks: FastifyPluginAsyncZod = async (app) => {
     async (userId, id, body, request) => {
       const held = request.developerKey?.scopes ?? [];
       // The caller's subscription first: another user's id is a 404 whatever the body says.
-      const current = await repository.find(userId, id);
-      if (body.url !== undefined) {
-        // A new URL receives the events the subscription has (new ones were checked above), and its pending
-        // deliveries, whatever their events: without their read scopes, a key that can only manage webhooks
-        // could send the user's data to a URL of its choice.
-        if (body.events === undefined) assertMayRoute(current.events, held);
-        await assertRegistrable(app.outbound, body.url, ['body', 'url']);
-      }
-      return repository.update(userId, id, body, (pending) => assertMayRoute(pending, held));
+      await repository.find(userId, id);
+      if (body.url !== undefined) await assertRegistrable(app.outbound, body.url, ['body', 'url']);
+      // A new URL receives the subscription's events and its pending deliveries, whatever their events: without
+      // their read scopes, a key that can only manage webhooks could send the user's data to a URL of its choice.
+      return repository.update(userId, id, body, (routed) => assertMayRoute(routed, held));
     },
   );
 

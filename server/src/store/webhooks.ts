@@ -243,22 +243,23 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
       userId: string,
       id: string,
       changes: WebhookChanges,
-      mayMovePending: (eventTypes: EventType[]) => void,
+      mayRoute: (eventTypes: readonly EventSelector[]) => void,
     ): Promise<Webhook> {
       return transaction(db, async (trx) => {
+        // A new URL takes the events the subscription will have and its pending deliveries, which go to the URL
+        // it has when they are sent: `mayRoute` judges all their types (it throws to refuse). PostgreSQL: FOR UPDATE
+        // first, so the row and the deliveries are read as no other change can leave them before this commits: it
+        // waits for the writes recording events for it now (they hold FOR KEY SHARE, and read its events under
+        // that lock) and holds off new ones. SQLite runs one write at a time.
+        if (changes.url !== undefined && dialect === 'postgres')
+          await trx
+            .selectFrom('webhook_subscriptions')
+            .select('id')
+            .where('id', '=', id)
+            .forUpdate()
+            .execute();
         const current = await findRow(trx, userId, id);
-        if (changes.url !== undefined && changes.url !== current.url) {
-          // Pending deliveries go to the URL the subscription has when they are sent: `mayMovePending` judges
-          // their event types (it throws to refuse). PostgreSQL: FOR UPDATE waits for the writes recording events
-          // for this subscription now (they hold FOR KEY SHARE on it) and holds off new ones until this commits, so
-          // none is written unseen between the check and the change. SQLite runs one write at a time.
-          if (dialect === 'postgres')
-            await trx
-              .selectFrom('webhook_subscriptions')
-              .select('id')
-              .where('id', '=', id)
-              .forUpdate()
-              .execute();
+        if (changes.url !== undefined) {
           const pending = await trx
             .selectFrom('webhook_deliveries as d')
             .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
@@ -267,7 +268,8 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
             .where('d.subscription_id', '=', id)
             .where('d.status', '=', 'pending')
             .execute();
-          mayMovePending(pending.map((row) => row.type as EventType));
+          const events = changes.events ?? fromJson<EventSelector[]>(current.events);
+          mayRoute([...events, ...pending.map((row) => row.type as EventType)]);
         }
         const activated = changes.active === true && !fromFlag(current.active);
         const { row } = await updateChanged(

@@ -56,6 +56,29 @@ export async function keptSubscriptions(trx: Kysely<Database>, ids: readonly str
 }
 
 /**
+ * Of the subscriptions `ids` read as wanting an event, those that still do as `wants` judges their events, locked as
+ * keptSubscriptions locks them. PostgreSQL: the subscriptions were read earlier in the transaction, unlocked; a change
+ * committed since (events narrowed and the URL moved, say) is read here, under the lock, so no event goes to a
+ * subscription that no longer wants it (and a change waiting for the lock sees this event's deliveries).
+ */
+async function stillWanting(
+  trx: Kysely<Database>,
+  ids: readonly string[],
+  wants: (events: string[]) => boolean,
+): Promise<string[]> {
+  if (ids.length === 0 || !(trx.getExecutor().adapter instanceof PostgresAdapter)) return [...ids];
+  const rows = await trx
+    .selectFrom('webhook_subscriptions')
+    .select(['id', 'events'])
+    .where('id', 'in', ids)
+    .where('active', '=', 1)
+    .forKeyShare()
+    .execute();
+  const kept = new Set(rows.filter((row) => wants(fromJson<string[]>(row.events))).map((row) => row.id));
+  return ids.filter((id) => kept.has(id));
+}
+
+/**
  * Records an event of `type` for each of `records` (the records as the repository returns them, or a function
  * that reads them in `trx`, called only when a subscription wants them), stamped `at`, in the write's
  * transaction `trx`, with a pending delivery to every active subscription of the user that wants the type.
@@ -69,13 +92,13 @@ export async function recordEvents(
   at: number,
 ): Promise<void> {
   if (Array.isArray(records) && records.length === 0) return;
-  const wanting = (await activeSubscriptions(trx, userId)).filter(
-    (s) => s.events.includes(type) || s.events.includes(ALL_EVENTS),
-  );
+  const wants = (events: string[]) => events.includes(type) || events.includes(ALL_EVENTS);
+  const wanting = (await activeSubscriptions(trx, userId)).filter((s) => wants(s.events));
   // Locked only once wanted: a write that no subscription wants takes no lock.
-  const kept = await keptSubscriptions(
+  const kept = await stillWanting(
     trx,
     wanting.map((s) => s.id),
+    wants,
   );
   if (kept.length === 0) return;
   await writeEvents(trx, userId, type, typeof records === 'function' ? await records() : records, at, kept);
