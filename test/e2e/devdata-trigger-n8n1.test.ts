@@ -1,7 +1,8 @@
 // The DevData Trigger in n8n 1.x (1.123.81 on Node 20), as many self-hosted instances still run it: the workflow
 // activated from n8n's CLI subscribes the trigger when n8n starts, changes made through the API each start
 // exactly one execution with the record, a forged call is refused, and deactivating the workflow deletes the
-// subscription. (The 2.x suite covers the rest.)
+// subscription. The same running n8n then tests both credential types as its editor does (1.x's own credentials
+// tester: see credential-tests.ts for what it answers a refused key). (The 2.x suite covers the rest.)
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +29,7 @@ import {
   receivedEvents,
   subscriptionsTo,
 } from './instant-events.ts';
+import { expectCredentialTestResults, runCredentialTests } from './credential-tests.ts';
 
 const processes = new Processes();
 const workDir = mkdtempSync(join(tmpdir(), 'devdata-e2e-instant-n8n1-'));
@@ -51,6 +53,21 @@ beforeAll(async () => {
 }, 900_000);
 
 afterAll(() => processes.stopAll());
+
+let session: Promise<Awaited<ReturnType<typeof n8nSession>>> | undefined;
+/** Signs in as the owner, whom n8n 1.x takes from the setup form the editor shows first (not from the environment). */
+function ownerSession() {
+  session ??= (async () => {
+    const setup = await fetch(`${n8n.baseUrl}/rest/owner/setup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'browser-id': 'devdata-e2e' },
+      body: JSON.stringify({ ...E2E_OWNER, firstName: 'Demo', lastName: 'Owner' }),
+    });
+    if (setup.status !== 200) throw new Error(`owner setup: ${setup.status} ${await setup.text()}`);
+    return n8nSession(n8n, E2E_OWNER);
+  })();
+  return session;
+}
 
 function step(name: string, body: () => Promise<void>) {
   it(
@@ -87,16 +104,15 @@ describe(`the DevData Trigger in n8n ${N8N_1.version}`, () => {
   });
 
   step('deactivating the workflow deletes the subscription', async () => {
-    // n8n 1.x takes its owner from the setup form the editor shows first, not from the environment.
-    const setup = await fetch(`${n8n.baseUrl}/rest/owner/setup`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'browser-id': 'devdata-e2e' },
-      body: JSON.stringify({ ...E2E_OWNER, firstName: 'Demo', lastName: 'Owner' }),
-    });
-    expect(setup.status).toBe(200);
-    const session = await n8nSession(n8n, E2E_OWNER);
-    const deactivated = await session.post(`/workflows/${INSTANT_WORKFLOW_ID}/deactivate`);
+    const deactivated = await (await ownerSession()).post(`/workflows/${INSTANT_WORKFLOW_ID}/deactivate`);
     expect(deactivated.status).toBe(200);
     expect(await subscriptionsTo(devdata, instantTriggerUrl(n8n.baseUrl))).toEqual([]);
   });
+
+  step(
+    'n8n’s credential test (POST /rest/credentials/test): the server passes, a web page fails with the credential’s message, a wrong key with n8n 1.x’s own',
+    async () => {
+      expectCredentialTestResults(await runCredentialTests(await ownerSession(), devdata), 1);
+    },
+  );
 });

@@ -27,6 +27,7 @@ import { DevDataTranscriptTrigger } from '../../nodes/DevDataTranscriptTrigger/D
 import { DevDataTrigger } from '../../nodes/DevDataTrigger/DevDataTrigger.node';
 import { openEditor, searchNodesPanel, SCREENSHOTS, type Editor } from './editor.ts';
 import { allOperationsWorkflow, expectAllOperationsStored } from './workflows.ts';
+import { expectCredentialTestResults, runCredentialTests } from './credential-tests.ts';
 
 const processes = new Processes();
 const workDir = mkdtempSync(join(tmpdir(), 'devdata-e2e-'));
@@ -315,6 +316,13 @@ describe('n8n with n8n-nodes-devdata', () => {
         const options = ((await folders.json()) as any).data as Array<{ name: string; value: string }>;
         const storedFolders = (await api('/v1/dev/user/folders')).body as any[];
         expect(options.map((option) => option.value).sort()).toEqual(storedFolders.map((f) => f.id).sort());
+      },
+    );
+
+    scenario(
+      '6b. n8n’s credential test (POST /rest/credentials/test): the server passes, a web page and a wrong key fail',
+      async () => {
+        expectCredentialTestResults(await runCredentialTests(await signIn(), devdata), 2);
       },
     );
 
