@@ -11,7 +11,10 @@ import type {
 
 // n8n types a test's rules as a list of one kind, but its CredentialsTester (n8n 2.41) checks each rule's type in
 // both of its loops: responseCode rules when the request failed with a status, responseSuccessBody rules on a 2xx.
-// So one list holds both kinds.
+// So one list holds both kinds. n8n 1.x (1.123) runs the responseSuccessBody rules the same way but never reaches
+// the responseCode ones: its request errors lose their cause (n8n-workflow 1.x's ExecutionBaseError declares a
+// `cause` field, which resets it), so a refused request fails there with n8n's own text for the status (a 401:
+// "Authorization failed - please check your credentials"). test/e2e/credential-tests.ts runs both lines.
 type TestRule = IAuthenticateRuleResponseCode | IAuthenticateRuleResponseSuccessBody;
 
 export class DevDataAppApi implements ICredentialType {
