@@ -274,6 +274,16 @@ async function assertWritable(store: Store): Promise<void> {
   await sql.raw(`pragma user_version = ${Number(rows[0].user_version)}`).execute(store.db);
 }
 
+/**
+ * Whether the database is there to open without making it: a PostgreSQL one is (the server never creates one),
+ * a SQLite file only once it exists (opening one that does not would create it), an in-memory one never.
+ */
+function databaseExists(database: string): boolean {
+  if (!database.startsWith('sqlite:')) return true;
+  const path = database.slice('sqlite:'.length);
+  return path !== ':memory:' && existsSync(path);
+}
+
 /** Opens the database, naming it in what goes wrong (a SQLite file that is not a database fails here). */
 function open(database: string): Store {
   try {
@@ -311,7 +321,8 @@ async function savedCredentials(
   if (file === null) return null; // an in-memory database is always new
   // Made empty before the first write to the database and filled after init: a start stopped in between (killed,
   // or a crash) leaves it empty.
-  if (existsSync(file) && statSync(file).isFile() && statSync(file).size === 0) {
+  const found = existsSync(file) ? statSync(file) : undefined;
+  if (found?.isFile() && found.size === 0) {
     if (initialized)
       throw new Error(
         `The credentials file ${file} is empty: a start was stopped after it initialized the database and before ` +
@@ -385,7 +396,7 @@ class CredentialsFile {
 async function firstRun(store: Store, database: string, file: CredentialsFile | null): Promise<InitResult> {
   const credentials = await initInstance(store.db, { keyPrefix: configFromEnv().keyPrefix });
   file?.save({ database: databaseName(database), ...credentials });
-  await seedDemo(store.db);
+  await seedDemo(store);
   return credentials;
 }
 
@@ -481,14 +492,13 @@ async function main(argv: string[]) {
       return;
     }
     case 'seed': {
-      // Opening a SQLite file that does not exist would create it, for nothing.
-      const sqlitePath = opts.database.startsWith('sqlite:') ? opts.database.slice('sqlite:'.length) : null;
-      if (sqlitePath !== null && sqlitePath !== ':memory:' && !existsSync(sqlitePath))
+      // An in-memory database goes on to be found empty.
+      if (!databaseExists(opts.database) && opts.database !== 'sqlite::memory:')
         throw new Error(
           `${databaseName(opts.database)} does not exist: run \`devdata-server init --database ${opts.database}\` first`,
         );
       const store = await openMigrated(opts.database);
-      const counts = await seedDemo(store.db);
+      const counts = await seedDemo(store);
       await store.close();
       console.log(`Seeded demo data: ${JSON.stringify(counts)}`);
       return;
@@ -510,10 +520,7 @@ async function main(argv: string[]) {
       await assertPortFree('start', host, port);
       if (redisUrl) await assertRedisDatabase(redisUrl);
       const file = credentialsFileFor(opts.database);
-      // Opening a SQLite file that does not exist would create it.
-      const sqlitePath = opts.database.startsWith('sqlite:') ? opts.database.slice('sqlite:'.length) : null;
-      const exists = sqlitePath === null || (sqlitePath !== ':memory:' && existsSync(sqlitePath));
-      const existing = exists ? open(opts.database) : null;
+      const existing = databaseExists(opts.database) ? open(opts.database) : null;
       let saved: InitResult | null;
       let credentialsFile: CredentialsFile | null;
       try {

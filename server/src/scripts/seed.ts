@@ -1,7 +1,7 @@
-import type { Insertable, Kysely } from 'kysely';
+import type { Insertable } from 'kysely';
 import { newId } from '../ids';
-import { accountRepositories } from '../store';
-import { peopleRepository } from '../store/people';
+import { buildRepositories } from '../store';
+import type { Store } from '../store/db/database';
 import { insertRows } from '../store/db/records';
 import { toFlag, toJson } from '../store/db/rows';
 import type { Database } from '../store/db/schema';
@@ -120,12 +120,14 @@ const APPS = [
  * Demo data for the first user: what `devdata-server seed --demo` and the first `npm start` add. Written as
  * rows (backdated, unlike a write through the repositories) through the store's batch path.
  */
-export async function seedDemo(db: Kysely<Database>) {
-  const [user] = await accountRepositories(db).users.listUsers();
+export async function seedDemo(store: Pick<Store, 'db' | 'dialect'>) {
+  const { db } = store;
+  const { users, people: peopleOf } = buildRepositories(store);
+  const [user] = await users.listUsers();
   if (!user) throw new Error('No user to seed: run `devdata-server init` first');
   const userId = user.id;
   const names = ['Maya', 'Sam', 'Lena', 'Jon', 'Priya'];
-  const taken = (await peopleRepository(db).list(userId)).find((person) => names.includes(person.name));
+  const taken = (await peopleOf.list(userId)).find((person) => names.includes(person.name));
   if (taken)
     throw new Error(
       `The user already has a person named ${taken.name}: the demo data goes once into a database without it ` +

@@ -1,5 +1,5 @@
 // Every repository, built here once over one database: app.ts hands them to the routes and the proactive
-// pipeline (`app.repositories`), and the scripts take the accounts' ones. Nothing else constructs a repository.
+// pipeline (`app.repositories`), and the scripts take theirs from here too. Nothing else constructs a repository.
 import type { Kysely } from 'kysely';
 import { actionItemsRepository } from './action-items';
 import { adminTokensRepository } from './admin-tokens';

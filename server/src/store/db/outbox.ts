@@ -38,43 +38,32 @@ function activeSubscriptions(trx: Kysely<Database>, userId: string) {
 }
 
 /**
- * Of the subscriptions `ids`, those still there, kept from being deleted until `trx` ends so that a delivery
- * written for them in `trx` finds them. PostgreSQL: `FOR KEY SHARE` (the lock a foreign key check takes), so a
- * delete running beside the write either waits for it (and takes its deliveries along) or committed first (and
- * is not returned); without it the delivery's insert failed on its foreign key. SQLite runs one write at a time.
+ * Of the subscriptions `ids`, those still there (and, given `wants`, active and wanting the event as it judges their
+ * events), kept from being deleted until `trx` ends so that a delivery written for them in `trx` finds them.
+ * PostgreSQL: `FOR KEY SHARE` (the lock a foreign key check takes), so a delete running beside the write either
+ * waits for it (and takes its deliveries along) or committed first (and is not returned); without it the
+ * delivery's insert failed on its foreign key. The events are read under that lock: a change committed since the
+ * write first read them (events narrowed and the URL moved, say) is seen, so no event goes to a subscription that no
+ * longer wants it, and a change waiting for the lock then sees this write's deliveries. SQLite runs one write at a
+ * time.
  */
-export async function keptSubscriptions(trx: Kysely<Database>, ids: readonly string[]): Promise<string[]> {
-  if (ids.length === 0 || !(trx.getExecutor().adapter instanceof PostgresAdapter)) return [...ids];
-  const rows = await trx
-    .selectFrom('webhook_subscriptions')
-    .select('id')
-    .where('id', 'in', ids)
-    .forKeyShare()
-    .execute();
-  const kept = new Set(rows.map((row) => row.id));
-  return ids.filter((id) => kept.has(id));
-}
-
-/**
- * Of the subscriptions `ids` read as wanting an event, those that still do as `wants` judges their events, locked as
- * keptSubscriptions locks them. PostgreSQL: the subscriptions were read earlier in the transaction, unlocked; a change
- * committed since (events narrowed and the URL moved, say) is read here, under the lock, so no event goes to a
- * subscription that no longer wants it (and a change waiting for the lock sees this event's deliveries).
- */
-async function stillWanting(
+export async function keptSubscriptions(
   trx: Kysely<Database>,
   ids: readonly string[],
-  wants: (events: string[]) => boolean,
+  wants?: (events: string[]) => boolean,
 ): Promise<string[]> {
   if (ids.length === 0 || !(trx.getExecutor().adapter instanceof PostgresAdapter)) return [...ids];
   const rows = await trx
     .selectFrom('webhook_subscriptions')
-    .select(['id', 'events'])
+    .select(['id', 'events', 'active'])
     .where('id', 'in', ids)
-    .where('active', '=', 1)
     .forKeyShare()
     .execute();
-  const kept = new Set(rows.filter((row) => wants(fromJson<string[]>(row.events))).map((row) => row.id));
+  const kept = new Set(
+    rows
+      .filter((row) => !wants || (row.active === 1 && wants(fromJson<string[]>(row.events))))
+      .map((row) => row.id),
+  );
   return ids.filter((id) => kept.has(id));
 }
 
@@ -95,7 +84,7 @@ export async function recordEvents(
   const wants = (events: string[]) => events.includes(type) || events.includes(ALL_EVENTS);
   const wanting = (await activeSubscriptions(trx, userId)).filter((s) => wants(s.events));
   // Locked only once wanted: a write that no subscription wants takes no lock.
-  const kept = await stillWanting(
+  const kept = await keptSubscriptions(
     trx,
     wanting.map((s) => s.id),
     wants,
