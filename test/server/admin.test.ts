@@ -125,4 +125,27 @@ describe.each(DIALECTS)('administration on %s', (dialect) => {
       .execute();
     expect(rows).toHaveLength(0);
   });
+
+  it('installs an app again by replacing the granted scopes: 200 with the install as stored, created_at kept', async () => {
+    const admin = adminClient(server);
+    const ada = (await admin.post('/v1/admin/users', { name: 'Ada' })).body as { id: string };
+    const path = `/v1/admin/apps/${server.init.app_id}/installs`;
+    const first = await admin.post(path, { user_id: ada.id, granted_scopes: ['user_name', 'user_facts'] });
+    expect(first.status).toBe(201);
+    const installed = expectShape(install, first.body);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+
+    const again = await admin.post(path, { user_id: ada.id, granted_scopes: ['user_chat'] });
+    expect(again.status).toBe(200);
+    expect(expectShape(install, again.body)).toEqual({ ...installed, granted_scopes: ['user_chat'] });
+    const stored = await server.store.db
+      .selectFrom('app_installs')
+      .select(['granted_scopes', 'created_at'])
+      .where('app_id', '=', server.init.app_id)
+      .where('user_id', '=', ada.id)
+      .execute();
+    expect(stored.map((row) => [row.granted_scopes, new Date(Number(row.created_at)).toISOString()])).toEqual(
+      [['["user_chat"]', installed.created_at]],
+    );
+  });
 });

@@ -120,14 +120,22 @@ const admin: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: 'Install an app for a user, granting proactive scopes',
+        description:
+          'Installing an app the user already has replaces the scopes granted before with these (200, the ' +
+          'install keeping its created_at); a new install answers 201.',
         params: z.object({ app_id: z.string() }),
         body: createInstallBody,
-        response: { 201: install, ...errors(401, 404, 422) },
+        response: { 200: install, 201: install, ...errors(401, 404, 422) },
       },
     },
     async (request, reply) => {
       const { user_id, granted_scopes } = request.body;
-      return reply.code(201).send(await apps.install(request.params.app_id, user_id, granted_scopes));
+      const { install: stored, replaced } = await apps.install(
+        request.params.app_id,
+        user_id,
+        granted_scopes,
+      );
+      return reply.code(replaced ? 200 : 201).send(stored);
     },
   );
 

@@ -127,10 +127,14 @@ export function appsRepository(db: Kysely<Database>, users: Pick<UsersRepository
     },
 
     /**
-     * Installs an app for a user, or replaces the scopes an earlier install granted. NotFound "App", then
-     * "User", when either does not exist.
+     * Installs an app for a user, or replaces the scopes an earlier install granted (`replaced`; the install
+     * keeps its created_at). NotFound "App", then "User", when either does not exist.
      */
-    async install(appId: string, userId: string, grantedScopes: ProactiveScope[]): Promise<Install> {
+    async install(
+      appId: string,
+      userId: string,
+      grantedScopes: ProactiveScope[],
+    ): Promise<{ install: Install; replaced: boolean }> {
       await findApp(appId);
       await users.requireUser(userId);
       const row = {
@@ -139,14 +143,24 @@ export function appsRepository(db: Kysely<Database>, users: Pick<UsersRepository
         granted_scopes: toJson([...new Set(grantedScopes)]),
         created_at: Date.now(),
       };
-      await db
-        .insertInto('app_installs')
-        .values(row)
-        .onConflict((oc) =>
-          oc.columns(['app_id', 'user_id']).doUpdateSet({ granted_scopes: row.granted_scopes }),
-        )
-        .execute();
-      return decodeInstall(row);
+      // An uninstall between the insert that found an install and the update leaves nothing to update: insert again.
+      for (;;) {
+        const created = await db
+          .insertInto('app_installs')
+          .values(row)
+          .onConflict((oc) => oc.columns(['app_id', 'user_id']).doNothing())
+          .returningAll()
+          .executeTakeFirst();
+        if (created) return { install: decodeInstall(created), replaced: false };
+        const updated = await db
+          .updateTable('app_installs')
+          .set({ granted_scopes: row.granted_scopes })
+          .where('app_id', '=', appId)
+          .where('user_id', '=', userId)
+          .returningAll()
+          .executeTakeFirst();
+        if (updated) return { install: decodeInstall(updated), replaced: true };
+      }
     },
 
     /** NotFound "Install" when the app is not installed for the user. */
