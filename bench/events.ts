@@ -81,12 +81,13 @@ async function measure(dialect: Dialect) {
     eventReceiver(() => ({ status: 500 })),
     eventReceiver(() => ({ status: 200, delayMs: 3_000 })),
   ]);
+  const { developer_key: key } = init(database.url);
   const server = await serve(database.url, {
     env: { DEVDATA_ALLOW_LOOPBACK_WEBHOOKS: '1' },
     logFile: `/tmp/bench-events-${dialect}.log`,
   });
   try {
-    const api = developer(server.baseUrl, init(database.url).developer_key);
+    const api = developer(server.baseUrl, key);
     const goal = (await api('POST', '/v1/dev/user/goals', { title: 'Bench', target_value: 1_000 })) as {
       id: string;
     };

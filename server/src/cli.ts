@@ -23,7 +23,7 @@ Usage: devdata-server <command> [options]     (in a clone of the repository: npx
 
 Commands:
   start   First run: init + seed and save the credentials; then serve (what \`npm start\` runs)
-  serve   Migrate the database and serve the API
+  serve   Migrate an existing database and serve the API
   init    Create a user, a developer key, an admin token and an installed app
   seed    Add demo data for the user made by init
 
@@ -34,6 +34,7 @@ Options: --version prints the version. Run devdata-server <command> --help for a
   --port      Port to listen on, 0–65535 (env DEVDATA_PORT, default 8080)
   --database  sqlite:<path> or postgres://… (env DEVDATA_DATABASE, default ${DEFAULT_DATABASE})
 
+Refuses a SQLite file that does not exist (start, or init, makes a new database).
 Checks the port is free, migrates, answers GET /healthz, serves /openapi.json and /docs, logs JSON lines
 (DEVDATA_LOG_LEVEL: ${LOG_LEVELS.join(', ')}; default info), and on SIGTERM/SIGINT stops accepting requests,
 finishes the ones in flight, then exits.
@@ -479,6 +480,12 @@ async function main(argv: string[]) {
       logLevel();
       await assertPortFree('serve', host, port);
       if (redisUrl) await assertRedisDatabase(redisUrl);
+      // Opening a SQLite file that is not there would serve a new, empty database: one no key opens (a typo).
+      if (!databaseExists(opts.database) && opts.database !== 'sqlite::memory:')
+        throw new Error(
+          `${databaseName(opts.database)} does not exist: check --database, or make a new database with ` +
+            `\`devdata-server start --database ${opts.database}\` (or \`devdata-server init --database ${opts.database}\` first)`,
+        );
       await serve(await openMigrated(opts.database), host, port);
       return;
     }

@@ -126,6 +126,27 @@ describe('devdata-server arguments and settings', () => {
     }
   });
 
+  it('refuses to serve a SQLite database that does not exist, creating nothing', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'devdata-serve-'));
+    try {
+      // A typo in the path would otherwise serve a new, empty database that no key opens.
+      const typo = `sqlite:${join(dir, 'typo.sqlite')}`;
+      const refused = cli(['serve', '--port', '0', '--database', typo]);
+      expect(refused.status).toBe(1);
+      expect(refused.stderr.trim()).toBe(
+        `${typo} does not exist: check --database, or make a new database with ` +
+          `\`devdata-server start --database ${typo}\` (or \`devdata-server init --database ${typo}\` first)`,
+      );
+      // The default database, relative to where it runs, is named by its full path.
+      const byDefault = cli(['serve', '--port', '0'], { cwd: dir });
+      expect(byDefault.status).toBe(1);
+      expect(byDefault.stderr).toContain(`sqlite:${join(dir, 'devdata.sqlite')} does not exist`);
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('says which Node.js it needs when started with an older one, before loading anything', () => {
     // As an older Node would report itself: the launcher checks before the native SQLite module, built for 24,
     // can crash it.
@@ -616,9 +637,9 @@ describe('devdata-server start', () => {
       for (const command of ['serve', 'start', 'init', 'seed']) {
         const result = run(command, database);
         expect({ command, database, status: result.status }).toEqual({ command, database, status: 1 });
-        // Of a database in a missing directory, start first refuses to make the credentials file, and seed
-        // says the database does not exist.
-        if ((command === 'start' || command === 'seed') && database.includes('missing')) continue;
+        // Of a database in a missing directory, start first refuses to make the credentials file, and serve
+        // and seed say the database does not exist.
+        if (command !== 'init' && database.includes('missing')) continue;
         expect(result.stderr).toContain(`${database} ${problem}`);
         expect(result.stderr).toContain('point --database at another database');
       }
@@ -683,9 +704,9 @@ describe('devdata-server and the database index in DEVDATA_REDIS_URL', () => {
       expect(existsSync(join(dir, 'devdata.credentials.json'))).toBe(false);
     }
 
-    const served = await serveCli(`sqlite:${join(dir, 'served.sqlite')}`, {
-      DEVDATA_REDIS_URL: 'redis://127.0.0.1:6379/1',
-    });
+    const database = `sqlite:${join(dir, 'served.sqlite')}`;
+    expect(cli(['init', '--database', database]).status).toBe(0);
+    const served = await serveCli(database, { DEVDATA_REDIS_URL: 'redis://127.0.0.1:6379/1' });
     try {
       expect(await (await fetch(`${served.baseUrl}/healthz`)).json()).toEqual({ status: 'ok', redis: 'ok' });
     } finally {
@@ -711,7 +732,9 @@ describe('devdata-server and the database index in DEVDATA_REDIS_URL', () => {
         stopping.push(stand_in);
         const { port } = stand_in.address() as { port: number };
         // Not a refused index: the server starts without Redis, as it does when Redis is down.
-        const served = await serveCli(`sqlite:${join(dir, `${name}.sqlite`)}`, {
+        const database = `sqlite:${join(dir, `${name}.sqlite`)}`;
+        expect(cli(['init', '--database', database]).status).toBe(0);
+        const served = await serveCli(database, {
           DEVDATA_REDIS_URL: `redis://127.0.0.1:${port}/3`,
         });
         try {
@@ -732,9 +755,9 @@ describe('devdata-server and the database index in DEVDATA_REDIS_URL', () => {
   it('reports Redis unavailable while a Redis that came up after the start refuses the index', async () => {
     // Out of reach at the start, which then goes on without it (as with any Redis outage).
     const redis = await ownRedis();
-    const served = await serveCli(`sqlite:${join(dir, 'served.sqlite')}`, {
-      DEVDATA_REDIS_URL: `${redis.url}/999`,
-    });
+    const database = `sqlite:${join(dir, 'served.sqlite')}`;
+    expect(cli(['init', '--database', database]).status).toBe(0);
+    const served = await serveCli(database, { DEVDATA_REDIS_URL: `${redis.url}/999` });
     try {
       await redis.start();
       // Both of the server's connections (commands, subscriptions) are in, each having sent its SELECT.
