@@ -111,7 +111,11 @@ describe('devdata-server arguments and settings', () => {
       // Once only: a second seed says why it stops, and writes nothing.
       const again = cli(['seed', '--database', database]);
       expect(again.status).toBe(1);
-      expect(again.stderr).toMatch(/The user already has a person named \w+: the demo data goes once/);
+      expect(again.stderr.trim()).toBe(
+        "The demo data is already in this database (its user has the demo's person Jon): seed adds it only " +
+          'once, and wrote nothing. For another copy, seed a new database: `devdata-server init --database ' +
+          'sqlite:<new file>`, then `devdata-server seed --database sqlite:<new file>`',
+      );
 
       // A database that does not exist is not created for nothing.
       const missing = `sqlite:${join(dir, 'missing.sqlite')}`;

@@ -130,8 +130,9 @@ export async function seedDemo(store: Pick<Store, 'db' | 'dialect'>) {
   const taken = (await peopleOf.list(userId)).find((person) => names.includes(person.name));
   if (taken)
     throw new Error(
-      `The user already has a person named ${taken.name}: the demo data goes once into a database without it ` +
-        '(seed a new database)',
+      `The demo data is already in this database (its user has the demo's person ${taken.name}): seed adds it ` +
+        'only once, and wrote nothing. For another copy, seed a new database: `devdata-server init --database ' +
+        'sqlite:<new file>`, then `devdata-server seed --database sqlite:<new file>`',
     );
   const now = Date.now();
   const rand = random(42);
