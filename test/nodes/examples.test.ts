@@ -13,3 +13,11 @@ test.each(readdirSync(EXAMPLES).filter((file) => file.endsWith('.json')))(
     expect(id.length).toBeLessThanOrEqual(21);
   },
 );
+
+test.each(readdirSync(EXAMPLES).filter((file) => file.endsWith('.json')))(
+  '%s sets no timezone: its schedule runs in the instance’s (or the workflow’s own) as its notes say',
+  (file) => {
+    const { settings } = JSON.parse(readFileSync(join(EXAMPLES, file), 'utf8')) as { settings?: object };
+    expect(settings ?? {}).not.toHaveProperty('timezone');
+  },
+);
