@@ -447,6 +447,32 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
     }
   });
 
+  it('answers a POST that does not accept both JSON and an event stream with 406, as the server manual says', async () => {
+    const { key } = await newUser(server);
+    for (const accept of [undefined, 'application/json']) {
+      const refused = await client(server.baseUrl, key).raw('POST', '/mcp', {
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          ...(accept ? { accept } : {}),
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      expect({ accept, status: refused.status, body: refused.body }).toEqual({
+        accept,
+        status: 406,
+        body: {
+          jsonrpc: '2.0',
+          id: null,
+          error: {
+            code: -32000,
+            message: 'Not Acceptable: Client must accept both application/json and text/event-stream',
+          },
+        },
+      });
+    }
+  });
+
   it('answers params its method does not take with -32602 naming the param, and an empty batch with -32600', async () => {
     const { key } = await newUser(server);
     const request = (id: number, method: string, params?: unknown) => ({
