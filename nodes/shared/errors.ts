@@ -10,6 +10,8 @@ export interface FailureContext {
   resource?: string;
   /** The id the request addressed, for 404 messages. */
   id?: string;
+  /** The body sent, where a 404 of another record (a Folder of a conversation) finds that record's id. */
+  body?: IDataObject;
   itemIndex?: number;
   /** Maps a 422 `loc` inside a batch body to the input item it came from. */
   batchItemIndex?: (loc: Array<string | number>) => number | undefined;
@@ -23,6 +25,24 @@ export interface FailureContext {
  */
 function isMissingEndpoint(status: number, detail: string | undefined): boolean {
   return (status === 404 && detail === 'Not Found') || status === 405;
+}
+
+/**
+ * The record a 404 is about. The server's detail "<Thing> not found" names it: when that is a record the body refers
+ * to by `<thing>_id` (a conversation's folder_id, an action item's conversation_id) rather than the record the
+ * request addressed, it is that one; otherwise the addressed record, if any.
+ */
+function missingRecord(
+  detail: string | undefined,
+  context: FailureContext,
+): { thing: string; id: string | undefined; referenced: boolean } | undefined {
+  const thing = /^(.+) not found$/.exec(detail ?? '')?.[1];
+  const addressed = context.resource !== undefined && context.id !== undefined;
+  if (thing !== undefined && thing.toLowerCase() !== context.resource?.toLowerCase()) {
+    const id = context.body?.[`${thing.toLowerCase().replace(/ /g, '_')}_id`];
+    if (typeof id === 'string') return { thing, id, referenced: true };
+  }
+  return addressed ? { thing: context.resource!, id: context.id, referenced: false } : undefined;
 }
 
 interface ValidationIssue {
@@ -107,15 +127,18 @@ export function devDataApiError(
       failure = { cause: 'credential-invalid' };
       break;
     }
-    case 404:
-      message =
-        context.resource && context.id !== undefined
-          ? `${context.resource} not found: no ${context.resource.toLowerCase()} with ID "${context.id}" exists for this user`
-          : (detail ?? 'Not found');
+    case 404: {
+      const missing = missingRecord(detail, context);
+      message = missing
+        ? `${missing.thing} not found: no ${missing.thing.toLowerCase()} with ID "${missing.id}" exists for this user`
+        : (detail ?? 'Not found');
+      if (missing?.referenced)
+        description = `${detail}: the ${missing.thing.toLowerCase()} this item refers to does not exist. Choose it from the list, or give its ID (not its name).`;
       if (context.credentialType === 'devDataAppApi')
         description = `${detail ?? 'Not found'}. Check the User ID, and that this user has installed the app of the credential's App ID.`;
       failure = { cause: 'configuration-invalid' };
       break;
+    }
     case 422: {
       const issues = isIssueList((body as IDataObject | null)?.detail)
         ? ((body as IDataObject).detail as ValidationIssue[])

@@ -155,6 +155,7 @@ export async function devDataRequest<T = unknown>(
       credentialType,
       resource: request.resource,
       id: request.id,
+      body: request.body,
       itemIndex: request.itemIndex,
       batchItemIndex: request.batchItemIndex,
       retries: isRetryable(response.statusCode, request.method) ? attempt : undefined,

@@ -60,6 +60,18 @@ describe('Action Item → Create', () => {
     });
   });
 
+  test('a Conversation ID that does not exist is named as the record not found', async () => {
+    const result = await runDevData(server, {
+      resource: 'actionItem',
+      operation: 'create',
+      description: 'Call back',
+      additionalFields: { conversationId: 'no-such-conversation' },
+    });
+    expect(result.error?.message).toBe(
+      'Conversation not found: no conversation with ID "no-such-conversation" exists for this user',
+    );
+  });
+
   test('keeps the instant of a date-time that has an offset', async () => {
     const result = await runDevData(server, {
       resource: 'actionItem',

@@ -286,6 +286,26 @@ describe('Conversation → Update', () => {
     expect(out).toMatchObject({ folder_id: null, folder_name: null });
     expect(out.structured.title).toBe('Budget Q3');
   });
+
+  test('a folder that does not exist is named as the record not found, not the conversation', async () => {
+    const created = jsonOut(await fromText('Notes about the garden.'))[0];
+    const result = await runDevData(server, {
+      resource: 'conversation',
+      operation: 'update',
+      conversationId: created.id,
+      updateFields: { folderId: 'Finance' },
+    });
+    expect(result.error?.message).toBe('Folder not found: no folder with ID "Finance" exists for this user');
+    expect(result.error?.description).toBe(
+      'Folder not found: the folder this item refers to does not exist. Choose it from the list, or give its ID (not its name).',
+    );
+    expect(result.error?.context.itemIndex).toBe(0);
+  });
+
+  test('Create From Text with a folder that does not exist names the folder and its ID', async () => {
+    const result = await fromText('Notes about the garden.', { folderId: 'Finance' });
+    expect(result.error?.message).toBe('Folder not found: no folder with ID "Finance" exists for this user');
+  });
 });
 
 describe('Conversation → Delete', () => {
