@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { multiOptionValues } from '../../shared';
 import { toDueInstant, toUtcIso } from './dates';
 
 /** `dueAt` → `due_at`: a parameter's name is its wire field in camelCase. */
@@ -71,12 +72,12 @@ export function toWireFields(
 export function clearedFields(
   this: IExecuteFunctions,
   body: IDataObject,
-  clearFields: string[],
+  clearFields: unknown,
   fields: INodeProperties[],
   itemIndex: number,
 ): IDataObject {
   const cleared = { ...body };
-  for (const name of clearFields) {
+  for (const name of multiOptionValues(this.getNode(), clearFields, 'Clear Fields', itemIndex)) {
     if (cleared[snakeCase(name)] !== undefined) {
       const displayName = fields.find((field) => field.name === name)?.displayName ?? name;
       throw new NodeOperationError(

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { devDataRequest } from '../../../shared';
+import { devDataRequest, multiOptionValues } from '../../../shared';
 import { developerKeyRecord, nameField, scopesField } from './fields';
 
 const properties: INodeProperties[] = [
@@ -29,7 +29,12 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
       description: 'Give the new key a name (1–100 characters) so it can be told apart in lists.',
     });
   }
-  const scopes = this.getNodeParameter('scopes', itemIndex, []) as string[];
+  const scopes = multiOptionValues(
+    this.getNode(),
+    this.getNodeParameter('scopes', itemIndex, []),
+    scopesField.displayName,
+    itemIndex,
+  );
   // No scopes chosen: the server's default, the read scopes of the key this node uses.
   const body: IDataObject = scopes.length > 0 ? { name, scopes } : { name };
   return (await devDataRequest.call(this, {

@@ -16,12 +16,6 @@ export const { description, execute } = updateById(
     const { clearFields = [], ...values } = fields;
     if (values.order !== undefined)
       values.order = toNumber.call(this, values.order, orderField.displayName, itemIndex);
-    return clearedFields.call(
-      this,
-      withoutEmpty(values, ['icon']),
-      clearFields as string[],
-      folderFields,
-      itemIndex,
-    );
+    return clearedFields.call(this, withoutEmpty(values, ['icon']), clearFields, folderFields, itemIndex);
   },
 );

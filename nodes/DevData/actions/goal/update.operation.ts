@@ -29,7 +29,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
   const body = clearedFields.call(
     this,
     toWireFields.call(this, fields, itemIndex, [horizonAtDate], goalFields),
-    clearFields as string[],
+    clearFields,
     goalFields,
     itemIndex,
   );

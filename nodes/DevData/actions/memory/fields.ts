@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { MEMORY_CATEGORY_OPTIONS } from '../../../shared';
+import { MEMORY_CATEGORY_OPTIONS, multiOptionValues } from '../../../shared';
 import { simplifyField } from '../common.description';
 import type { RecordSpec } from '../crud';
 import { splitList } from '../utils';
@@ -27,8 +27,17 @@ export const categoriesFilter: INodeProperties = {
 };
 
 /** The `categories` query parameter for the filters the user set: comma-separated, or absent for all. */
-export function categoriesQuery(filters: IDataObject): string | undefined {
-  const categories = (filters.categories as string[] | undefined) ?? [];
+export function categoriesQuery(
+  this: IExecuteFunctions,
+  filters: IDataObject,
+  itemIndex: number,
+): string | undefined {
+  const categories = multiOptionValues(
+    this.getNode(),
+    filters.categories,
+    categoriesFilter.displayName,
+    itemIndex,
+  );
   return categories.length ? categories.join(',') : undefined;
 }
 

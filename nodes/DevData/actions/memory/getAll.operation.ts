@@ -30,7 +30,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
   const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
   const records = await offsetPaginate.call(this, {
     path: memoryRecord.path,
-    qs: { categories: categoriesQuery(filters) },
+    qs: { categories: categoriesQuery.call(this, filters, itemIndex) },
     itemIndex,
     pageSize: PAGE_SIZE,
     limit: limitOf.call(this, itemIndex),

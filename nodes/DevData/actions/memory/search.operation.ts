@@ -36,7 +36,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
     qs: {
       query: this.getNodeParameter('query', itemIndex) as string,
       limit: this.getNodeParameter('limit', itemIndex, 50) as number,
-      categories: categoriesQuery(filters),
+      categories: categoriesQuery.call(this, filters, itemIndex),
     },
     itemIndex,
   })) as IDataObject[];

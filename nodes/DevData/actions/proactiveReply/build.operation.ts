@@ -1,6 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
+import { multiOptionValues } from '../../../shared';
+
 /** The template variables DevData fills, each from the scope of the same name. */
 export const PROACTIVE_VARIABLES = ['user_name', 'user_facts', 'user_context', 'user_chat'] as const;
 export type ProactiveVariable = (typeof PROACTIVE_VARIABLES)[number];
@@ -222,7 +224,12 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
   }
 
   const used = new Set(placeholdersOf(prompt));
-  const selected = this.getNodeParameter('contextToAdd', itemIndex, []) as string[];
+  const selected = multiOptionValues(
+    this.getNode(),
+    this.getNodeParameter('contextToAdd', itemIndex, []),
+    'Context to Add',
+    itemIndex,
+  );
   const wrong = selected.filter((name) => !isVariable(name));
   if (wrong.length > 0) {
     throw new NodeOperationError(
