@@ -393,3 +393,34 @@ describe('a Base URL that is not a DevData server', () => {
     expect(result.error?.message).toBe('The server at the Base URL does not offer this operation (HTTP 404)');
   });
 });
+
+describe('an Update with nothing to change fails before sending, naming the item', () => {
+  test.each([
+    ['Action Item', 'actionItem', 'actionItemId', '/v1/dev/user/action-items', { description: 'a' }, {}],
+    ['Conversation', 'conversation', 'conversationId', null, null, { removeFromFolder: false }],
+    ['Folder', 'folder', 'folderId', '/v1/dev/user/folders', { name: 'Nothing to change' }, {}],
+    ['Goal', 'goal', 'goalId', '/v1/dev/user/goals', { title: 'Run', goal_type: 'boolean' }, {}],
+    ['Memory', 'memory', 'memoryId', '/v1/dev/user/memories', { content: 'Likes tea' }, {}],
+    ['Person', 'person', 'personId', '/v1/dev/user/people', { name: 'Nobody Changed' }, {}],
+  ])('%s → Update', async (_label, resource, idName, path, created, updateFields) => {
+    const id =
+      path === null
+        ? jsonOut(
+            await runDevData(server, {
+              resource: 'conversation',
+              operation: 'createFromText',
+              text: 'Nothing changes here.',
+            }),
+          )[0].id
+        : (await devClient(server).post(path, created!)).body.id;
+    const result = await runDevData(
+      server,
+      { resource, operation: 'update', [idName]: '={{ $json.id }}', updateFields },
+      { items: [{ id }] },
+    );
+    expect(result.error?.message).toBe(
+      'Nothing to update in item 0: add at least one field under Update Fields',
+    );
+    expect(result.error?.context.itemIndex).toBe(0);
+  });
+});

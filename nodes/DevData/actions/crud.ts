@@ -4,6 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { devDataRequest, type DevDataRequest } from '../../shared';
 import { recordId, updateFields } from './common.description';
 import type { ItemOperation } from './types';
+import { changesOf } from './utils';
 
 export interface RecordSpec {
   /** The resource value, e.g. `folder`. */
@@ -78,9 +79,9 @@ export function updateById(
       return (await devDataRequest.call(this, {
         method: 'PATCH',
         ...addressedRecord.call(this, spec, itemIndex),
-        body: toWire.call(
+        body: changesOf.call(
           this,
-          this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject,
+          toWire.call(this, this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject, itemIndex),
           itemIndex,
         ),
       })) as IDataObject;

@@ -133,6 +133,21 @@ export function assertNotBoth(
   }
 }
 
+/**
+ * `body`, the changes of an Update, when it holds at least one: with none (no field added, or only switches left
+ * off) the item fails before anything is sent, rather than sending a request that changes nothing.
+ */
+export function changesOf(this: IExecuteFunctions, body: IDataObject, itemIndex: number): IDataObject {
+  if (Object.keys(body).length === 0) {
+    throw new NodeOperationError(
+      this.getNode(),
+      `Nothing to update in item ${itemIndex}: add at least one field under Update Fields`,
+      { itemIndex },
+    );
+  }
+  return body;
+}
+
 /** Reads the Limit parameter, or undefined when Return All is on. */
 export function limitOf(this: IExecuteFunctions, itemIndex: number): number | undefined {
   const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;

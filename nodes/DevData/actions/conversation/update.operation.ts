@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { devDataRequest } from '../../../shared';
 import { updateFields } from '../common.description';
 import { addressedRecord, recordLocator } from '../crud';
-import { assertNotBoth, toWireFields } from '../utils';
+import { assertNotBoth, changesOf, toWireFields } from '../utils';
 import { conversationRecord, folderIdField } from './fields';
 
 const folderField = folderIdField('Move the conversation to this folder');
@@ -59,6 +59,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
   return (await devDataRequest.call(this, {
     method: 'PATCH',
     ...addressedRecord.call(this, conversationRecord, itemIndex),
-    body,
+    body: changesOf.call(this, body, itemIndex),
   })) as IDataObject;
 }

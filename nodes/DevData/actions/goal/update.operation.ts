@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { devDataRequest } from '../../../shared';
 import { byDisplayName, clearFieldsOption, updateFields } from '../common.description';
 import { addressedRecord, recordLocator } from '../crud';
-import { clearedFields, toWireFields } from '../utils';
+import { changesOf, clearedFields, toWireFields } from '../utils';
 import { goalFields, goalRecord, horizonAtDate, titleField } from './fields';
 
 /** The fields a goal may be without: Update removes them by sending null. */
@@ -36,6 +36,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
   return (await devDataRequest.call(this, {
     method: 'PATCH',
     ...addressedRecord.call(this, goalRecord, itemIndex),
-    body,
+    body: changesOf.call(this, body, itemIndex),
   })) as IDataObject;
 }
