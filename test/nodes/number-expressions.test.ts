@@ -65,3 +65,32 @@ test('text that is not a number fails the item, naming the field', async () => {
   const result = await onRow({ ...numericGoal, targetValue: '={{ $json.target }}' }, { target: 'five' });
   expect(result.error?.message).toBe('Target Value must be a number, not "five"');
 });
+
+describe('a Limit that is no whole number of at least 1 fails the item, naming Limit', () => {
+  test.each([
+    ['folder', '={{ "abc" }}', '"abc"'],
+    ['folder', '={{ -1 }}', '-1'],
+    ['person', '={{ 2.5 }}', '2.5'],
+    ['developerKey', '={{ 0 }}', '0'],
+    ['actionItem', '={{ -1 }}', '-1'],
+  ])('%s → Get Many with Limit %s', async (resource, limit, shown) => {
+    const result = await runDevData(server, { resource, operation: 'getAll', returnAll: false, limit });
+    expect(result.error?.message).toBe(
+      `Limit must be a whole number of at least 1, not ${shown} (input item 0)`,
+    );
+    expect(result.error?.context.itemIndex).toBe(0);
+  });
+
+  test('a Limit given as text that is a whole number is read as that number', async () => {
+    const client = devClient(server);
+    await client.post('/v1/dev/user/folders', { name: 'Limit one' });
+    await client.post('/v1/dev/user/folders', { name: 'Limit two' });
+    const result = await runDevData(server, {
+      resource: 'folder',
+      operation: 'getAll',
+      returnAll: false,
+      limit: '={{ "1" }}',
+    });
+    expect(jsonOut(result)).toHaveLength(1);
+  });
+});

@@ -148,10 +148,27 @@ export function changesOf(this: IExecuteFunctions, body: IDataObject, itemIndex:
   return body;
 }
 
-/** Reads the Limit parameter, or undefined when Return All is on. */
+/**
+ * Reads the Limit parameter, or undefined when Return All is on. An expression may give it as text ("25"); one that
+ * gives no whole number of at least 1 fails the item, rather than returning nothing or all but the last records.
+ */
 export function limitOf(this: IExecuteFunctions, itemIndex: number): number | undefined {
   const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
-  return returnAll ? undefined : (this.getNodeParameter('limit', itemIndex, 50) as number);
+  if (returnAll) return undefined;
+  const value = this.getNodeParameter('limit', itemIndex, 50) as unknown;
+  const limit = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) {
+    throw new NodeOperationError(
+      this.getNode(),
+      `Limit must be a whole number of at least 1, not ${JSON.stringify(value)} (input item ${itemIndex})`,
+      {
+        itemIndex,
+        description:
+          'If it comes from an expression, check what it evaluates to for this item, or turn on Return All.',
+      },
+    );
+  }
+  return limit;
 }
 
 /** The error item Continue On Fail puts out for an input item. */
