@@ -134,6 +134,7 @@ describe('Continue On Fail', () => {
     expect(expectShape(actionItem, output[0].json)).toMatchObject({ id: items[0].id, completed: true });
     expect(output[1].json).toEqual({
       error: 'Action item not found: no action item with ID "does-not-exist" exists for this user',
+      details: 'Action item not found',
     });
     expect(expectShape(actionItem, output[2].json)).toMatchObject({ id: items[2].id, completed: true });
   });
@@ -154,11 +155,23 @@ describe('Continue On Fail', () => {
         json: {
           id: 'does-not-exist',
           error: 'Action item not found: no action item with ID "does-not-exist" exists for this user',
+          details: 'Action item not found',
         },
         pairedItem: { item: 1 },
       },
     ]);
   });
+});
+
+test('the error item of a refused field names it as the user sees it, in its details', async () => {
+  const result = await runDevData(
+    server,
+    { resource: 'actionItem', operation: 'create', description: '={{ $json.task }}' },
+    { items: [{ task: 'x'.repeat(3000) }], onError: 'continueRegularOutput' },
+  );
+  const [item] = jsonOut(result);
+  expect(item.error).toMatch(/^Invalid input: body\.description: /);
+  expect(item.details).toMatch(/^In this node: Description \(description\)\. body\.description: /);
 });
 
 describe('429 and Retry-After', () => {

@@ -206,10 +206,21 @@ test('Continue On Fail: a failing item puts out {error} paired with it, and the 
       { item: 0 },
     ],
     [
-      { error: 'The prompt is too short: 2 characters, DevData needs at least 5 (input item 1)' },
+      {
+        error: 'The prompt is too short: 2 characters, DevData needs at least 5 (input item 1)',
+        details:
+          'DevData drops a notification whose prompt is shorter than 5 characters. If the prompt is an expression, check what it evaluates to for this item.',
+      },
       { item: 1 },
     ],
-    [{ error: 'Unknown variable {{user_nickname}} in the prompt (input item 2)' }, { item: 2 }],
+    [
+      {
+        error: 'Unknown variable {{user_nickname}} in the prompt (input item 2)',
+        details:
+          'DevData fills only {{user_name}}, {{user_facts}}, {{user_context}}, {{user_chat}}; any other {{…}} would reach the user as it is. Fix the name, or remove the braces.',
+      },
+      { item: 2 },
+    ],
     [
       { session_id: 's4', notification: { prompt: 'Good night, {{user_name}}', params: ['user_name'] } },
       { item: 3 },

@@ -171,7 +171,18 @@ export function limitOf(this: IExecuteFunctions, itemIndex: number): number | un
   return limit;
 }
 
-/** The error item Continue On Fail puts out for an input item. */
+/**
+ * The error item Continue On Fail puts out for an input item: the message as `error`, and the description (the
+ * server's detail, the refused fields named as the user sees them) as `details`, which n8n's error output
+ * recognises beside `error` and `message` (any other key would keep the item on the success output).
+ */
 export function errorItem(error: Error, itemIndex: number): INodeExecutionData {
-  return { json: { error: error.message }, pairedItem: { item: itemIndex } };
+  const description = (error as { description?: unknown }).description;
+  return {
+    json: {
+      error: error.message,
+      ...(typeof description === 'string' && description ? { details: description } : {}),
+    },
+    pairedItem: { item: itemIndex },
+  };
 }
