@@ -36,6 +36,7 @@ export async function offsetPaginate(this: IExecuteFunctions, list: ListRequest)
       path: list.path,
       qs: { ...list.qs, limit: want, offset },
       itemIndex: list.itemIndex,
+      list: true,
     })) as IDataObject[];
     offset += page.length;
     for (const record of page) {
@@ -71,8 +72,9 @@ export async function cursorPaginate(
       path: list.path,
       qs: { ...list.qs, limit: want, cursor },
       itemIndex: list.itemIndex,
+      list: list.key,
     })) as CursorPage & IDataObject;
-    records.push(...((page[list.key] as IDataObject[] | undefined) ?? []));
+    records.push(...(page[list.key] as IDataObject[]));
     if (!page.has_more || !page.next_cursor) break;
     cursor = page.next_cursor;
   }

@@ -1,5 +1,6 @@
 import type {
   IDataObject,
+  INode,
   IExecuteFunctions,
   IHookFunctions,
   IHttpRequestMethods,
@@ -59,6 +60,8 @@ export interface DevDataRequest {
   resource?: string;
   id?: string;
   batchItemIndex?: FailureContext['batchItemIndex'];
+  /** The answer is a list: the body itself (true), or the body's field of this name (a cursor page's records). */
+  list?: true | string;
 }
 
 /** Drops undefined query values, so a filter the user left empty is not sent at all. */
@@ -88,6 +91,23 @@ async function baseUrlOf(this: DevDataRequestContext, request: DevDataRequest): 
     });
   }
   return String(credentials.baseUrl ?? '').replace(/\/+$/, '');
+}
+
+function isList(body: unknown, list: true | string): boolean {
+  if (list === true) return Array.isArray(body);
+  return typeof body === 'object' && body !== null && Array.isArray((body as IDataObject)[list]);
+}
+
+/** A 2xx answer without the list a DevData server answers with: another JSON server at the Base URL. */
+function notAListError(node: INode, request: DevDataRequest, baseUrl: string): NodeOperationError {
+  return new NodeOperationError(
+    node,
+    `No DevData developer API at this Base URL: ${request.method} ${request.path} answered without the list of records (input item ${request.itemIndex ?? 0})`,
+    {
+      itemIndex: request.itemIndex,
+      description: `The server at ${baseUrl} answered with JSON that is not a DevData list. Check the Base URL in the DevData Developer API credential: the DevData server's address only, e.g. http://127.0.0.1:8080, with the right port.`,
+    },
+  );
 }
 
 /** What a foreign answer's error names: the request and the answer's status and headers, not its body. */
@@ -141,7 +161,11 @@ export async function devDataRequest<T = unknown>(
     // A server that is not DevData (n8n's own address, a web page) answers with HTML: neither a result to hand on
     // nor a detail to show as the error's message.
     const foreign = isForeignAnswer(response.headers, response.body);
-    if (response.statusCode < 400 && !foreign) return response.body as T;
+    if (response.statusCode < 400 && !foreign) {
+      if (request.list !== undefined && !isList(response.body, request.list))
+        throw notAListError(this.getNode(), request, baseUrl);
+      return response.body as T;
+    }
 
     if (isRetryable(response.statusCode, request.method) && attempt < MAX_RETRIES) {
       const wait = retryAfterSeconds(response.headers, attempt);

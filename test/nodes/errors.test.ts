@@ -395,6 +395,33 @@ describe('a Base URL that is not a DevData server', () => {
     expectNoPage(result.error);
   });
 
+  test.each([
+    ['goal', 'getAll', 'GET /v1/dev/user/goals'],
+    ['conversation', 'getAll', 'GET /v1/dev/user/conversations'],
+    ['memory', 'getAll', 'GET /v1/dev/user/memories'],
+    ['person', 'getAll', 'GET /v1/dev/user/people'],
+    ['screenActivity', 'getAll', 'GET /v1/dev/user/screen-activity'],
+  ])(
+    'a server answering JSON that is no list: %s → %s names the Base URL and the item',
+    async (resource, operation, request) => {
+      const json = await startForeignServer(200, 'application/json', '{"ok":true}');
+      try {
+        const credentials = credentialsFor(server);
+        credentials.devDataApi = { ...credentials.devDataApi, baseUrl: json.baseUrl };
+        const result = await runDevData(server, { resource, operation, limit: 5 }, { credentials });
+        expect(result.error?.message).toBe(
+          `No DevData developer API at this Base URL: ${request} answered without the list of records (input item 0)`,
+        );
+        expect(result.error?.description).toMatch(
+          new RegExp(`^The server at ${json.baseUrl} answered with JSON`),
+        );
+        expect(result.error?.context.itemIndex).toBe(0);
+      } finally {
+        await json.close();
+      }
+    },
+  );
+
   test('a real DevData server answers as before: a missing endpoint still says the server does not offer it', async () => {
     const credentials = credentialsFor(server);
     credentials.devDataApi = { ...credentials.devDataApi, baseUrl: `${server.baseUrl}/api` };

@@ -67,6 +67,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
       include_transcript: options.includeTranscript === true ? true : undefined,
     },
     itemIndex,
+    list: true,
   })) as IDataObject[];
   if (!this.getNodeParameter('simplify', itemIndex, true)) return found;
   return found.map(({ conversation, score }) => ({

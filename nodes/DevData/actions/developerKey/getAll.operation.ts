@@ -19,6 +19,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
     method: 'GET',
     path: developerKeyRecord.path,
     itemIndex,
+    list: true,
   })) as IDataObject[];
   const limit = limitOf.call(this, itemIndex);
   return limit === undefined ? keys : keys.slice(0, limit);

@@ -19,6 +19,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
     method: 'GET',
     path: folderRecord.path,
     itemIndex,
+    list: true,
   })) as IDataObject[];
   const limit = limitOf.call(this, itemIndex);
   return limit === undefined ? folders : folders.slice(0, limit);

@@ -36,6 +36,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
     path: goalRecord.path,
     qs: { limit: Math.min(limit ?? MAX_GOALS, MAX_GOALS), include_inactive: options.includeInactive },
     itemIndex,
+    list: true,
   })) as IDataObject[];
   return this.getNodeParameter('simplify', itemIndex, true) ? records.map(simplifyGoal) : records;
 }

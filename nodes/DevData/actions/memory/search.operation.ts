@@ -39,6 +39,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
       categories: categoriesQuery.call(this, filters, itemIndex),
     },
     itemIndex,
+    list: true,
   })) as IDataObject[];
   if (!this.getNodeParameter('simplify', itemIndex, true)) return found;
   return found.map(({ memory, score }) => ({ ...simplifyMemory(memory as IDataObject), score }));

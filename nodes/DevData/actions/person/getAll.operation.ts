@@ -19,6 +19,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
     method: 'GET',
     path: personRecord.path,
     itemIndex,
+    list: 'people',
   })) as { people: IDataObject[] };
   const limit = limitOf.call(this, itemIndex);
   return limit === undefined ? people : people.slice(0, limit);
