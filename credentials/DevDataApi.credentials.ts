@@ -59,7 +59,7 @@ export class DevDataApi implements ICredentialType {
   ): Promise<IHttpRequestOptions> {
     requestOptions.headers = {
       ...requestOptions.headers,
-      Authorization: `Bearer ${String(credentials.apiKey ?? '')}`,
+      Authorization: `Bearer ${String(credentials.apiKey ?? '').trim()}`,
     };
     return requestOptions;
   }
@@ -73,7 +73,7 @@ export class DevDataApi implements ICredentialType {
   // goes to a request that accepts anything), which the 404 rule names.
   test: ICredentialTestRequest = {
     request: {
-      baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
+      baseURL: '={{$credentials.baseUrl.trim().replace(/\\/+$/, "")}}',
       url: '/v1/dev/user/memories',
       qs: { limit: 1 },
       method: 'GET',

@@ -78,7 +78,7 @@ export class DevDataAppApi implements ICredentialType {
   ): Promise<IHttpRequestOptions> {
     requestOptions.headers = {
       ...requestOptions.headers,
-      Authorization: `Bearer ${String(credentials.appSecret ?? '')}`,
+      Authorization: `Bearer ${String(credentials.appSecret ?? '').trim()}`,
     };
     return requestOptions;
   }
@@ -88,7 +88,7 @@ export class DevDataAppApi implements ICredentialType {
   // answer starts "{", and another server's web page starts "<".
   test: ICredentialTestRequest = {
     request: {
-      baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
+      baseURL: '={{$credentials.baseUrl.trim().replace(/\\/+$/, "")}}',
       url: '=/v2/integrations/{{encodeURIComponent($credentials.appId)}}/app',
       method: 'GET',
       headers: { Accept: 'application/json' },

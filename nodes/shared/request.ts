@@ -79,7 +79,8 @@ function retryAfterSeconds(headers: IDataObject, attempt: number): number {
 async function baseUrlOf(this: DevDataRequestContext, request: DevDataRequest): Promise<string> {
   const credentialType = request.credentialType ?? 'devDataApi';
   const credentials = await this.getCredentials(credentialType, request.itemIndex);
-  const apiKey = String(credentials.apiKey ?? '');
+  // Pasted with a space around it, as the credential (and the server) tolerate.
+  const apiKey = String(credentials.apiKey ?? '').trim();
   if (
     credentialType === 'devDataApi' &&
     !DEVELOPER_KEY_PREFIXES.some((prefix) => apiKey.startsWith(prefix))
@@ -90,7 +91,20 @@ async function baseUrlOf(this: DevDataRequestContext, request: DevDataRequest): 
         'The DevData Developer API credential holds something that is not a developer key. Create a developer key in the DevData app (Settings → Developer) and paste all of it; a self-hosted devdata-server must issue keys with one of these prefixes (its DEVDATA_KEY_PREFIX). For notifications, use the DevData App API credential.',
     });
   }
-  return String(credentials.baseUrl ?? '').replace(/\/+$/, '');
+  const baseUrl = String(credentials.baseUrl ?? '')
+    .trim()
+    .replace(/\/+$/, '');
+  if (!/^https?:\/\//i.test(baseUrl)) {
+    throw new NodeOperationError(
+      this.getNode(),
+      `The Base URL must start with http:// or https://, not "${baseUrl}"`,
+      {
+        itemIndex: request.itemIndex,
+        description: `Check the Base URL in the ${credentialType === 'devDataAppApi' ? 'DevData App API' : 'DevData Developer API'} credential: the DevData server's address only, e.g. http://127.0.0.1:8080.`,
+      },
+    );
+  }
+  return baseUrl;
 }
 
 function isList(body: unknown, list: true | string): boolean {

@@ -233,3 +233,34 @@ describe('a credential test against a Base URL that is not a DevData server', ()
     expect(result).toEqual({ status: 'Error', message: 'ECONNREFUSED' });
   });
 });
+
+describe('a credential pasted with spaces around it, or a Base URL without its scheme', () => {
+  test('spaces around the Base URL and the Developer Key are ignored, as the server ignores them', async () => {
+    const credentials = credentialsFor(server);
+    credentials.devDataApi = {
+      baseUrl: `  ${server.baseUrl}/  `,
+      apiKey: ` ${String(credentials.devDataApi.apiKey)} `,
+    };
+    const result = await runDevData(
+      server,
+      { resource: 'developerKey', operation: 'getCurrent' },
+      { credentials },
+    );
+    expect(result.error).toBeUndefined();
+    expect(jsonOut(result)).toHaveLength(1);
+  });
+
+  test('a Base URL without http:// or https:// fails, saying so', async () => {
+    const credentials = credentialsFor(server);
+    const withoutScheme = server.baseUrl.replace(/^http:\/\//, '');
+    credentials.devDataApi = { ...credentials.devDataApi, baseUrl: withoutScheme };
+    const result = await runDevData(
+      server,
+      { resource: 'developerKey', operation: 'getCurrent' },
+      { credentials },
+    );
+    expect(result.error?.message).toBe(
+      `The Base URL must start with http:// or https://, not "${withoutScheme}"`,
+    );
+  });
+});
