@@ -696,6 +696,48 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
     expect(cut.transcript_segments_total).toBe(1);
   });
 
+  it('refuses an argument named constructor, prototype or __proto__ as an unknown field, whatever its value', async () => {
+    const user = await userWith();
+    // The SDK's client, as an agent would send it.
+    for (const value of [null, 1, 'x', {}, []]) {
+      expect({ value, error: await refusal(user.mcp, 'get_people', { constructor: value }) }).toEqual({
+        value,
+        error: {
+          code: 'invalid_arguments',
+          message: "Unknown field 'constructor'; get_people takes no arguments",
+        },
+      });
+    }
+    // Every tool, by hand: JSON text keeps __proto__ a key.
+    const values = ['null', '1', '"x"', '{}', '[]', '{"prototype":null}'];
+    for (const name of TOOL_NAMES) {
+      for (const key of ['constructor', 'prototype', '__proto__']) {
+        for (const value of values) {
+          const body = `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"${name}","arguments":{"${key}":${value}}}}`;
+          const reply = await client(server.baseUrl).raw('POST', '/mcp', {
+            headers: {
+              authorization: `Bearer ${user.key}`,
+              'content-type': 'application/json',
+              accept: 'application/json, text/event-stream',
+            },
+            body,
+          });
+          expect({
+            body,
+            status: reply.status,
+            id: reply.body?.id,
+            error: reply.body?.result?.structuredContent?.error,
+          }).toEqual({
+            body,
+            status: 200,
+            id: 5,
+            error: { code: 'invalid_arguments', message: expect.stringContaining(`Unknown field '${key}'`) },
+          });
+        }
+      }
+    }
+  });
+
   it('answers generated hostile tool calls without a 5xx or a protocol error, each refusal with its code', async () => {
     const user = await userWith();
     const memory = await answer(user.mcp, 'create_memory', { content: 'seed' });

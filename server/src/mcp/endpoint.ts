@@ -15,6 +15,7 @@ import {
   JSONRPCRequestSchema,
   ListToolsRequestSchema,
   PingRequestSchema,
+  type JSONRPCMessage,
   type JSONRPCRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import { developerAuth, type DeveloperKey } from '../auth/hooks';
@@ -113,49 +114,94 @@ const REQUEST_SCHEMAS = {
   'tools/call': CallToolRequestSchema,
 };
 
-/** What is wrong with the params of `request`, if this server answers its method and they are not what it takes. */
+/**
+ * What is wrong with the params of `request`, if this server answers its method and they are not what it takes. A
+ * tool call's arguments are left to the tool's own schema, which names an unknown one: the SDK's check of them
+ * (a record, by zod's plain-object test) reads `arguments.constructor.prototype`, so a key named constructor would
+ * fail it as "expected an object" or throw.
+ */
 function paramsProblem(request: JSONRPCRequest): string | undefined {
   if (!Object.hasOwn(REQUEST_SCHEMAS, request.method)) return undefined;
   const schema = REQUEST_SCHEMAS[request.method as keyof typeof REQUEST_SCHEMAS];
-  const parsed = schema.safeParse(request, { reportInput: true, error: wrongTypeMessages });
+  const checked =
+    request.method === 'tools/call' && isObject(request.params) && 'arguments' in request.params
+      ? { ...request, params: { ...request.params, arguments: {} } }
+      : request;
+  const parsed = schema.safeParse(checked, { reportInput: true, error: wrongTypeMessages });
   if (parsed.success) return undefined;
   const problems = parsed.error.issues.map((issue) => issueProblem(issue, issue.path.join('.')));
   return `Invalid params for ${request.method}: ${problems.join('; ')}`;
 }
 
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /**
- * Answers each request whose params its method does not take with -32602 on `transport`, in place of the SDK's
- * server (connected to it already), which gets every other message. A batch is answered request by request.
+ * Takes each message `transport` receives before the SDK's server (connected to it already) does: answers a
+ * request whose params its method does not take with -32602, and a tool call itself (the SDK's server would check
+ * its arguments as a record again, see paramsProblem); hands every other message on. Whatever goes wrong here is
+ * logged and answered: a tool call with an internal tool result, another request with -32603. A batch is answered
+ * request by request.
  */
-function refuseInvalidParams(transport: StreamableHTTPServerTransport, log: FastifyBaseLogger) {
+function takeRequests(
+  transport: StreamableHTTPServerTransport,
+  key: DeveloperKey,
+  reply: FastifyReply,
+  log: FastifyBaseLogger,
+) {
   const deliver = transport.onmessage;
+  const context = { userId: key.userId, repositories: reply.server.repositories };
+  const send = (message: JSONRPCMessage) =>
+    transport.send(message).catch((error: unknown) => log.error({ err: error }, 'MCP answer failed'));
+  const answer = async (request: JSONRPCRequest): Promise<JSONRPCMessage | undefined> => {
+    const problem = paramsProblem(request);
+    if (problem !== undefined)
+      return { jsonrpc: '2.0', id: request.id, error: { code: ErrorCode.InvalidParams, message: problem } };
+    if (request.method !== 'tools/call') return undefined;
+    const { name, arguments: args } = request.params as { name: string; arguments?: unknown };
+    const result = await callTool(name, args, context, key.scopes, log);
+    return { jsonrpc: '2.0', id: request.id, result };
+  };
   transport.onmessage = (message, extra) => {
-    if (isJSONRPCRequest(message)) {
-      const problem = paramsProblem(message);
-      if (problem !== undefined) {
-        const answer = {
-          jsonrpc: '2.0' as const,
-          id: message.id,
-          error: { code: ErrorCode.InvalidParams, message: problem },
-        };
-        transport.send(answer).catch((error: unknown) => log.error({ err: error }, 'MCP answer failed'));
-        return;
-      }
+    if (!isJSONRPCRequest(message)) {
+      deliver?.(message, extra);
+      return;
     }
-    deliver?.(message, extra);
+    const failed = (error: unknown): JSONRPCMessage => {
+      log.error({ err: error, method: message.method }, 'MCP request failed');
+      return message.method === 'tools/call'
+        ? {
+            jsonrpc: '2.0',
+            id: message.id,
+            result: refusal('internal', 'The server failed to run this tool'),
+          }
+        : {
+            jsonrpc: '2.0',
+            id: message.id,
+            error: { code: ErrorCode.InternalError, message: 'Internal error' },
+          };
+    };
+    void (async () => {
+      let answered: JSONRPCMessage | undefined;
+      try {
+        answered = await answer(message);
+        if (answered === undefined) deliver?.(message, extra);
+      } catch (error) {
+        answered = failed(error);
+      }
+      if (answered !== undefined) await send(answered);
+    })();
   };
 }
 
-function mcpServer(key: DeveloperKey, reply: FastifyReply) {
+/** The SDK's server: it answers initialize, ping and tools/list (tool calls are taken before it, see takeRequests). */
+function mcpServer() {
   const server = new Server(
     { name: 'devdata-server', version: SERVER_VERSION },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
   );
-  const context = { userId: key.userId, repositories: reply.server.repositories };
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOL_LIST }));
-  server.setRequestHandler(CallToolRequestSchema, (request) =>
-    callTool(request.params.name, request.params.arguments, context, key.scopes, reply.log),
-  );
   return server;
 }
 
@@ -174,11 +220,12 @@ function parseMessage(body: string | null): unknown {
  * the response; the headers set so far (the rate limit's) go with it.
  */
 async function answerWithSdk(request: FastifyRequest, reply: FastifyReply, message: unknown) {
-  const server = mcpServer(request.developerKey as DeveloperKey, reply);
+  const server = mcpServer();
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
   });
+  transport.onerror = (error) => request.log.error({ err: error }, 'MCP transport failed');
   reply.hijack();
   for (const [name, value] of Object.entries(reply.getHeaders())) {
     if (value !== undefined) reply.raw.setHeader(name, value);
@@ -189,7 +236,7 @@ async function answerWithSdk(request: FastifyRequest, reply: FastifyReply, messa
   });
   try {
     await server.connect(transport);
-    refuseInvalidParams(transport, request.log);
+    takeRequests(transport, request.developerKey as DeveloperKey, reply, request.log);
     await transport.handleRequest(request.raw, reply.raw, message);
   } catch (error) {
     request.log.error({ err: error }, 'MCP request failed');
