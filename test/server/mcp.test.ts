@@ -147,6 +147,8 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
   it('reads conversations, goals and people as the REST API answers them', async () => {
     const user = await userWith();
     const rest = user.client;
+    const anna = await rest.post('/v1/dev/user/people', { name: 'Anna' });
+    expect(anna.status).toBe(200);
     const created = await rest.post('/v1/dev/user/conversations/from-segments', {
       transcript_segments: [
         {
@@ -156,7 +158,13 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
           start: 0,
           end: 4,
         },
-        { text: 'Thanks, that works for me.', speaker: 'Anna', start: 4, end: 7 },
+        {
+          text: 'Thanks, that works for me.',
+          speaker: 'SPEAKER_01',
+          person_id: anna.body.id,
+          start: 4,
+          end: 7,
+        },
       ],
       structured: { title: 'Budget call with Anna' },
     });
@@ -167,7 +175,6 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
       target_value: 100,
     });
     expect(goal.status).toBe(200);
-    expect((await rest.post('/v1/dev/user/people', { name: 'Anna' })).status).toBe(200);
 
     const listed = await answer(user.mcp, 'get_conversations', {});
     expect(listed.conversations).toEqual((await rest.get('/v1/dev/user/conversations')).body);
@@ -185,9 +192,11 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
     expect(one).toEqual({
       ...record,
       transcript_segments: segments.map(
-        ({ text, speaker_name, is_user, start, end }: Record<string, unknown>) => ({
+        ({ text, speaker_name, speaker_id, person_id, is_user, start, end }: Record<string, unknown>) => ({
           text,
           speaker_name,
+          speaker_id,
+          ...(person_id === null ? {} : { person_id }),
           is_user,
           start,
           end,
@@ -195,6 +204,12 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
       ),
       transcript_segments_total: 2,
     });
+    // Who said what, by the ids get_people answers.
+    const people = (await answer(user.mcp, 'get_people')).people;
+    expect(one.transcript_segments.map((segment: any) => [segment.speaker_id, segment.person_id])).toEqual([
+      [0, undefined],
+      [1, people.find((person: { name: string }) => person.name === 'Anna').id],
+    ]);
 
     expect((await answer(user.mcp, 'get_goals')).goals).toEqual((await rest.get('/v1/dev/user/goals')).body);
     expect(await answer(user.mcp, 'get_goal', { goal_id: goal.body.id })).toEqual(goal.body);

@@ -152,8 +152,24 @@ function transcriptStart(segments: Segment[]): Segment[] {
 }
 
 /**
+ * A segment without its own id; the speaker's ids tie what was said to get_people's people (person_id only when
+ * the segment names one).
+ */
+function compactSegment({ text, speaker_name, speaker_id, person_id, is_user, start, end }: Segment) {
+  return {
+    text,
+    speaker_name,
+    speaker_id,
+    ...(person_id === null ? {} : { person_id }),
+    is_user,
+    start,
+    end,
+  };
+}
+
+/**
  * The record as the list answers it, the transcript cut to its first `max` segments (without `max`, see
- * transcriptStart), each without its ids.
+ * transcriptStart), each as compactSegment has it.
  */
 export function compactConversation(conversation: Conversation, max: number | undefined) {
   const { transcript_segments: segments, ...rest } = conversation;
@@ -161,7 +177,7 @@ export function compactConversation(conversation: Conversation, max: number | un
   return {
     ...rest,
     transcript_segments: (max === undefined ? transcriptStart(segments) : segments.slice(0, max)).map(
-      ({ text, speaker_name, is_user, start, end }) => ({ text, speaker_name, is_user, start, end }),
+      compactSegment,
     ),
     transcript_segments_total: segments.length,
   };
