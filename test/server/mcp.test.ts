@@ -93,9 +93,8 @@ const postMcp = (server: TestServer, key: string, body: unknown) =>
     body: JSON.stringify(body),
   });
 
-const resultSize = (result: ToolResult) =>
-  Buffer.byteLength(JSON.stringify(result.content)) +
-  Buffer.byteLength(JSON.stringify(result.structuredContent));
+/** The bytes of a tool result as sent: its text and structuredContent together, in UTF-8. */
+const wireSize = (result: ToolResult) => Buffer.byteLength(JSON.stringify(result));
 
 describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
   const server = forSuite(() => startServer(dialect));
@@ -203,6 +202,8 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
         }),
       ),
       transcript_segments_total: 2,
+      transcript_segment_offset: 0,
+      transcript_next_segment_offset: null,
     });
     // Who said what, by the ids get_people answers.
     const people = (await answer(user.mcp, 'get_people')).people;
@@ -631,16 +632,16 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
     await expect(connect(server, 'svc_dev_nonsense')).rejects.toMatchObject(UNAUTHORIZED);
   });
 
-  it('keeps a 2,000-segment conversation under 20 kB by default, and gives more segments when asked', async () => {
-    const user = await userWith();
-    // A from-segments create takes at most 500 segments: a live session gathers 2,000 in four appends.
+  /** A conversation of 2,000 segments (a live session's four appends of 500) with these texts; its id. */
+  const longConversation = async (rest: ReturnType<typeof client>, text: (n: number) => string) => {
+    const session = `long-${Math.random().toString(36).slice(2)}`;
     let conversationId = '';
     for (let part = 0; part < 4; part++) {
-      const appended = await user.client.post('/v1/dev/user/transcripts/long-meeting/segments', {
+      const appended = await rest.post(`/v1/dev/user/transcripts/${session}/segments`, {
         segments: Array.from({ length: 500 }, (_, k) => {
           const n = part * 500 + k;
           return {
-            text: `Segment ${n}: we went through the quarterly budget line by line and agreed on the next steps.`,
+            text: text(n),
             speaker: `SPEAKER_0${n % 3}`,
             is_user: n % 3 === 0,
             start: n * 5,
@@ -651,64 +652,169 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
       expect(appended.status).toBe(202);
       conversationId = appended.body.conversation_id;
     }
-    expect((await user.client.post('/v1/dev/user/transcripts/long-meeting/finish')).status).toBe(200);
-    const stored = await user.client.get(`/v1/dev/user/conversations/${conversationId}`, {
-      include_transcript: true,
-    });
-    expect(stored.body.transcript_segments).toHaveLength(2000);
-    const read = await call(user.mcp, 'get_conversation', { conversation_id: conversationId });
-    expect(read.isError).toBeUndefined();
-    expect(resultSize(read)).toBeLessThan(20_000);
-    expect(read.structuredContent).toMatchObject({ transcript_segments_total: 2000 });
-    expect(read.structuredContent?.transcript_segments).toHaveLength(50);
-    expect(read.structuredContent?.transcript_segments[49].text).toMatch(/^Segment 49:/);
+    expect((await rest.post(`/v1/dev/user/transcripts/${session}/finish`)).status).toBe(200);
+    return conversationId;
+  };
 
-    const more = await answer(user.mcp, 'get_conversation', {
-      conversation_id: conversationId,
-      max_transcript_segments: 300,
-    });
-    expect(more.transcript_segments).toHaveLength(300);
-    const listed = await call(user.mcp, 'get_conversations');
-    expect(listed.isError).toBeUndefined();
-    expect(listed.structuredContent?.conversations).toContainEqual(
-      expect.objectContaining({ id: conversationId }),
-    );
-    expect(resultSize(listed)).toBeLessThan(20_000);
-  });
+  const TRANSCRIPTS: [string, (n: number) => string][] = [
+    [
+      'ASCII',
+      (n) =>
+        `Segment ${n}: we went through the quarterly budget line by line and agreed on "the next steps".`,
+    ],
+    [
+      'Japanese',
+      (n) => `第${n}節：今日は四半期の予算について一行ずつ話し合い、アンナさんと次の段取りを決めました。`,
+    ],
+    ['emoji', (n) => `${n} ${'😀🎉🚀'.repeat(16)}`],
+  ];
 
-  it('keeps a transcript of long segments within 5,000 characters by default, cutting a longer first one', async () => {
+  it.each(TRANSCRIPTS)(
+    'keeps a 2,000-segment %s conversation under 20 kB by default, and pages through all of it by transcript_segment_offset',
+    async (_, text) => {
+      const user = await userWith();
+      const conversationId = await longConversation(user.client, text);
+      const read = await call(user.mcp, 'get_conversation', { conversation_id: conversationId });
+      expect(read.isError).toBeUndefined();
+      expect(wireSize(read)).toBeLessThan(20_000);
+      const first = read.structuredContent as Record<string, any>;
+      expect(first).toMatchObject({ transcript_segments_total: 2000, transcript_segment_offset: 0 });
+      expect(first.transcript_segments.length).toBeGreaterThan(10);
+      expect(first.transcript_next_segment_offset).toBe(first.transcript_segments.length);
+      expect(first.omitted).toBe(
+        `Transcript segments ${first.transcript_segments.length}–1999 are not shown: call get_conversation with ` +
+          `transcript_segment_offset ${first.transcript_segments.length} for the next ones.`,
+      );
+      expect(first.transcript_segments.map((s: { text: string }) => s.text)).toEqual(
+        Array.from({ length: first.transcript_segments.length }, (_, n) => text(n)),
+      );
+
+      // Asked for more, each answer still has a cap; the offsets reach every segment, in order.
+      const texts: string[] = [];
+      let offset: number | null = 0;
+      while (offset !== null) {
+        const part = await call(user.mcp, 'get_conversation', {
+          conversation_id: conversationId,
+          transcript_segment_offset: offset,
+          max_transcript_segments: 1000,
+        });
+        expect(wireSize(part)).toBeLessThanOrEqual(100_000);
+        const page = part.structuredContent as Record<string, any>;
+        expect(page.transcript_segment_offset).toBe(offset);
+        expect(page.transcript_segments.length).toBeGreaterThan(0);
+        texts.push(...page.transcript_segments.map((s: { text: string }) => s.text));
+        offset = page.transcript_next_segment_offset;
+      }
+      expect(texts).toEqual(Array.from({ length: 2000 }, (_, n) => text(n)));
+      const few = await answer(user.mcp, 'get_conversation', {
+        conversation_id: conversationId,
+        transcript_segment_offset: 1998,
+        max_transcript_segments: 5,
+      });
+      expect(few.transcript_segments.map((s: { text: string }) => s.text)).toEqual([text(1998), text(1999)]);
+      expect(few.transcript_next_segment_offset).toBeNull();
+      expect(few.omitted).toBeUndefined();
+      const past = await answer(user.mcp, 'get_conversation', {
+        conversation_id: conversationId,
+        transcript_segment_offset: 5000,
+      });
+      expect(past).toMatchObject({ transcript_segments: [], transcript_next_segment_offset: null });
+    },
+  );
+
+  it('cuts a segment too long for the answer, ending in …, and gives it whole when asked for more', async () => {
     const user = await userWith();
-    const long = (n: number, length: number) => `${n} ${'talk '.repeat(length)}`.slice(0, length);
+    const long = '長い話'.repeat(3000);
     const made = await user.client.post('/v1/dev/user/conversations/from-segments', {
-      transcript_segments: Array.from({ length: 2000 / 4 }, (_, n) => ({
-        text: long(n, 2000),
-        start: n * 10,
-        end: n * 10 + 9,
-      })),
+      transcript_segments: [
+        { text: long, start: 0, end: 60 },
+        { text: 'short', start: 60, end: 61 },
+      ],
     });
     expect(made.status).toBe(200);
     const read = await call(user.mcp, 'get_conversation', { conversation_id: made.body.id });
-    expect(resultSize(read)).toBeLessThan(20_000);
-    // Two segments of 2,000 characters fit in 5,000, a third would not.
-    expect(read.structuredContent?.transcript_segments.map((s: { text: string }) => s.text)).toEqual([
-      long(0, 2000),
-      long(1, 2000),
-    ]);
-    expect(read.structuredContent?.transcript_segments_total).toBe(500);
-    const asked = await answer(user.mcp, 'get_conversation', {
+    expect(wireSize(read)).toBeLessThanOrEqual(16_000);
+    const [cut] = (read.structuredContent as Record<string, any>).transcript_segments;
+    expect(cut.text).toMatch(/^(長い話)+.?.?…$/);
+    expect(long.startsWith(cut.text.slice(0, -1))).toBe(true);
+    expect(read.structuredContent).toMatchObject({
+      transcript_next_segment_offset: 1,
+      omitted: expect.stringContaining("Segment 0's text is cut to fit, ending in …."),
+    });
+    const whole = await answer(user.mcp, 'get_conversation', {
       conversation_id: made.body.id,
-      max_transcript_segments: 3,
+      max_transcript_segments: 1,
     });
-    expect(asked.transcript_segments).toHaveLength(3);
+    expect(whole.transcript_segments.map((s: { text: string }) => s.text)).toEqual([long]);
+  });
 
-    const one = await user.client.post('/v1/dev/user/conversations/from-segments', {
-      transcript_segments: [{ text: long(0, 10_000), start: 0, end: 60 }],
+  it('keeps huge summaries under 20 kB by default in a read, a list and a search, saying what was cut', async () => {
+    const user = await userWith();
+    const structured = (n: number) => ({
+      title: `予算会議 ${n} ${'長'.repeat(480)}`,
+      overview: `予算 budget ${'概要'.repeat(2490)}`,
+      events: Array.from({ length: 100 }, (_, e) => ({
+        title: `Event ${e} ${'😀'.repeat(240)}`,
+        description: '説明'.repeat(2500),
+        start: '2026-12-01T09:00:00Z',
+      })),
     });
-    const cut = await answer(user.mcp, 'get_conversation', { conversation_id: one.body.id });
-    expect(cut.transcript_segments).toEqual([
-      expect.objectContaining({ text: `${long(0, 10_000).slice(0, 4999)}…` }),
-    ]);
-    expect(cut.transcript_segments_total).toBe(1);
+    const ids: string[] = [];
+    for (let n = 0; n < 3; n++) {
+      const made = await user.client.post('/v1/dev/user/conversations', {
+        text: `Budget meeting ${n}`,
+        structured: structured(n),
+      });
+      expect(made.status).toBe(200);
+      ids.push(made.body.id);
+    }
+    for (const [name, args] of [
+      ['get_conversation', { conversation_id: ids[0] }],
+      ['get_conversations', {}],
+      ['get_conversations', { limit: 3 }],
+      ['search_conversations', { query: 'budget' }],
+    ] as const) {
+      const result = await call(user.mcp, name, args);
+      expect({ name, args, isError: result.isError, size: wireSize(result) < 20_000 }).toEqual({
+        name,
+        args,
+        isError: undefined,
+        size: true,
+      });
+      expect(result.structuredContent?.omitted).toMatch(/summary.*cut, ending in …/);
+      expect(JSON.parse(result.content[0].text)).toEqual(result.structuredContent);
+    }
+    const listed = await answer(user.mcp, 'get_conversations', { limit: 3 });
+    expect(listed.omitted).toMatch(/get_conversation with its id gives it whole/);
+    const [newest] = listed.conversations;
+    expect(newest.structured.overview).toMatch(/^予算 budget (概要)+.?…$/);
+    // Asked for no segments, a read has a larger cap and shows more of the summary.
+    const summary = await call(user.mcp, 'get_conversation', {
+      conversation_id: ids[0],
+      max_transcript_segments: 0,
+    });
+    expect(wireSize(summary)).toBeLessThanOrEqual(100_000);
+    expect(summary.structuredContent?.structured.overview.length).toBeGreaterThan(
+      newest.structured.overview.length,
+    );
+  });
+
+  it('shows the first records of a list that does not fit, and the offset for the next ones', async () => {
+    const user = await userWith();
+    for (let n = 0; n < 10; n++) {
+      const made = await user.client.post('/v1/dev/user/memories', {
+        content: `${n} ${'記憶'.repeat(1000)}`,
+      });
+      expect(made.status).toBe(200);
+    }
+    const listed = await call(user.mcp, 'get_memories', { offset: 2 });
+    expect(wireSize(listed)).toBeLessThanOrEqual(16_000);
+    const shown = listed.structuredContent?.memories.length;
+    expect(shown).toBeGreaterThan(0);
+    expect(shown).toBeLessThan(8);
+    expect(listed.structuredContent?.omitted).toBe(
+      `Only the first ${shown} of 8 fit in this answer's 16000 bytes: call again with offset ${2 + shown} for the next ones.`,
+    );
   });
 
   it('refuses an argument named constructor, prototype or __proto__ as an unknown field, whatever its value', async () => {

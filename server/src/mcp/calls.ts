@@ -6,6 +6,7 @@ import { textIssue, unknownFieldMessage } from '../contract/common';
 import type { Scope } from '../contract/scopes';
 import { UnprocessableError } from '../http/http-errors';
 import { Conflict, isUnavailable, NotFound } from '../store/db/store-errors';
+import { toolAnswer } from './budget';
 import { TOOLS, type McpTool, type ToolContext } from './tools';
 
 export const ERROR_CODES = [
@@ -37,14 +38,6 @@ export function refusal(code: ErrorCode, message: string): ToolResult {
 export function databaseUnavailable(error: unknown, log: FastifyBaseLogger): ToolResult {
   log.warn({ err: error }, 'database unavailable');
   return refusal('unavailable', 'The database is out of reach; try again in a few seconds');
-}
-
-/** The answer as JSON text (what most clients hand the model) and as structured content. */
-function answer(value: unknown): ToolResult {
-  const structured = (
-    typeof value === 'object' && value !== null && !Array.isArray(value) ? value : { result: value }
-  ) as Record<string, unknown>;
-  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
 }
 
 const TOOLS_BY_NAME = new Map(TOOLS.map((tool) => [tool.name, tool]));
@@ -162,7 +155,7 @@ export async function callTool(
   const parsed = tool.input.safeParse(given, { reportInput: true, error: wrongTypeMessages });
   if (!parsed.success) return refusal('invalid_arguments', argumentProblems(tool, parsed.error.issues));
   try {
-    return answer(await tool.run(context, parsed.data as never));
+    return toolAnswer(await tool.run(context, parsed.data as never));
   } catch (error) {
     if (error instanceof NotFound) return refusal('not_found', error.message);
     if (error instanceof Conflict || error instanceof UnprocessableError)

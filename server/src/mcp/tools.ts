@@ -9,7 +9,7 @@ import { newMemory, memoryCategory, updateMemoryBody } from '../contract/memorie
 import { searchQueryParam } from '../contract/search-query';
 import type { Scope } from '../contract/scopes';
 import type { Repositories } from '../store';
-import type { Conversation, Segment } from '../store/conversations';
+import { conversationWithin, cutConversationSummary, listWithin } from './budget';
 
 /** Who calls, and what a tool may reach. */
 export interface ToolContext {
@@ -60,14 +60,16 @@ function deleteTool(
   });
 }
 
-/** The transcript segments a conversation read gives unless asked for more: a long meeting would fill a context. */
+/** The transcript segments a conversation read gives at most unless asked for more. */
 export const DEFAULT_TRANSCRIPT_SEGMENTS = 50;
-/**
- * The transcript text (characters) those may hold at most: a segment holds up to 10,000 characters, so their
- * number alone does not bound the answer.
- */
-export const DEFAULT_TRANSCRIPT_CHARS = 5000;
 const MAX_TRANSCRIPT_SEGMENTS = 1000;
+/**
+ * The most bytes a tool result takes as sent (UTF-8, its JSON text and structuredContent together): what a model
+ * reads of one answer, so a long transcript or a long summary does not fill its context.
+ */
+export const RESULT_BYTES = 16_000;
+/** The most a conversation read takes when max_transcript_segments asks for more segments. */
+export const MAX_RESULT_BYTES = 100_000;
 
 const id = (what: string) =>
   z
@@ -131,57 +133,21 @@ const maxTranscriptSegments = z
   .optional()
   .meta({
     description:
-      `How many transcript segments to return, from the start (0–${MAX_TRANSCRIPT_SEGMENTS}). Without it, the ` +
-      `first ${DEFAULT_TRANSCRIPT_SEGMENTS} that fit in ${DEFAULT_TRANSCRIPT_CHARS} characters of text (a longer ` +
-      'first one cut, ending in …); the answer says how many the conversation has',
+      `How many transcript segments to return at most (0–${MAX_TRANSCRIPT_SEGMENTS}), from ` +
+      `transcript_segment_offset. Without it, up to ${DEFAULT_TRANSCRIPT_SEGMENTS} in an answer of at most ` +
+      `${RESULT_BYTES} bytes; with it, as many as fit in ${MAX_RESULT_BYTES} bytes`,
   });
 
-/** The first segments that a read gives unless asked for more (see DEFAULT_TRANSCRIPT_CHARS). */
-function transcriptStart(segments: Segment[]): Segment[] {
-  const kept: Segment[] = [];
-  let chars = 0;
-  for (const segment of segments.slice(0, DEFAULT_TRANSCRIPT_SEGMENTS)) {
-    chars += segment.text.length;
-    if (chars > DEFAULT_TRANSCRIPT_CHARS) break;
-    kept.push(segment);
-  }
-  const [first] = segments;
-  if (kept.length === 0 && first)
-    return [{ ...first, text: `${first.text.slice(0, DEFAULT_TRANSCRIPT_CHARS - 1)}…` }];
-  return kept;
-}
-
-/**
- * A segment without its own id; the speaker's ids tie what was said to get_people's people (person_id only when
- * the segment names one).
- */
-function compactSegment({ text, speaker_name, speaker_id, person_id, is_user, start, end }: Segment) {
-  return {
-    text,
-    speaker_name,
-    speaker_id,
-    ...(person_id === null ? {} : { person_id }),
-    is_user,
-    start,
-    end,
-  };
-}
-
-/**
- * The record as the list answers it, the transcript cut to its first `max` segments (without `max`, see
- * transcriptStart), each as compactSegment has it.
- */
-export function compactConversation(conversation: Conversation, max: number | undefined) {
-  const { transcript_segments: segments, ...rest } = conversation;
-  if (segments === undefined) return rest;
-  return {
-    ...rest,
-    transcript_segments: (max === undefined ? transcriptStart(segments) : segments.slice(0, max)).map(
-      compactSegment,
-    ),
-    transcript_segments_total: segments.length,
-  };
-}
+const transcriptSegmentOffset = z
+  .number()
+  .int()
+  .min(0)
+  .default(0)
+  .meta({
+    description:
+      'The transcript segment to start from (default 0), to read on: the answer gives ' +
+      'transcript_next_segment_offset (null at the end) and transcript_segments_total',
+  });
 
 export const TOOLS: McpTool[] = [
   tool({
@@ -206,13 +172,20 @@ export const TOOLS: McpTool[] = [
       limit: limit(100, 25),
       offset,
     }),
-    run: async ({ userId, repositories }, args) => ({
-      conversations: await repositories.conversations.list(userId, {
-        ...args,
-        include_transcript: false,
-        order: 'started_at_desc',
-      }),
-    }),
+    run: async ({ userId, repositories }, args) =>
+      listWithin(
+        'conversations',
+        await repositories.conversations.list(userId, {
+          ...args,
+          include_transcript: false,
+          order: 'started_at_desc',
+        }),
+        {
+          budget: RESULT_BYTES,
+          cutter: cutConversationSummary,
+          more: (shown) => `call again with offset ${args.offset + shown} for the next ones`,
+        },
+      ),
   }),
   tool({
     name: 'search_conversations',
@@ -228,30 +201,40 @@ export const TOOLS: McpTool[] = [
       end_date: endDate('conversations started'),
       limit: limit(100, 10),
     }),
-    run: async ({ userId, repositories }, { query, ...filter }) => ({
-      results: await repositories.conversations.search(userId, query, {
-        ...filter,
-        include_transcript: false,
-      }),
-    }),
+    run: async ({ userId, repositories }, { query, ...filter }) =>
+      listWithin(
+        'results',
+        await repositories.conversations.search(userId, query, { ...filter, include_transcript: false }),
+        {
+          budget: RESULT_BYTES,
+          cutter: (result, cut) => ({
+            ...result,
+            conversation: cutConversationSummary(result.conversation, cut),
+          }),
+          more: () => 'give start_date/end_date or more words to narrow the search',
+        },
+      ),
   }),
   tool({
     name: 'get_conversation',
     description:
-      'Read one conversation by its id, with its summary and the start of its transcript ' +
-      `(up to ${DEFAULT_TRANSCRIPT_SEGMENTS} segments or ${DEFAULT_TRANSCRIPT_CHARS} characters unless ` +
-      'max_transcript_segments asks for more).',
+      'Read one conversation by its id, with its summary and a part of its transcript: from ' +
+      `transcript_segment_offset (default the start), up to ${DEFAULT_TRANSCRIPT_SEGMENTS} segments in ` +
+      `${RESULT_BYTES} bytes unless max_transcript_segments asks for more. Read on from ` +
+      'transcript_next_segment_offset; omitted says what was left out.',
     scope: 'conversations:read',
     kind: 'read',
     input: z.strictObject({
       conversation_id: id('conversation'),
+      transcript_segment_offset: transcriptSegmentOffset,
       max_transcript_segments: maxTranscriptSegments,
     }),
     run: async ({ userId, repositories }, args) =>
-      compactConversation(
-        await repositories.conversations.findOwned(userId, args.conversation_id, true),
-        args.max_transcript_segments,
-      ),
+      conversationWithin(await repositories.conversations.findOwned(userId, args.conversation_id, true), {
+        offset: args.transcript_segment_offset,
+        count: args.max_transcript_segments ?? DEFAULT_TRANSCRIPT_SEGMENTS,
+        budget: args.max_transcript_segments === undefined ? RESULT_BYTES : MAX_RESULT_BYTES,
+      }),
   }),
   tool({
     name: 'get_memories',
@@ -264,9 +247,15 @@ export const TOOLS: McpTool[] = [
       limit: limit(100, 25),
       offset,
     }),
-    run: async ({ userId, repositories }, args) => ({
-      memories: await repositories.memories.list(userId, { ...args, order: 'created_at_desc' }),
-    }),
+    run: async ({ userId, repositories }, args) =>
+      listWithin(
+        'memories',
+        await repositories.memories.list(userId, { ...args, order: 'created_at_desc' }),
+        {
+          budget: RESULT_BYTES,
+          more: (shown) => `call again with offset ${args.offset + shown} for the next ones`,
+        },
+      ),
   }),
   tool({
     name: 'search_memories',
@@ -280,9 +269,11 @@ export const TOOLS: McpTool[] = [
       categories: memoryCategories,
       limit: limit(100, 10),
     }),
-    run: async ({ userId, repositories }, { query, ...filter }) => ({
-      results: await repositories.memories.search(userId, query, filter),
-    }),
+    run: async ({ userId, repositories }, { query, ...filter }) =>
+      listWithin('results', await repositories.memories.search(userId, query, filter), {
+        budget: RESULT_BYTES,
+        more: () => 'give categories or more words to narrow the search',
+      }),
   }),
   tool({
     name: 'create_memory',
@@ -341,9 +332,15 @@ export const TOOLS: McpTool[] = [
       limit: limit(100, 25),
       offset,
     }),
-    run: async ({ userId, repositories }, args) => ({
-      action_items: await repositories.actionItems.list(userId, { ...args, order: 'created_at_desc' }),
-    }),
+    run: async ({ userId, repositories }, args) =>
+      listWithin(
+        'action_items',
+        await repositories.actionItems.list(userId, { ...args, order: 'created_at_desc' }),
+        {
+          budget: RESULT_BYTES,
+          more: (shown) => `call again with offset ${args.offset + shown} for the next ones`,
+        },
+      ),
   }),
   tool({
     name: 'create_action_item',
