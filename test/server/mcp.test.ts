@@ -134,6 +134,10 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
         });
       }
     }
+    // Dates are described in words, not by zod's ~600-character regular expressions (the server checks them as
+    // strictly: see the refusals of bad dates).
+    expect(Buffer.byteLength(JSON.stringify(tools))).toBeLessThan(15_000);
+    expect(JSON.stringify(tools)).not.toContain('pattern');
     const get = tools.find((tool) => tool.name === 'get_conversation');
     expect(get?.inputSchema.required).toEqual(['conversation_id']);
     expect(get?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
@@ -373,6 +377,18 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
         { start_date: 'last week' },
         'invalid_arguments',
         /^start_date: Expected a date such as 2026-11-21 \(that whole UTC day\) or an ISO 8601 date-time such as 2026-11-21T09:30:00Z$/,
+      ],
+      [
+        'get_action_items',
+        { end_date: '2026-02-30' },
+        'invalid_arguments',
+        /^end_date: Expected a date such as 2026-11-21/,
+      ],
+      [
+        'update_action_item',
+        { action_item_id: 'x', due_at: '2026-11-21T24:00:00Z' },
+        'invalid_arguments',
+        /^due_at: Expected an ISO 8601 date-time/,
       ],
       [
         'create_action_item',

@@ -45,7 +45,16 @@ const TOOLS_BY_NAME = new Map(TOOLS.map((tool) => [tool.name, tool]));
 /** The tools as tools/list announces them: JSON Schema of the arguments, and hints on what each changes. */
 export const TOOL_LIST = TOOLS.map((tool) => {
   const inputSchema: Record<string, unknown> = {
-    ...z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }),
+    ...z.toJSONSchema(tool.input, {
+      io: 'input',
+      unrepresentable: 'any',
+      // A date's format and its field's description say what it takes: zod's regular expression for it is
+      // ~600 characters a field, repeated in every date field. The server checks dates as strictly without it.
+      override: ({ zodSchema, jsonSchema }) => {
+        if (zodSchema instanceof z.ZodISODate || zodSchema instanceof z.ZodISODateTime)
+          delete jsonSchema.pattern;
+      },
+    }),
   };
   // Clients read the arguments' schema without the dialect line, as the SDK's own servers send it.
   delete inputSchema.$schema;
