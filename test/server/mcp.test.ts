@@ -749,7 +749,7 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
     });
     expect(made.status).toBe(200);
     const read = await call(user.mcp, 'get_conversation', { conversation_id: made.body.id });
-    expect(wireSize(read)).toBeLessThanOrEqual(16_000);
+    expect(wireSize(read)).toBeLessThanOrEqual(18_000);
     const [cut] = (read.structuredContent as Record<string, any>).transcript_segments;
     expect(cut.text).toMatch(/^(長い話)+.?.?…$/);
     expect(long.startsWith(cut.text.slice(0, -1))).toBe(true);
@@ -824,12 +824,12 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
       expect(made.status).toBe(200);
     }
     const listed = await call(user.mcp, 'get_memories', { offset: 2 });
-    expect(wireSize(listed)).toBeLessThanOrEqual(16_000);
+    expect(wireSize(listed)).toBeLessThanOrEqual(18_000);
     const shown = listed.structuredContent?.memories.length;
     expect(shown).toBeGreaterThan(0);
     expect(shown).toBeLessThan(8);
     expect(listed.structuredContent?.omitted).toBe(
-      `Only the first ${shown} of 8 fit in this answer's 16000 bytes: call again with offset ${2 + shown} for the next ones.`,
+      `Only the first ${shown} of 8 fit in this answer's 18000 bytes: call again with offset ${2 + shown} for the next ones.`,
     );
   });
 
