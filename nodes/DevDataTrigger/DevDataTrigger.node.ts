@@ -132,7 +132,8 @@ export class DevDataTrigger implements INodeType {
   };
 
   async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-    const stored = storedSubscription(this.getWorkflowStaticData('node'));
+    // n8n runs a call to the test URL in mode `manual`, one to the production URL in mode `webhook`.
+    const stored = storedSubscription(this.getWorkflowStaticData('node'), this.getMode() === 'manual');
     if (!stored) {
       return refuse.call(
         this,

@@ -17,7 +17,11 @@ interface Subscription {
   secret?: string;
 }
 
-/** What the trigger keeps in its node's static data while its workflow is active. */
+/**
+ * What the trigger keeps in its node's static data while its workflow is active: the production subscription at
+ * the top level (where every version has kept it), the one a test listener makes under `testSubscription`, so
+ * that neither activation ever mistakes the other's subscription for its own.
+ */
 export interface StoredSubscription {
   /** The subscription's id on the server. */
   subscriptionId: string;
@@ -25,23 +29,45 @@ export interface StoredSubscription {
   secret: string;
   /** The URL it delivers to: this trigger's production URL, or its test URL while listening for a test event. */
   url: string;
-  /** The events asked for, as subscribedEvents gives them. */
-  events: string[];
 }
 
-/** The subscription the node's static data holds, if any. */
-export function storedSubscription(staticData: IDataObject): StoredSubscription | undefined {
-  const { subscriptionId, secret, url, events } = staticData;
+const TEST_SLOT = 'testSubscription';
+
+/** The production (`test` false) or test subscription the node's static data holds, if any. */
+export function storedSubscription(staticData: IDataObject, test: boolean): StoredSubscription | undefined {
+  const slot = test ? staticData[TEST_SLOT] : staticData;
+  if (typeof slot !== 'object' || slot === null) return undefined;
+  const { subscriptionId, secret, url } = slot as IDataObject;
   if (typeof subscriptionId !== 'string' || typeof secret !== 'string' || typeof url !== 'string')
     return undefined;
-  return { subscriptionId, secret, url, events: Array.isArray(events) ? events.map(String) : [] };
+  return { subscriptionId, secret, url };
 }
 
-function forget(staticData: IDataObject): void {
+function keep(staticData: IDataObject, test: boolean, subscription: StoredSubscription): void {
+  forget(staticData, test);
+  if (test) staticData[TEST_SLOT] = { ...subscription };
+  else Object.assign(staticData, subscription);
+}
+
+function forget(staticData: IDataObject, test: boolean): void {
+  if (test) {
+    delete staticData[TEST_SLOT];
+    return;
+  }
   delete staticData.subscriptionId;
   delete staticData.secret;
   delete staticData.url;
+  // Kept by earlier versions, which compared it instead of the server's events.
   delete staticData.events;
+}
+
+/**
+ * Whether this activation listens for a test event: n8n runs checkExists and create in mode `manual` then (1.x
+ * and 2.x alike), and in mode `trigger` when it publishes the workflow. (Not for delete: n8n runs it in mode
+ * `internal` for both.)
+ */
+function isTestActivation(this: IHookFunctions): boolean {
+  return this.getMode() === 'manual';
 }
 
 /** This trigger's URL for the current activation: the production URL, or the test URL while testing. */
@@ -95,28 +121,31 @@ async function deleteSubscription(this: IHookFunctions, id: string): Promise<voi
 }
 
 /**
- * Whether the subscription this node made for the current URL still exists on the server, active and for the
- * events chosen now. A subscription stored for the other URL (production while a test event is awaited, or the
- * reverse) is not this activation's.
+ * Whether the subscription this activation made (production or test) still exists on the server, delivers to
+ * this trigger's URL, is active and has the events chosen now, as the server holds them: someone may have changed
+ * them there.
  */
 export async function subscriptionExists(this: IHookFunctions): Promise<boolean> {
   const staticData = this.getWorkflowStaticData('node');
-  const stored = storedSubscription(staticData);
-  if (!stored || stored.url !== ownUrl.call(this)) return false;
+  const test = isTestActivation.call(this);
+  const stored = storedSubscription(staticData, test);
+  const url = ownUrl.call(this);
+  if (!stored || stored.url !== url) return false;
   const current = await fetchSubscription.call(this, stored.subscriptionId);
   if (!current) {
-    forget(staticData);
+    forget(staticData, test);
     return false;
   }
   return (
-    current.active !== false &&
-    current.url === stored.url &&
-    sameEvents(stored.events, wantedEvents.call(this))
+    current.active !== false && current.url === url && sameEvents(current.events, wantedEvents.call(this))
   );
 }
 
-function sameEvents(a: string[], b: string[]): boolean {
-  return a.length === b.length && a.every((event, index) => event === b[index]);
+/** Whether two event lists subscribe to the same events: in any order, `*` covering the rest. */
+function sameEvents(current: unknown, wanted: string[]): boolean {
+  if (!Array.isArray(current)) return false;
+  const normalised = subscribedEvents(current.map(String));
+  return normalised.length === wanted.length && normalised.every((event, index) => event === wanted[index]);
 }
 
 /** What the subscription says about itself in the server's list: which workflow and node made it. */
@@ -128,16 +157,18 @@ function descriptionOf(this: IHookFunctions): string {
 }
 
 /**
- * Subscribes this trigger's URL to the chosen events and keeps the id and secret in the node's static data. A
- * subscription stored before for the same URL (other events, or disabled by the server after failing for a day)
- * is deleted first, so one trigger never has two.
+ * Subscribes this trigger's URL to the chosen events and keeps the id and secret in the node's static data. The
+ * subscription kept before for the same kind of activation is deleted first, so one trigger never has two: one
+ * for other events, one disabled by the server after failing for a day, or one for the URL n8n had before its
+ * address (WEBHOOK_URL) changed. The other kind's (production while a test event is awaited) is left alone.
  */
 export async function createSubscription(this: IHookFunctions): Promise<boolean> {
   const staticData = this.getWorkflowStaticData('node');
+  const test = isTestActivation.call(this);
   const url = ownUrl.call(this);
   const events = wantedEvents.call(this);
-  const stored = storedSubscription(staticData);
-  if (stored?.url === url) await deleteSubscription.call(this, stored.subscriptionId);
+  const stored = storedSubscription(staticData, test);
+  if (stored) await deleteSubscription.call(this, stored.subscriptionId);
 
   const created = (await devDataRequest.call(this, {
     method: 'POST',
@@ -150,17 +181,22 @@ export async function createSubscription(this: IHookFunctions): Promise<boolean>
       description: `POST ${WEBHOOKS} must answer {id, url, events, active, secret, …}.`,
     });
   }
-  forget(staticData);
-  Object.assign(staticData, { subscriptionId: created.id, secret: created.secret, url, events });
+  keep(staticData, test, { subscriptionId: created.id, secret: created.secret, url });
   return true;
 }
 
-/** Deletes the subscription this node made for the current URL and forgets it. */
+/**
+ * Deletes the subscription this node made for the current URL and forgets it. n8n runs delete in the same mode
+ * for both kinds of activation, so the URL tells which one ends.
+ */
 export async function removeSubscription(this: IHookFunctions): Promise<boolean> {
   const staticData = this.getWorkflowStaticData('node');
-  const stored = storedSubscription(staticData);
-  if (!stored || stored.url !== ownUrl.call(this)) return true;
-  await deleteSubscription.call(this, stored.subscriptionId);
-  forget(staticData);
+  const url = ownUrl.call(this);
+  for (const test of [false, true]) {
+    const stored = storedSubscription(staticData, test);
+    if (stored?.url !== url) continue;
+    await deleteSubscription.call(this, stored.subscriptionId);
+    forget(staticData, test);
+  }
   return true;
 }

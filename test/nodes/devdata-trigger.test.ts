@@ -86,9 +86,14 @@ async function executions(workflow: ServedWorkflow, count: number) {
   return await itemsOf(workflow);
 }
 
-/** The subscription id and secret the trigger keeps in its node's static data. */
-function stored(workflow: ServedWorkflow): { subscriptionId: string; secret: string } {
-  const data = workflow.staticData();
+/**
+ * The subscription id and secret the trigger keeps in its node's static data: the production subscription at the
+ * top level, a test listener's under testSubscription.
+ */
+function stored(workflow: ServedWorkflow, test = false): { subscriptionId: string; secret: string } {
+  const data = test
+    ? (workflow.staticData().testSubscription as Record<string, unknown>)
+    : workflow.staticData();
   expect(typeof data.subscriptionId).toBe('string');
   expect(String(data.secret)).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
   return { subscriptionId: data.subscriptionId as string, secret: data.secret as string };
@@ -166,11 +171,13 @@ describe('activation and deactivation', () => {
   });
 
   test('a subscription for other events than the node’s is replaced at the next activation, the old one deleted', async () => {
-    const workflow = await serve(['goal.created', 'goal.updated']);
+    const json = triggerWorkflow(['goal.created']);
+    const workflow = await serveWorkflow(json, credentialsFor(server));
+    served.push(workflow);
     await workflow.activate();
     const first = stored(workflow);
-    // What the node keeps after its Events were changed in the editor: the subscription is for the old ones.
-    workflow.staticData().events = ['goal.created'];
+    // The node's Events changed in the editor: the subscription is for the old ones.
+    json.nodes[0].parameters.events = ['goal.updated', 'goal.created'];
     expect(await workflow.runHook('checkExists')).toBe(false);
     await workflow.activate('init');
     const second = stored(workflow);
@@ -182,13 +189,99 @@ describe('activation and deactivation', () => {
     ]);
   });
 
+  test('events changed on the server are missing at the next activation, which subscribes the chosen ones again', async () => {
+    const workflow = await serve(['memory.created', 'goal.created']);
+    await workflow.activate();
+    const first = stored(workflow);
+    // The same events in another order, and listed twice: the same subscription.
+    const reordered = await api.patch(`${WEBHOOKS}/${first.subscriptionId}`, {
+      events: ['goal.created', 'memory.created', 'goal.created'],
+    });
+    expect(reordered.status).toBe(200);
+    expect(await workflow.runHook('checkExists')).toBe(true);
+
+    // Someone narrows it on the server: memories would no longer arrive.
+    expect(
+      (await api.patch(`${WEBHOOKS}/${first.subscriptionId}`, { events: ['goal.created'] })).status,
+    ).toBe(200);
+    expect(await workflow.runHook('checkExists')).toBe(false);
+    await workflow.activate('init');
+    const second = stored(workflow);
+    expect(second.subscriptionId).not.toBe(first.subscriptionId);
+    expect((await api.get(`${WEBHOOKS}/${first.subscriptionId}`)).status).toBe(404);
+    expect((await api.get(`${WEBHOOKS}/${second.subscriptionId}`)).body.events).toEqual([
+      'goal.created',
+      'memory.created',
+    ]);
+    const memory = await api.post('/v1/dev/user/memories', { content: 'Prefers window seats' });
+    expect(memory.status).toBeLessThan(300);
+    const [item] = await executions(workflow, 1);
+    expect(item).toMatchObject({ event: 'memory.created', id: memory.body.id });
+  });
+
+  test('`*` chosen: a subscription to `*` and more on the server is the same, one without `*` is not', async () => {
+    const workflow = await serve(['*', 'memory.created']);
+    await workflow.activate();
+    const { subscriptionId } = stored(workflow);
+    expect((await api.get(`${WEBHOOKS}/${subscriptionId}`)).body.events).toEqual(['*']);
+    expect(
+      (await api.patch(`${WEBHOOKS}/${subscriptionId}`, { events: ['memory.created', '*'] })).status,
+    ).toBe(200);
+    expect(await workflow.runHook('checkExists')).toBe(true);
+    expect((await api.patch(`${WEBHOOKS}/${subscriptionId}`, { events: ['memory.created'] })).status).toBe(
+      200,
+    );
+    expect(await workflow.runHook('checkExists')).toBe(false);
+  });
+
+  test('publishing after n8n’s URL changed replaces the subscription made for the old URL', async () => {
+    const before = await serve(['memory.created']);
+    await before.activate();
+    const old = stored(before);
+    // The same workflow, its static data as saved (in the shape earlier versions kept, with the events),
+    // served by an n8n now reachable at another address (WEBHOOK_URL changed).
+    const after = await serve(['memory.created']);
+    Object.assign(after.staticData(), before.staticData(), { events: ['memory.created'] });
+    expect(await after.runHook('checkExists')).toBe(false);
+    await after.activate('init');
+
+    const current = stored(after);
+    expect(current.subscriptionId).not.toBe(old.subscriptionId);
+    expect((await api.get(`${WEBHOOKS}/${old.subscriptionId}`)).status).toBe(404);
+    expect((await api.get(`${WEBHOOKS}/${current.subscriptionId}`)).body.url).toBe(after.webhookUrl());
+    expect(after.staticData().events).toBeUndefined();
+    await after.deactivate();
+    expect((await api.get(`${WEBHOOKS}/${current.subscriptionId}`)).status).toBe(404);
+  });
+
+  test('a test listener sharing the published workflow’s static data leaves its subscription alone', async () => {
+    const published = await serve(['memory.created']);
+    await published.activate();
+    const production = stored(published);
+    const listening = await serveWorkflow(triggerWorkflow(['memory.created']), credentialsFor(server), {
+      mode: 'manual',
+    });
+    served.push(listening);
+    Object.assign(listening.staticData(), published.staticData());
+
+    await listening.activate();
+    const test = stored(listening, true);
+    expect(test.subscriptionId).not.toBe(production.subscriptionId);
+    expect(stored(listening)).toEqual(production);
+    await listening.deactivate();
+    expect((await api.get(`${WEBHOOKS}/${test.subscriptionId}`)).status).toBe(404);
+    expect((await api.get(`${WEBHOOKS}/${production.subscriptionId}`)).status).toBe(200);
+    expect(stored(listening)).toEqual(production);
+    expect(listening.staticData().testSubscription).toBeUndefined();
+  });
+
   test('listening for a test event subscribes the test URL', async () => {
     const workflow = await serveWorkflow(triggerWorkflow(['memory.created']), credentialsFor(server), {
       mode: 'manual',
     });
     served.push(workflow);
     await workflow.activate();
-    const { subscriptionId } = stored(workflow);
+    const { subscriptionId } = stored(workflow, true);
     expect((await api.get(`${WEBHOOKS}/${subscriptionId}`)).body.url).toBe(
       `${workflow.baseUrl}/webhook-test/${WEBHOOK_ID}/events`,
     );
