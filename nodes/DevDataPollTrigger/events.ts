@@ -43,6 +43,11 @@ export const START_LOOKBACK_MS = 60 * 60 * 1000;
 /** Goal Progress Changed remembers the value of at most this many goals (the most recently changed ones). */
 export const MAX_TRACKED_GOALS = 1000;
 
+/** A manual run of a "New …" event reads the newest records this many at a time, */
+const SAMPLE_PAGE_SIZE = 100;
+/** and at most this many, for the options' matches among them. */
+const SAMPLE_READ_LIMIT = 1000;
+
 const DAY_MS = 86_400_000;
 /** A manual run looks this far back for changes and deletions, widening until it has SAMPLE_SIZE of them. */
 const SAMPLE_WINDOWS_MS = [DAY_MS, 7 * DAY_MS, 30 * DAY_MS];
@@ -198,20 +203,34 @@ export async function changesSince(
   return { records: selectChanges(event, latest, state.position, options), state: { event, position } };
 }
 
-/** The newest records of a list in its default order (newest created first), oldest of them first. */
+/**
+ * The newest SAMPLE_SIZE records of a list in its default order (newest created first) that pass the options,
+ * oldest of them first. The options filter here, so it reads on page by page while too few match, up to
+ * SAMPLE_READ_LIMIT records.
+ */
 async function newestCreated(
   this: IPollFunctions,
   event: TriggerEvent,
   options: TriggerOptions,
 ): Promise<IDataObject[]> {
   const feed = feedOf(event, options);
-  const qs: IDataObject = { ...feed.qs, limit: 100 };
+  const qs: IDataObject = { ...feed.qs, limit: SAMPLE_PAGE_SIZE };
   if (event === 'newConversation' && options.includeDiscarded) qs.include_discarded = true;
-  const page = (await devDataRequest.call(this, { method: 'GET', path: feed.path, qs })) as IDataObject[];
-  return page
-    .filter((record) => passesFilters(event, record, options))
-    .slice(0, SAMPLE_SIZE)
-    .reverse();
+  const found = new Map<string, IDataObject>();
+  for (let offset = 0; offset < SAMPLE_READ_LIMIT && found.size < SAMPLE_SIZE; offset += SAMPLE_PAGE_SIZE) {
+    const page = (await devDataRequest.call(this, {
+      method: 'GET',
+      path: feed.path,
+      qs: { ...qs, offset },
+    })) as IDataObject[];
+    // A record written meanwhile shifts the pages by one: one already seen may come again.
+    for (const record of page) {
+      if (found.size < SAMPLE_SIZE && passesFilters(event, record, options))
+        found.set(String(record.id), record);
+    }
+    if (page.length < SAMPLE_PAGE_SIZE) break;
+  }
+  return [...found.values()].reverse();
 }
 
 /** The latest SAMPLE_SIZE changes that `keep` accepts, looking back a day, then a week, then 30 days. */

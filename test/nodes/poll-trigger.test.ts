@@ -598,6 +598,22 @@ describe('manual runs', () => {
     expect(conversations[0].transcript_segments).toHaveLength(1);
   });
 
+  test('the New events find their matches behind more than a page of newer records that do not match', async () => {
+    const user = await newUser(server);
+    const credentials = credentialsFor(server, user.key);
+    const done = [];
+    for (const description of ['done 1', 'done 2'])
+      done.push(await ok(user.client.post(ITEMS, { description, completed: true }), 200));
+    // 250 newer open items: the completed ones are on the third page of 100.
+    await createItems(user.client, range(250, 'open'));
+    const run = await runPollManually(
+      { event: 'newActionItem', options: { onlyCompleted: true } },
+      credentials,
+    );
+    expect(run.result.error).toBeUndefined();
+    expect(ids(run.result.output(POLL_TRIGGER).map((i) => i.json))).toEqual(ids(done));
+  });
+
   test('with nothing to show, the trigger returns no items', async () => {
     const user = await newUser(server);
     const run = await runPollManually({ event: 'deletedActionItem' }, credentialsFor(server, user.key));
