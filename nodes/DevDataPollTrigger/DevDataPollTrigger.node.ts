@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 import type {
   IDataObject,
   INodeExecutionData,
@@ -225,9 +227,33 @@ const properties: INodeProperties[] = [
 const runningPolls = new Map<string, { since: number }>();
 const POLL_LOCK_MS = 15 * 60 * 1000;
 
-/** The stored state when it belongs to `event`; undefined before the first activation or after a change of event. */
-function storedState(staticData: IDataObject, event: TriggerEvent): TriggerState | undefined {
+/**
+ * Which server and user the stored positions belong to: a SHA-256 of the credential's Base URL and key (never the
+ * key itself). Another user's (or server's) records are not changes since this position: a credential switched to
+ * them starts from now, as a change of Trigger On does.
+ */
+async function credentialFingerprint(this: IPollFunctions): Promise<string> {
+  const { baseUrl, apiKey } = await this.getCredentials('devDataApi');
+  return createHash('sha256')
+    .update(`${String(baseUrl ?? '').replace(/\/+$/, '')}\n${String(apiKey ?? '')}`)
+    .digest('hex');
+}
+
+/** Whether the stored state was read with this credential; state stored before fingerprints were kept was. */
+const sameCredential = (staticData: IDataObject, fingerprint: string) =>
+  staticData.credential === undefined || staticData.credential === fingerprint;
+
+/**
+ * The stored state when it belongs to `event` and the credential; undefined before the first activation or after
+ * a change of event or credential.
+ */
+function storedState(
+  staticData: IDataObject,
+  event: TriggerEvent,
+  fingerprint: string,
+): TriggerState | undefined {
   if (staticData.event !== event || staticData.position === undefined) return undefined;
+  if (!sameCredential(staticData, fingerprint)) return undefined;
   return {
     event,
     position: staticData.position as TriggerState['position'],
@@ -239,19 +265,32 @@ function storedState(staticData: IDataObject, event: TriggerEvent): TriggerState
  * Replaces the stored state in one step, after the whole poll succeeded. Unchanged state is left alone, so n8n
  * has nothing to save after a poll that found nothing.
  */
-function storeState(staticData: IDataObject, state: TriggerState): void {
+function storeState(staticData: IDataObject, state: TriggerState, fingerprint: string): void {
   const next: IDataObject = {
     event: state.event,
     position: state.position,
     ...(state.goalValues ? { goalValues: state.goalValues } : {}),
+    credential: fingerprint,
   };
+  replaceStaticData(staticData, next);
+}
+
+/** Replaces the node's static data with `next`, in one step, only when it differs. */
+function replaceStaticData(staticData: IDataObject, next: IDataObject): void {
   if (JSON.stringify(staticData) === JSON.stringify(next)) return;
   for (const key of Object.keys(staticData)) delete staticData[key];
   Object.assign(staticData, next);
 }
 
-/** Version 2's stored states, by event (a watched event without one starts from now). */
-function storedStates(staticData: IDataObject): Partial<Record<TriggerEvent, TriggerState>> {
+/**
+ * Version 2's stored states, by event (a watched event without one starts from now); none when they were read
+ * with another credential.
+ */
+function storedStates(
+  staticData: IDataObject,
+  fingerprint: string,
+): Partial<Record<TriggerEvent, TriggerState>> {
+  if (!sameCredential(staticData, fingerprint)) return {};
   const states = (staticData.states ?? {}) as Partial<Record<TriggerEvent, Omit<TriggerState, 'event'>>>;
   return Object.fromEntries(
     Object.entries(states).map(([event, state]) => [event, { ...state, event }]),
@@ -259,7 +298,7 @@ function storedStates(staticData: IDataObject): Partial<Record<TriggerEvent, Tri
 }
 
 /** Version 2: replaces the stored states with those of the events watched now, in one step, only when changed. */
-function storeStates(staticData: IDataObject, states: TriggerState[]): void {
+function storeStates(staticData: IDataObject, states: TriggerState[], fingerprint: string): void {
   const next: IDataObject = {
     states: Object.fromEntries(
       states.map(({ event, position, goalValues }) => [
@@ -267,10 +306,9 @@ function storeStates(staticData: IDataObject, states: TriggerState[]): void {
         { position, ...(goalValues ? { goalValues } : {}) },
       ]),
     ),
+    credential: fingerprint,
   };
-  if (JSON.stringify(staticData) === JSON.stringify(next)) return;
-  for (const key of Object.keys(staticData)) delete staticData[key];
-  Object.assign(staticData, next);
+  replaceStaticData(staticData, next);
 }
 
 /** The events a version 2 node watches, each once, in TRIGGER_EVENTS order. */
@@ -296,7 +334,8 @@ async function pollEvents(
   options: TriggerOptions,
 ): Promise<IDataObject[]> {
   const staticData = this.getWorkflowStaticData('node');
-  const stored = storedStates(staticData);
+  const fingerprint = await credentialFingerprint.call(this);
+  const stored = storedStates(staticData, fingerprint);
   const budgetMs = pollBudgetMs.call(this);
   const started = Date.now();
   const states: TriggerState[] = [];
@@ -313,7 +352,7 @@ async function pollEvents(
     states.push(changes.state);
     found.push({ event, records: changes.records });
   }
-  storeStates(staticData, states);
+  storeStates(staticData, states, fingerprint);
   return mergeEvents(found);
 }
 
@@ -366,13 +405,14 @@ export class DevDataPollTrigger implements INodeType {
         return records.length ? [this.helpers.returnJsonArray(records)] : null;
       }
       const staticData = this.getWorkflowStaticData('node');
-      const state = storedState(staticData, event);
+      const fingerprint = await credentialFingerprint.call(this);
+      const state = storedState(staticData, event, fingerprint);
       if (!state) {
-        storeState(staticData, await startState.call(this, event));
+        storeState(staticData, await startState.call(this, event), fingerprint);
         return null;
       }
       const changes = await changesSince.call(this, state, options);
-      storeState(staticData, changes.state);
+      storeState(staticData, changes.state, fingerprint);
       return changes.records.length ? [this.helpers.returnJsonArray(changes.records)] : null;
     } finally {
       if (runningPolls.get(pollKey) === lock) runningPolls.delete(pollKey);

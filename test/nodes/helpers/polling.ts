@@ -126,7 +126,7 @@ export interface ActivePollingWorkflow {
   savedStaticData(): IDataObject;
   /** Every batch of items the trigger emitted since it was first activated, in order. */
   emitted(): IDataObject[][];
-  /** Changes the credential data, e.g. to another developer key of the same user. */
+  /** Changes the credential data, e.g. to another user's developer key. */
   setCredentials(credentials: TestCredentials): void;
 }
 
@@ -137,6 +137,8 @@ export interface PollingOptions {
   durableCursors?: boolean;
   /** The trigger's node version (1 unless said otherwise). */
   typeVersion?: number;
+  /** The static data n8n saved for the workflow before (as an earlier version of the trigger stored it, say). */
+  savedStaticData?: IDataObject;
 }
 
 const plain = (data: IDataObject): IDataObject => JSON.parse(JSON.stringify(data)) as IDataObject;
@@ -164,7 +166,7 @@ export function activePollingWorkflow(
   const types = nodeTypes();
   // One object, read per request by the credentials helper, so a changed credential applies to the next poll.
   const currentCredentials: TestCredentials = { ...credentials };
-  let saved: IDataObject = {};
+  let saved: IDataObject = plain(options.savedStaticData ?? {});
   const emitted: IDataObject[][] = [];
   let workflow: Workflow;
   let execute: ((testingTrigger?: boolean) => Promise<void>) | undefined;
