@@ -281,6 +281,40 @@ describe('conversations and memories', () => {
     expect(await tickAll({ plain, full })).toEqual({ plain: null, full: null });
   });
 
+  test('New Conversation reports a live session’s conversation after its first segments, not again when it finishes', async () => {
+    const user = await newUser(server);
+    const trigger = activePollingWorkflow(
+      { event: 'newConversation', options: { includeTranscript: true } },
+      credentialsFor(server, user.key),
+    );
+    await trigger.activate();
+    const segment = (text: string, start: number) => ({
+      text,
+      speaker: 'SPEAKER_00',
+      is_user: true,
+      start,
+      end: start + 1,
+    });
+    const first = await ok(
+      user.client.post(`${DEV}/transcripts/standup/segments`, {
+        segments: [segment('Good morning all.', 0)],
+      }),
+      202,
+    );
+    const [reported] = (await tickAll({ trigger })).trigger!;
+    expect(reported).toMatchObject({ id: first.conversation_id, source: 'live_transcript' });
+    expect(reported.transcript_segments).toHaveLength(1);
+
+    // The rest of the session and its end are changes of that conversation, not a new one: the finished
+    // conversation comes through the DevData Trigger's Conversation Updated (docs/poll-trigger.md).
+    await ok(
+      user.client.post(`${DEV}/transcripts/standup/segments`, { segments: [segment('Ship on Friday.', 2)] }),
+      202,
+    );
+    await ok(user.client.post(`${DEV}/transcripts/standup/finish`, {}));
+    expect(await tickAll({ trigger })).toEqual({ trigger: null });
+  });
+
   test('New Memory reports new memories of the chosen categories, once', async () => {
     const user = await newUser(server);
     const credentials = credentialsFor(server, user.key);
