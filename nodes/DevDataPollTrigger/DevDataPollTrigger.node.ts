@@ -228,24 +228,32 @@ const runningPolls = new Map<string, { since: number }>();
 const POLL_LOCK_MS = 15 * 60 * 1000;
 
 /**
- * Which server and user the stored positions belong to: a SHA-256 of the credential's Base URL and key (never the
- * key itself). Another user's (or server's) records are not changes since this position: a credential switched to
- * them starts from now, as a change of Trigger On does.
+ * Which server the stored positions belong to: a SHA-256 of the credential's Base URL, without surrounding spaces
+ * or trailing slashes. Another server's records are not changes since this position, so a Base URL switched to
+ * another server starts from now, as a change of Trigger On does. The key is left out on purpose: a new key of the
+ * same user (key rotation) must read on from the position and lose no change.
  */
-async function credentialFingerprint(this: IPollFunctions): Promise<string> {
-  const { baseUrl, apiKey } = await this.getCredentials('devDataApi');
+async function serverFingerprint(this: IPollFunctions): Promise<string> {
+  const { baseUrl } = await this.getCredentials('devDataApi');
   return createHash('sha256')
-    .update(`${String(baseUrl ?? '').replace(/\/+$/, '')}\n${String(apiKey ?? '')}`)
+    .update(
+      String(baseUrl ?? '')
+        .trim()
+        .replace(/\/+$/, ''),
+    )
     .digest('hex');
 }
 
-/** Whether the stored state was read with this credential; state stored before fingerprints were kept was. */
-const sameCredential = (staticData: IDataObject, fingerprint: string) =>
-  staticData.credential === undefined || staticData.credential === fingerprint;
+/**
+ * Whether the stored state was read from this server. State stored without a server fingerprint was: by versions
+ * that kept none, or by one that kept a fingerprint of Base URL and key under `credential`, which is not read.
+ */
+const sameServer = (staticData: IDataObject, fingerprint: string) =>
+  staticData.server === undefined || staticData.server === fingerprint;
 
 /**
- * The stored state when it belongs to `event` and the credential; undefined before the first activation or after
- * a change of event or credential.
+ * The stored state when it belongs to `event` and the server; undefined before the first activation or after a
+ * change of event or server.
  */
 function storedState(
   staticData: IDataObject,
@@ -253,7 +261,7 @@ function storedState(
   fingerprint: string,
 ): TriggerState | undefined {
   if (staticData.event !== event || staticData.position === undefined) return undefined;
-  if (!sameCredential(staticData, fingerprint)) return undefined;
+  if (!sameServer(staticData, fingerprint)) return undefined;
   return {
     event,
     position: staticData.position as TriggerState['position'],
@@ -270,7 +278,7 @@ function storeState(staticData: IDataObject, state: TriggerState, fingerprint: s
     event: state.event,
     position: state.position,
     ...(state.goalValues ? { goalValues: state.goalValues } : {}),
-    credential: fingerprint,
+    server: fingerprint,
   };
   replaceStaticData(staticData, next);
 }
@@ -284,13 +292,13 @@ function replaceStaticData(staticData: IDataObject, next: IDataObject): void {
 
 /**
  * Version 2's stored states, by event (a watched event without one starts from now); none when they were read
- * with another credential.
+ * from another server.
  */
 function storedStates(
   staticData: IDataObject,
   fingerprint: string,
 ): Partial<Record<TriggerEvent, TriggerState>> {
-  if (!sameCredential(staticData, fingerprint)) return {};
+  if (!sameServer(staticData, fingerprint)) return {};
   const states = (staticData.states ?? {}) as Partial<Record<TriggerEvent, Omit<TriggerState, 'event'>>>;
   return Object.fromEntries(
     Object.entries(states).map(([event, state]) => [event, { ...state, event }]),
@@ -306,7 +314,7 @@ function storeStates(staticData: IDataObject, states: TriggerState[], fingerprin
         { position, ...(goalValues ? { goalValues } : {}) },
       ]),
     ),
-    credential: fingerprint,
+    server: fingerprint,
   };
   replaceStaticData(staticData, next);
 }
@@ -334,7 +342,7 @@ async function pollEvents(
   options: TriggerOptions,
 ): Promise<IDataObject[]> {
   const staticData = this.getWorkflowStaticData('node');
-  const fingerprint = await credentialFingerprint.call(this);
+  const fingerprint = await serverFingerprint.call(this);
   const stored = storedStates(staticData, fingerprint);
   const budgetMs = pollBudgetMs.call(this);
   const started = Date.now();
@@ -405,7 +413,7 @@ export class DevDataPollTrigger implements INodeType {
         return records.length ? [this.helpers.returnJsonArray(records)] : null;
       }
       const staticData = this.getWorkflowStaticData('node');
-      const fingerprint = await credentialFingerprint.call(this);
+      const fingerprint = await serverFingerprint.call(this);
       const state = storedState(staticData, event, fingerprint);
       if (!state) {
         storeState(staticData, await startState.call(this, event), fingerprint);

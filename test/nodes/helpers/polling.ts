@@ -126,7 +126,7 @@ export interface ActivePollingWorkflow {
   savedStaticData(): IDataObject;
   /** Every batch of items the trigger emitted since it was first activated, in order. */
   emitted(): IDataObject[][];
-  /** Changes the credential data, e.g. to another user's developer key. */
+  /** Changes the credential data, e.g. to another developer key of the same user. */
   setCredentials(credentials: TestCredentials): void;
 }
 
