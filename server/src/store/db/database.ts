@@ -3,10 +3,10 @@ import {
   Kysely,
   Migrator,
   PostgresDialect,
+  SqliteAdapter,
   SqliteDialect,
   sql,
   type CompiledQuery,
-  type SqliteDatabase,
 } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema';
@@ -43,7 +43,7 @@ const STATEMENT_CACHE_SIZE = 500;
  * statement; past `size` statements the least recently used is dropped (SQL with a varying number of rows or
  * values makes new texts).
  */
-function withStatementCache(sqlite: SQLite.Database, size: number): SqliteDatabase & StatementSource {
+function withStatementCache(sqlite: SQLite.Database, size: number): StatementSource {
   const statements = new Map<string, SQLite.Statement>();
   return {
     close: () => sqlite.close(),
@@ -67,6 +67,7 @@ function withStatementCache(sqlite: SQLite.Database, size: number): SqliteDataba
 
 interface StatementSource {
   prepare(text: string): SQLite.Statement;
+  close(): void;
   readonly inTransaction: boolean;
   /** Rows changed by writeBookkeeping, which the data version leaves out. */
   bookkeepingChanges: number;
@@ -165,7 +166,12 @@ const MIGRATION_LOCK = 0x64657664;
  * is done, find nothing left to do (Kysely's own lock comes after it creates its tables, which itself races).
  */
 export async function migrateToLatest({ db, dialect }: Pick<Store, 'db' | 'dialect'>): Promise<void> {
-  if (dialect === 'sqlite') return runMigrations(db);
+  if (dialect === 'sqlite') {
+    const sqlite = sqliteUnder.get(db);
+    return runMigrations(
+      sqlite ? new Kysely<Database>({ dialect: new MigratingSqliteDialect({ database: sqlite }) }) : db,
+    );
+  }
   await db.connection().execute(async (connection) => {
     await sql`select pg_advisory_lock(${MIGRATION_LOCK})`.execute(connection);
     try {
@@ -174,6 +180,28 @@ export async function migrateToLatest({ db, dialect }: Pick<Store, 'db' | 'diale
       await sql`select pg_advisory_unlock(${MIGRATION_LOCK})`.execute(connection);
     }
   });
+}
+
+/**
+ * Kysely's SQLite adapter says SQLite has no transactional DDL, so its Migrator would run each statement on its
+ * own and a process stopped mid-migration would leave a schema half made that no later start can finish. SQLite
+ * does roll DDL back (none of our migrations sets a PRAGMA, the one thing a transaction cannot hold): declared
+ * here, the Migrator runs all pending migrations, and records them, in one transaction.
+ */
+class TransactionalSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
+/**
+ * The SQLite dialect the migrations run on, over the store's own connection. The Kysely made with it is never
+ * destroyed: that would close the connection the store goes on using.
+ */
+class MigratingSqliteDialect extends SqliteDialect {
+  override createAdapter() {
+    return new TransactionalSqliteAdapter();
+  }
 }
 
 async function runMigrations(db: Kysely<Database>): Promise<void> {
