@@ -211,13 +211,29 @@ describe.each(DIALECTS)('conversations on %s', (dialect) => {
       };
       const first = await api.post(FROM_SEGMENTS, body);
       expect(first.status).toBe(200);
-      const second = await api.post(FROM_SEGMENTS, {
-        ...body,
-        transcript_segments: [{ text: 'Other', start: 0, end: 9 }],
-      });
+      const second = await api.post(FROM_SEGMENTS, body);
       expect(second.status).toBe(200);
       expect(expectShape(conversation, second.body).id).toBe(first.body.id);
       expect(second.body.structured.title).toBe('Retry me');
+      // A retry is still one after the conversation was renamed.
+      expect((await api.patch(`${BASE}/${first.body.id}`, { title: 'Renamed' })).status).toBe(200);
+      expect((await api.post(FROM_SEGMENTS, body)).body.id).toBe(first.body.id);
+      // Other content under the same ID is refused, not dropped: other segments, another speaker, language, start.
+      for (const changed of [
+        { transcript_segments: [{ text: 'Other', start: 0, end: 9 }] },
+        { transcript_segments: [{ ...body.transcript_segments[0], speaker: 'SPEAKER_01' }] },
+        { transcript_segments: [{ ...body.transcript_segments[0], is_user: true }] },
+        { language: 'de' },
+        { started_at: '2025-05-05T10:00:00Z' },
+      ]) {
+        const refused = await api.post(FROM_SEGMENTS, { ...body, ...changed });
+        expect(refused.status).toBe(409);
+        expect(refused.body.detail).toBe(
+          `client_session_id ${body.client_session_id} was already used for a different conversation (other transcript_segments, language, source, geolocation, started_at or finished_at): send the same body to retry, or use another client_session_id`,
+        );
+      }
+      const read = await api.get(`${BASE}/${first.body.id}`, { include_transcript: true });
+      expect(read.body.transcript_segments.map((s: { text: string }) => s.text)).toEqual(['Retry me']);
       expect(await countRows({ clientSessionId: body.client_session_id })).toBe(1);
 
       // Another user may use the same session id for their own conversation.

@@ -14,7 +14,7 @@ import {
 } from '../contract/conversations';
 import { HttpError, UnprocessableError } from '../http/http-errors';
 import { recordRoutes, tombstoneNote } from '../http/record-routes';
-import { type Conversation, type NewConversation } from '../store/conversations';
+import { isRetryOf, type Conversation, type NewConversation } from '../store/conversations';
 
 /** A create's answer, as the real service's: the record is processed at once, so always completed. */
 const completed = (record: Conversation) => ({ ...record, status: 'completed' as const });
@@ -81,26 +81,34 @@ const conversations: FastifyPluginAsyncZod = async (app) => {
     routes.write({
       summary: 'Create a conversation from transcript segments (idempotent by client_session_id)',
       description:
-        'Answers 200 with the new conversation, or with the existing one when this client_session_id was used before.',
+        'Answers 200 with the new conversation, or with the existing one when this client_session_id was used ' +
+        'before with the same content; 409 when it was used for a different conversation.',
       body: createFromSegmentsBody,
       response: { 200: createdConversation, ...errors(401, 403, 404, 409, 422, 429) },
     }),
     async (request, reply) => {
       const userId = callerId(request);
       const { client_session_id: sessionId = null, ...input } = request.body;
-      // A retry answers with the conversation its first request made, whatever else it sends.
+      // A retry answers with the conversation its first request made; other content under its ID is refused.
       const existing = sessionId === null ? undefined : await repository.findBySession(userId, sessionId);
       const liveSession = () =>
         new HttpError(
           409,
           `client_session_id ${sessionId} is the ID of a live transcript session, not of a conversation created from segments: use another client_session_id`,
         );
+      const otherConversation = () =>
+        new HttpError(
+          409,
+          `client_session_id ${sessionId} was already used for a different conversation (other transcript_segments, language, source, geolocation, started_at or finished_at): send the same body to retry, or use another client_session_id`,
+        );
       if (existing?.source === LIVE_TRANSCRIPT_SOURCE) throw liveSession();
+      if (existing && !isRetryOf(existing, input)) throw otherConversation();
       if (existing) return reply.code(200).send(completed(existing));
       checkSegmentTimes(input.transcript_segments, 'transcript_segments');
       const result = await repository.create(userId, input, sessionId, checkSpan);
       // A live session that took the ID meanwhile (the create lost the race to it) is refused the same way.
       if (!result.created && result.conversation.source === LIVE_TRANSCRIPT_SOURCE) throw liveSession();
+      if (!result.created && !isRetryOf(result.conversation, input)) throw otherConversation();
       return reply.code(200).send(completed(result.conversation));
     },
   );

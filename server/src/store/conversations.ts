@@ -97,6 +97,42 @@ function toSegment(input: SegmentInput, now: number): Segment {
   };
 }
 
+/** What a segment sent again must have as stored for it to be the same segment. */
+const SEGMENT_FIELDS = [
+  'text',
+  'speaker_id',
+  'speaker_name',
+  'is_user',
+  'person_id',
+  'start',
+  'end',
+] as const;
+
+/**
+ * Whether `input`, sent again with the client_session_id of the conversation `existing`, asks for that same
+ * conversation: the same segments (text, speaker, is_user, person, times), language, source, place, and start and
+ * finish where it gives them. The summary and folder are not compared: a PATCH may have changed them since.
+ */
+export function isRetryOf(existing: Conversation, input: NewConversation): boolean {
+  const stored = existing.transcript_segments ?? [];
+  const sameSegments =
+    stored.length === input.transcript_segments.length &&
+    input.transcript_segments.every((given, i) => {
+      const wanted = toSegment(given, 0);
+      return SEGMENT_FIELDS.every((field) => wanted[field] === stored[i][field]);
+    });
+  const sameInstant = (given: number | null | undefined, kept: string) =>
+    given == null || given === Date.parse(kept);
+  return (
+    sameSegments &&
+    existing.language === input.language &&
+    existing.source === input.source &&
+    JSON.stringify(existing.geolocation ?? null) === JSON.stringify(input.geolocation ?? null) &&
+    sameInstant(input.started_at, existing.started_at) &&
+    sameInstant(input.finished_at, existing.finished_at)
+  );
+}
+
 /** Stored segments as read: those stored before segments had a person read back with none. */
 function readSegments(json: string): Segment[] {
   return fromJson<Segment[]>(json).map((segment) => ({ ...segment, person_id: segment.person_id ?? null }));
