@@ -7,7 +7,7 @@ import { serializerCompiler } from './contract/serializer';
 import { adminAuth, appAuth, developerAuth, guard } from './auth/hooks';
 import { assertPushUrlAllowed, configFromEnv, type ServerConfig } from './config';
 import openapi from './http/openapi';
-import errors, { clientErrorHandler, frameworkErrors } from './http/error-handler';
+import errors, { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH } from './http/error-handler';
 import loadShedding from './http/load-shedding';
 import { ResponseCache } from './http/response-cache';
 import { RequestLog } from './http/request-log';
@@ -82,7 +82,7 @@ export async function buildApp({ store, config, logger = false, resolve }: AppOp
     // `/x/` is `/x`: a trailing slash gets the same answer rather than another route's (the real service
     // redirects it to `/x`). A path parameter up to 500 characters reaches its schema, which names it when it is
     // too long (a session ID may have 200): the router's own refusal (414) is for longer ones.
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors,
     clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { eventReceiver } from '../helpers/event-receiver';
 import { client, devClient, newUser, ok } from '../helpers/http';
 import { DIALECTS, forSuite, startServer } from '../helpers/server';
@@ -36,6 +37,44 @@ describe.each(DIALECTS)('HTTP semantics on %s', (dialect) => {
     // The same body as JSON is accepted, and nothing was written by the refused ones.
     expect((await api.post('/v1/dev/user/action-items', { description: 'Buy milk' })).status).toBe(200);
     expect(await server.count('action_items')).toBe(1);
+  });
+
+  it('answers a body with a Content-Encoding 415 saying to send it uncompressed, and storing nothing', async () => {
+    const api = devClient(server);
+    const before = await server.count('action_items');
+    const json = Buffer.from(JSON.stringify({ description: 'Compressed' }));
+    for (const [encoding, body] of [
+      ['gzip', gzipSync(json)],
+      ['br', json],
+      ['deflate, gzip', json],
+    ] as const) {
+      const reply = await api.raw('POST', '/v1/dev/user/action-items', {
+        headers: { ...bearer(), 'content-type': 'application/json', 'content-encoding': encoding },
+        body,
+      });
+      expect({ encoding, status: reply.status, body: reply.body }).toEqual({
+        encoding,
+        status: 415,
+        body: {
+          detail: `Content-Encoding '${encoding}' is not supported: send the body uncompressed, without a Content-Encoding header`,
+        },
+      });
+    }
+    expect(await server.count('action_items')).toBe(before);
+    const identity = await api.raw('POST', '/v1/dev/user/action-items', {
+      headers: { ...bearer(), 'content-type': 'application/json', 'content-encoding': 'identity' },
+      body: json,
+    });
+    expect(identity.status).toBe(200);
+  });
+
+  it('skips a UTF-8 byte order mark before a JSON body', async () => {
+    const reply = await devClient(server).raw('POST', '/v1/dev/user/action-items', {
+      headers: { ...bearer(), 'content-type': 'application/json' },
+      body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"description":"After a BOM"}')]),
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body.description).toBe('After a BOM');
   });
 
   it('answers a wrong method on a known path 405 with Allow, and an unknown path 404', async () => {

@@ -101,6 +101,11 @@ function noBodyIssues(body: unknown, querystring: unknown): ValidationIssue[] {
   }));
 }
 
+/** The longest path parameter the router passes on to a route (app.ts); a longer one is its 414. */
+export const MAX_PARAM_LENGTH = 500;
+
+const hasByteOrderMark = (bytes: Buffer) => bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+
 /** The methods a path may answer to, as the 405 `Allow` header lists them. */
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
@@ -143,7 +148,18 @@ async function errorsPlugin(app: FastifyInstance) {
   // a route that declares no body schema takes none (the MCP endpoint, whose body is its own, parses it itself).
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
-    const bytes = body as Buffer;
+    // Bodies are read as sent: a compressed one would be taken for its bytes, and a label on a plain one would lie.
+    const encoding = request.headers['content-encoding']?.trim().toLowerCase();
+    if (encoding && encoding !== 'identity') {
+      return done(
+        new HttpError(
+          415,
+          `Content-Encoding '${request.headers['content-encoding']}' is not supported: send the body uncompressed, without a Content-Encoding header`,
+        ),
+      );
+    }
+    // A UTF-8 byte order mark before the JSON is skipped (RFC 8259 §8.1 lets a parser ignore it).
+    const bytes = hasByteOrderMark(body as Buffer) ? (body as Buffer).subarray(3) : (body as Buffer);
     if (bytes.length === 0) return done(null, undefined);
     // JSON is UTF-8 (RFC 8259 §8.1); decoding other bytes would store U+FFFD in place of what the client sent.
     if (!isUtf8(bytes)) {
@@ -226,7 +242,12 @@ export default fp(errorsPlugin, { name: 'errors' });
 export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
   const status =
     error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400;
-  void reply.code(status).type('application/json; charset=utf-8').send({ detail: error.message });
+  // Fastify's own message for this one repeats the whole URL and leaves the limit out.
+  const detail =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? `A path parameter is longer than the ${MAX_PARAM_LENGTH} characters this server accepts: no ID is that long, check the URL`
+      : error.message;
+  void reply.code(status).type('application/json; charset=utf-8').send({ detail });
 }
 
 /** The details of the protocol-level refusals, by status. */
