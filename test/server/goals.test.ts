@@ -269,6 +269,24 @@ describe.each(DIALECTS)('goals on %s', (dialect) => {
     // Deleting again is harmless; the goal stays abandoned.
     expect((await user.client.delete(`${BASE}/${b.id}`)).status).toBe(200);
 
+    // No progress on an abandoned goal, by either route: a 409, nothing changed, no history, no event.
+    const abandoned = `Goal ${b.id} is abandoned: progress is not recorded on an abandoned goal; give it another status first (PATCH {"status": "focused"})`;
+    const historyBefore = await server.count('goal_history');
+    const eventsBefore = await server.count('webhook_events');
+    const progress = await user.client.patch(`${BASE}/${b.id}/progress`, undefined, { current_value: 5 });
+    expect(progress.status).toBe(409);
+    expect(progress.body).toEqual({ detail: abandoned });
+    const patched = await user.client.patch(`${BASE}/${b.id}`, { current_value: 5 });
+    expect(patched.status).toBe(409);
+    expect(patched.body).toEqual({ detail: abandoned });
+    expect((await user.client.get(`${BASE}/${b.id}`)).body).toEqual(gone);
+    expect(await server.count('goal_history')).toBe(historyBefore);
+    expect(await server.count('webhook_events')).toBe(eventsBefore);
+    // Its other fields may change, and a status brings it back, progress with it.
+    expect((await user.client.patch(`${BASE}/${b.id}`, { title: 'B, later' })).status).toBe(200);
+    const back = await user.client.patch(`${BASE}/${b.id}`, { status: 'focused', current_value: 5 });
+    expect(back.body).toMatchObject({ status: 'focused', current_value: 5, title: 'B, later' });
+
     for (const limit of ['0', '1001', '2.5', 'ten']) {
       const reply = await user.client.get(BASE, { limit });
       expect(reply.status).toBe(422);

@@ -6,6 +6,7 @@ import { newId } from '../ids';
 import { userWrite } from './db/write-clock';
 import { asksForChanges, inFeedOrder, type FeedQuery } from './db/paging';
 import { findOwned, insertRows, updateChanged, type Row } from './db/records';
+import { Conflict } from './db/store-errors';
 import { recordEvents } from './db/outbox';
 import { fromJson, iso, toJson } from './db/rows';
 import type { Database } from './db/schema';
@@ -113,6 +114,12 @@ async function recordHistory(trx: Kysely<Database>, goalId: string, value: numbe
     .execute();
 }
 
+/** Progress is not recorded on an abandoned goal (the real service deletes it: there it is a 404). */
+const abandonedProgress = (id: string) =>
+  new Conflict(
+    `Goal ${id} is abandoned: progress is not recorded on an abandoned goal; give it another status first (PATCH {"status": "focused"})`,
+  );
+
 export function goalsRepository(db: Kysely<Database>) {
   return {
     /** Newest created first, or with order=updated_at the changes since a point. */
@@ -167,6 +174,14 @@ export function goalsRepository(db: Kysely<Database>) {
     async update(userId: string, id: string, changes: GoalChanges): Promise<Goal> {
       return userWrite(db, userId, async (trx, at) => {
         const current = await findOwned(trx, 'goals', userId, id);
+        // Its other fields may change (a status brings it back), but not its progress while it stays abandoned.
+        const staysAbandoned = (changes.status ?? current.status) === 'abandoned';
+        if (
+          staysAbandoned &&
+          changes.current_value !== undefined &&
+          changes.current_value !== current.current_value
+        )
+          throw abandonedProgress(id);
         const values: GoalValues = {
           min_value: changes.min_value ?? current.min_value,
           max_value: changes.max_value ?? current.max_value,
@@ -205,6 +220,7 @@ export function goalsRepository(db: Kysely<Database>) {
     async reportProgress(userId: string, id: string, value: number): Promise<Goal> {
       return userWrite(db, userId, async (trx, at) => {
         const current = await findOwned(trx, 'goals', userId, id);
+        if (current.status === 'abandoned') throw abandonedProgress(id);
         const { row } = await updateChanged(trx, 'goals', current, { current_value: value }, at);
         await recordHistory(trx, row.id, row.current_value, at);
         const reported = decodeGoal(row);
