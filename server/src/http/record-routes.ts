@@ -239,12 +239,13 @@ export function recordRoutes<ItemPath extends `/${string}/:${string}`>(
     /**
      * Any other route on one record, at `path/:id` + `suffix` (which may name more ids, as in
      * `/deliveries/:delivery_id/redeliver`): GET with the read scope, other methods with the write scope, never
-     * from the response cache; 404 when the caller has no such record. `handle` gets the path's ids by name.
+     * from the response cache; 404 when the caller has no such record, 409 (`conflicts`) when the record's state
+     * refuses it. `handle` gets the path's ids by name.
      */
     item<Suffix extends `/${string}` | '', Q extends z.ZodType, R extends z.ZodType>(
       method: 'GET' | 'POST' | 'PATCH',
       suffix: Suffix,
-      doc: RouteDoc & { querystring?: Q; response: R },
+      doc: RouteDoc & { querystring?: Q; response: R; conflicts?: true },
       handle: (
         userId: string,
         ids: Record<PathParams<ItemPath> | PathParams<Suffix>, string>,
@@ -262,7 +263,10 @@ export function recordRoutes<ItemPath extends `/${string}/:${string}`>(
           ...docOf(doc),
           params: allIds,
           ...(querystring && { querystring }),
-          response: { 200: doc.response as AnySchema, ...errors(401, 403, 404, 422, 429) },
+          response: {
+            200: doc.response as AnySchema,
+            ...(doc.conflicts ? errors(401, 403, 404, 409, 422, 429) : errors(401, 403, 404, 422, 429)),
+          },
         }),
         handler: async (request) =>
           handle(

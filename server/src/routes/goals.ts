@@ -49,9 +49,11 @@ const goals: FastifyPluginAsyncZod = async (app) => {
     {
       summary: 'Update a goal (only the fields sent)',
       description:
-        partialUpdateNote('the goal') + " A changed current_value is also today's (UTC) history entry.",
+        partialUpdateNote('the goal') +
+        " A changed current_value is also today's (UTC) history entry; 409 while the goal stays abandoned.",
       body: updateGoalBody,
       response: goal,
+      conflicts: true,
     },
     (userId, id, body) => repository.update(userId, id, body),
   );
@@ -63,9 +65,11 @@ const goals: FastifyPluginAsyncZod = async (app) => {
       summary: "Set a goal's current value and record it as today's (UTC) history entry",
       description:
         "Always records today's history entry; sets updated_at to the write time when the value changes " +
-        '(reporting the value the goal already has changes nothing in the goal and keeps updated_at).',
+        '(reporting the value the goal already has changes nothing in the goal and keeps updated_at). 409 on an ' +
+        'abandoned goal.',
       querystring: progressQuery,
       response: goal,
+      conflicts: true,
     },
     (userId, { goal_id }, { current_value }) => repository.reportProgress(userId, goal_id, current_value),
   );
