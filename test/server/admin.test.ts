@@ -111,6 +111,25 @@ describe.each(DIALECTS)('administration on %s', (dialect) => {
       404,
     );
     expect((await admin.post(`/v1/admin/apps/${coach.id}/installs`, { user_id: 'nobody' })).status).toBe(404);
+    // A scope the app never declared is refused, and the earlier grant stays.
+    const undeclared = await admin.post(`/v1/admin/apps/${coach.id}/installs`, {
+      user_id: server.init.user_id,
+      granted_scopes: ['user_name', 'user_chat', 'user_context'],
+    });
+    expect(undeclared.status).toBe(422);
+    expect(undeclared.body.detail).toEqual([
+      {
+        loc: ['body', 'granted_scopes'],
+        msg: 'The app does not declare user_chat, user_context; it declares user_name, user_facts: grant only those',
+        type: 'value_error',
+      },
+    ]);
+    const kept = await server.store.db
+      .selectFrom('app_installs')
+      .select('granted_scopes')
+      .where('app_id', '=', coach.id)
+      .executeTakeFirst();
+    expect(JSON.parse(kept!.granted_scopes)).toEqual(['user_name']);
 
     expect((await admin.delete(`/v1/admin/apps/${coach.id}/installs/${server.init.user_id}`)).status).toBe(
       204,

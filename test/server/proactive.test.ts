@@ -136,6 +136,22 @@ async function install(server: TestServer, appId: string, userId: string, grante
   expect(reply.status).toBe(201);
 }
 
+/**
+ * An install whose grant the admin API no longer takes (scopes the app does not declare), as a database written
+ * before that check may hold one: stored directly.
+ */
+async function installAsBefore(server: TestServer, appId: string, userId: string, granted: string[]) {
+  await server.store.db
+    .insertInto('app_installs')
+    .values({
+      app_id: appId,
+      user_id: userId,
+      granted_scopes: JSON.stringify(granted),
+      created_at: Date.now(),
+    })
+    .execute();
+}
+
 const segments = (text: string) => ({
   segments: [
     { text, speaker: 'SPEAKER_00', is_user: true, start: 0, end: 1.5 },
@@ -227,7 +243,7 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
       scopes: ['user_name', 'user_facts', 'user_context'],
     });
     // user_chat is granted but not declared by the app: it must stay literal.
-    await install(server, app.id, user.id, ['user_name', 'user_facts', 'user_context', 'user_chat']);
+    await installAsBefore(server, app.id, user.id, ['user_name', 'user_facts', 'user_context', 'user_chat']);
     const userName = (await adminClient(server).get('/v1/admin/users')).body.find(
       (u: { id: string }) => u.id === user.id,
     ).name;
@@ -402,7 +418,7 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
         webhookUrl: `${hooks.url}/drops/${name}`,
         ...spec.app,
       });
-      await install(server, apps[name].id, user.id, spec.granted);
+      await installAsBefore(server, apps[name].id, user.id, spec.granted ?? ['user_name']);
     }
     replies.set('/drops/no_notification', () => ({ json: { session_id: 's' } }));
     replies.set('/drops/capability_missing', () => notify('Hello there'));

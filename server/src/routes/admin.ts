@@ -13,6 +13,8 @@ import { errors } from '../contract/common';
 import { apiKey, createdApiKey } from '../contract/keys';
 import { app as appSchema } from '../contract/notifications';
 import { assertRegistrable } from '../outbound/registration';
+import { UnprocessableError } from '../http/http-errors';
+import type { ProactiveScope } from '../contract/scopes';
 
 const tags = ['Administration'];
 const userParams = z.object({ user_id: z.string() });
@@ -130,10 +132,20 @@ const admin: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const { user_id, granted_scopes } = request.body;
+      // A grant of a scope the app never declared would be one its webhook replies can never use.
+      const checkScopes = (declared: ProactiveScope[]) => {
+        const undeclared = granted_scopes.filter((scope) => !declared.includes(scope));
+        if (undeclared.length > 0)
+          throw UnprocessableError.at(
+            ['body', 'granted_scopes'],
+            `The app does not declare ${undeclared.join(', ')}; it declares ${declared.length ? declared.join(', ') : 'no proactive scopes'}: grant only those`,
+          );
+      };
       const { install: stored, replaced } = await apps.install(
         request.params.app_id,
         user_id,
         granted_scopes,
+        checkScopes,
       );
       return reply.code(replaced ? 200 : 201).send(stored);
     },

@@ -128,14 +128,17 @@ export function appsRepository(db: Kysely<Database>, users: Pick<UsersRepository
 
     /**
      * Installs an app for a user, or replaces the scopes an earlier install granted (`replaced`; the install
-     * keeps its created_at). NotFound "App", then "User", when either does not exist.
+     * keeps its created_at). NotFound "App", then "User", when either does not exist. `checkScopes`, after the app
+     * is found, sees the scopes it declares and throws to refuse the grant.
      */
     async install(
       appId: string,
       userId: string,
       grantedScopes: ProactiveScope[],
+      checkScopes?: (declared: ProactiveScope[]) => void,
     ): Promise<{ install: Install; replaced: boolean }> {
-      await findApp(appId);
+      const app = await findApp(appId);
+      checkScopes?.(app.proactive_notification?.scopes ?? []);
       await users.requireUser(userId);
       const row = {
         app_id: appId,
