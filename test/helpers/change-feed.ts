@@ -170,15 +170,16 @@ export const FEED_RESOURCES: FeedResource[] = [
       );
     },
     async update(api, id, round) {
-      // Progress, or (every third change) abandoning it: an inactive goal stays in the feed.
-      if (round % 3 === 2) {
-        const before = await ok(api.get(`${DEV}/goals/${id}`));
-        if (before.status !== 'abandoned') {
-          await ok(api.delete(`${DEV}/goals/${id}`));
-          return;
-        }
+      // Progress, or (every third change) abandoning it: an abandoned goal stays in the feed, and takes a new title
+      // (progress on it is refused).
+      const before = await ok(api.get(`${DEV}/goals/${id}`));
+      if (before.status === 'abandoned') {
+        await ok(api.patch(`${DEV}/goals/${id}`, { title: `goal, round ${round}` }));
+      } else if (round % 3 === 2) {
+        await ok(api.delete(`${DEV}/goals/${id}`));
+      } else {
+        await ok(api.patch(`${DEV}/goals/${id}/progress`, undefined, { current_value: round + 1 }));
       }
-      await ok(api.patch(`${DEV}/goals/${id}/progress`, undefined, { current_value: round + 1 }));
     },
   },
 ];
