@@ -2,6 +2,8 @@ import { actionItem } from '../../server/src/contract/action-items';
 import { errorBody, success, validationErrorBody } from '../../server/src/contract/common';
 import { conversation } from '../../server/src/contract/conversations';
 import { folder } from '../../server/src/contract/folders';
+import { newId } from '../../server/src/ids';
+import { isRetryOf, type Conversation } from '../../server/src/store/conversations';
 import {
   client,
   devClient,
@@ -541,5 +543,49 @@ describe.each(DIALECTS)('conversations on %s', (dialect) => {
       expect(await countRows()).toBe(before);
       expect((await api.get(`${BASE}/${existing.id}`)).body.structured.title).toBe('scoped');
     });
+  });
+});
+
+describe('the retry check and record ids', () => {
+  it('leaves the id clock alone, so ids made after it in the same millisecond still sort in creation order', () => {
+    const now = Date.parse('2030-01-01T00:00:00Z');
+    const at = new Date(now).toISOString();
+    const existing: Conversation = {
+      id: newId(now),
+      created_at: at,
+      updated_at: at,
+      started_at: at,
+      finished_at: at,
+      language: 'en',
+      source: 'api',
+      structured: { title: 't', overview: 'o', category: 'other', emoji: '🧠', events: [], action_items: [] },
+      transcript_segments: [
+        {
+          id: newId(now),
+          text: 'Retry me',
+          speaker_id: 0,
+          speaker_name: 'Speaker 0',
+          is_user: false,
+          person_id: null,
+          start: 0,
+          end: 1,
+        },
+      ],
+      folder_id: null,
+      folder_name: null,
+      discarded: false,
+      starred: false,
+      text_source: null,
+      text_source_spec: null,
+    };
+    const before = newId(now);
+    expect(
+      isRetryOf(existing, {
+        language: 'en',
+        source: 'api',
+        transcript_segments: [{ text: 'Retry me', start: 0, end: 1, is_user: false }],
+      }),
+    ).toBe(true);
+    expect(newId(now) > before).toBe(true);
   });
 });

@@ -78,15 +78,14 @@ function summarize(text: string, given: StructuredInput): StoredStructured {
 }
 
 /**
- * A segment as stored: its own id (an id the input carries is not kept), and a speaker id and name from the
- * label ("SPEAKER_01", else the name a read segment carries) when not given.
+ * A segment's stored fields but its id: a speaker id and name from the label ("SPEAKER_01", else the name a read
+ * segment carries) when not given. Pure, so a retry can compare with it without making ids.
  */
-function toSegment(input: SegmentInput, now: number): Segment {
+function segmentFields(input: SegmentInput): Omit<Segment, 'id'> {
   const label = input.speaker?.trim() || input.speaker_name?.trim() || undefined;
   const parsed = label ? SPEAKER_LABEL.exec(label) : null;
   const speakerId = input.speaker_id ?? (parsed ? Number(parsed[1]) : 0);
   return {
-    id: newId(now),
     text: input.text,
     speaker_id: speakerId,
     speaker_name: label ?? `Speaker ${speakerId}`,
@@ -95,6 +94,11 @@ function toSegment(input: SegmentInput, now: number): Segment {
     start: input.start,
     end: input.end,
   };
+}
+
+/** A segment as stored: its own id (an id the input carries is not kept) and its fields. */
+function toSegment(input: SegmentInput, now: number): Segment {
+  return { id: newId(now), ...segmentFields(input) };
 }
 
 /** What a segment sent again must have as stored for it to be the same segment. */
@@ -118,7 +122,7 @@ export function isRetryOf(existing: Conversation, input: NewConversation): boole
   const sameSegments =
     stored.length === input.transcript_segments.length &&
     input.transcript_segments.every((given, i) => {
-      const wanted = toSegment(given, 0);
+      const wanted = segmentFields(given);
       return SEGMENT_FIELDS.every((field) => wanted[field] === stored[i][field]);
     });
   const sameInstant = (given: number | null | undefined, kept: string) =>
