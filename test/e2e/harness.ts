@@ -17,7 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
-import { freePort } from '../helpers/ports.ts';
+import { freePort, freePortOtherThan } from '../helpers/ports.ts';
 import type { InitResult } from '../../server/src/scripts/init';
 
 /** An n8n release the package is tested with, and the Node.js that installs and runs it. */
@@ -469,7 +469,7 @@ export async function prepareN8n(
     N8N_PORT: String(port),
     N8N_PROTOCOL: 'http',
     N8N_WEBHOOK_URL: `http://127.0.0.1:${port}/`,
-    N8N_RUNNERS_BROKER_PORT: String(await freePort()),
+    N8N_RUNNERS_BROKER_PORT: String(await freePortOtherThan(port)),
     // Activation finishes before n8n says it is ready, so webhooks answer at once.
     N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'false',
     DB_TYPE: 'sqlite',

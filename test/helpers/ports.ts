@@ -11,3 +11,11 @@ export async function freePort(): Promise<number> {
     });
   });
 }
+
+/** A free port other than `taken`: the kernel may hand a port just probed and closed straight back. */
+export async function freePortOtherThan(...taken: number[]): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    if (!taken.includes(port)) return port;
+  }
+}
