@@ -420,25 +420,20 @@ async function writeEverything(
     },
     { text: 'Defaults only.', start: 5, end: 6 },
   ];
-  const fromSegments = await ok(
-    dev.post('/v1/dev/user/conversations/from-segments', {
-      transcript_segments: segments,
-      client_session_id: 'upgrade-client-session',
-      started_at: '2026-11-21T07:00:00.000Z',
-      finished_at: '2026-11-21T07:05:00.000Z',
-      language: 'en',
-      source: 'phone',
-      geolocation: { latitude: -33.8688, longitude: 151.2093 },
-      folder_id: renamed.id,
-      structured: { title: 'Sunday run', overview: 'A run planned.', category: 'real', emoji: '🏃' },
-    }),
-  );
-  const retried = await ok(
-    dev.post('/v1/dev/user/conversations/from-segments', {
-      transcript_segments: segments,
-      client_session_id: 'upgrade-client-session',
-    }),
-  );
+  const fromSegmentsBody = {
+    transcript_segments: segments,
+    client_session_id: 'upgrade-client-session',
+    started_at: '2026-11-21T07:00:00.000Z',
+    finished_at: '2026-11-21T07:05:00.000Z',
+    language: 'en',
+    source: 'phone',
+    geolocation: { latitude: -33.8688, longitude: 151.2093 },
+    folder_id: renamed.id,
+    structured: { title: 'Sunday run', overview: 'A run planned.', category: 'real', emoji: '🏃' },
+  };
+  const fromSegments = await ok(dev.post('/v1/dev/user/conversations/from-segments', fromSegmentsBody));
+  // A retry sends the same body: other content under the same client_session_id is a 409.
+  const retried = await ok(dev.post('/v1/dev/user/conversations/from-segments', fromSegmentsBody));
   expect(retried.id).toBe(fromSegments.id);
   const starred = await ok(
     dev.post('/v1/dev/user/conversations', {
