@@ -13,9 +13,10 @@ export interface ReceivedEvent {
 
 /**
  * How the receiver answers one call: a status, after a delay (ms) when given, with a body of a type when given
- * (else text/plain `ok`); `hang` never answers.
+ * (else text/plain `ok`) and a Location header when given (a redirect); `hang` never answers.
  */
-export type Answer = { status: number; delayMs?: number; contentType?: string; body?: string } | 'hang';
+export type Answer =
+  { status: number; delayMs?: number; contentType?: string; body?: string; location?: string } | 'hang';
 
 export interface EventReceiver {
   url: string;
@@ -58,7 +59,10 @@ export async function eventReceiver(
       const send = () => {
         inFlight.set(id, (inFlight.get(id) ?? 1) - 1);
         response
-          .writeHead(reply.status, { 'content-type': reply.contentType ?? 'text/plain' })
+          .writeHead(reply.status, {
+            'content-type': reply.contentType ?? 'text/plain',
+            ...(reply.location && { location: reply.location }),
+          })
           .end(reply.body ?? 'ok');
       };
       if (reply.delayMs) setTimeout(send, reply.delayMs);

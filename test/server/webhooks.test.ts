@@ -622,6 +622,32 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
     await ok(api.delete(`${BASE}/${made.id}`));
   });
 
+  test.each([302, 307])(
+    'a receiver answering %i is a failed attempt: the redirect is recorded and its target never called',
+    async (status) => {
+      const target = await receiver();
+      const redirecting = await receiver(() => ({ status, location: target.url }));
+      const made = await subscribe(api, redirecting.url, ['ping']);
+      await ok(api.post(`${BASE}/${made.id}/ping`));
+      // Two attempts recorded (a followed redirect would have reached the target within each), or the delivery
+      // settled early, as a followed redirect answered 2xx would settle it.
+      const [retried] = await eventually(
+        () => deliveriesOf(api, made.id),
+        ([d]) => d.attempt_count >= 2 || d.status !== 'pending',
+      );
+      expect(retried).toMatchObject({
+        status: 'pending',
+        last_status_code: status,
+        last_error: `HTTP ${status} (redirects are not followed)`,
+        delivered_at: null,
+      });
+      expect(retried.next_attempt_at).not.toBeNull();
+      expect(redirecting.received.length).toBeGreaterThanOrEqual(2);
+      expect(target.received).toHaveLength(0);
+      await ok(api.delete(`${BASE}/${made.id}`));
+    },
+  );
+
   test('n8n answering 200 "n8n is starting up" while it migrates is an attempt that failed: the event is sent again', async () => {
     // As n8n's own server sends it (Express: text/html, then the length), then as its webhook answers once up.
     const starting = {
