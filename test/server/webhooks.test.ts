@@ -17,6 +17,7 @@ import {
   webhookWithSecret,
 } from '../../server/src/contract/webhooks';
 import { EventDeliveryWorker } from '../../server/src/events/delivery-worker';
+import { DEFAULT_EVENT_SETTINGS, retryDelay } from '../../server/src/events/settings';
 import type { Resolve } from '../../server/src/outbound/policy';
 import {
   eventReceiver,
@@ -925,6 +926,40 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
     await hook.until((r) => r.length === 1);
     await ok(api.delete(`${BASE}/${made.id}`));
     expect(await server.count('webhook_deliveries', { subscription_id: made.id })).toBe(0);
+  });
+});
+
+describe('the retry delay', () => {
+  // As the server manual documents: 10 s, then doubling up to 1 h, each delay ±20 % at random.
+  const settings = DEFAULT_EVENT_SETTINGS;
+  const DRAWS = 1_000;
+  const unjittered = (attempt: number) =>
+    Math.min(settings.retryBaseMs * 2 ** (attempt - 1), settings.retryMaxDelayMs);
+  const draws = (attempt: number) => Array.from({ length: DRAWS }, () => retryDelay(settings, attempt));
+
+  test('doubles with each retry up to the largest delay, and stays there however many retries', () => {
+    expect([1, 2, 3, 9, 10, 11, 1_000].map(unjittered)).toEqual([
+      10_000, 20_000, 40_000, 2_560_000, 3_600_000, 3_600_000, 3_600_000,
+    ]);
+    for (const attempt of [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 41, 42, 1_000]) {
+      const delays = draws(attempt);
+      const within = {
+        low: Math.round(0.8 * unjittered(attempt)),
+        high: Math.round(1.2 * unjittered(attempt)),
+      };
+      const outside = delays.filter((d) => !Number.isInteger(d) || d < within.low || d > within.high);
+      expect({ attempt, outside }).toEqual({ attempt, outside: [] });
+    }
+  });
+
+  test('is jittered: draws for one retry differ, spread on both sides of the unjittered delay', () => {
+    for (const attempt of [1, 5, 20]) {
+      const delays = draws(attempt);
+      // 1,000 uniform draws: all on one side, or all equal, has a chance below 2^-999.
+      expect({ attempt, distinct: new Set(delays).size > 1 }).toEqual({ attempt, distinct: true });
+      expect(Math.min(...delays)).toBeLessThan(unjittered(attempt));
+      expect(Math.max(...delays)).toBeGreaterThan(unjittered(attempt));
+    }
   });
 });
 
