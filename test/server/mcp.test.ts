@@ -2,6 +2,7 @@
 // the tools it lists, each tool against what the REST API stores and answers, refusals as tool results with the
 // real service's error codes (scopes, bad arguments, unknown ids, the rate limit), a revoked key, the size of a
 // long conversation's result, and generated hostile arguments.
+import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -631,6 +632,38 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
         id: null,
         error: { code: -32700, message: 'Parse error: the body is not UTF-8' },
       },
+    });
+  });
+
+  it("refuses a compressed body with the REST API's 415, as a body of another type, and skips a UTF-8 byte order mark", async () => {
+    const { key } = await newUser(server);
+    const post = (body: Uint8Array, headers: Record<string, string> = {}) =>
+      client(server.baseUrl, key).raw('POST', '/mcp', {
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
+        body,
+      });
+    const ping = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }));
+    const gzipped = await post(gzipSync(ping), { 'content-encoding': 'gzip' });
+    expect({ status: gzipped.status, body: gzipped.body }).toEqual({
+      status: 415,
+      body: {
+        detail:
+          "Content-Encoding 'gzip' is not supported: send the body uncompressed, without a Content-Encoding header",
+      },
+    });
+    const plainText = await post(ping, { 'content-type': 'text/plain' });
+    expect(plainText.status).toBe(415);
+    expect(Object.keys(plainText.body)).toEqual(['detail']);
+
+    const afterMark = await post(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), ping]));
+    expect({ status: afterMark.status, body: afterMark.body }).toEqual({
+      status: 200,
+      body: { jsonrpc: '2.0', id: 1, result: {} },
     });
   });
 

@@ -1,4 +1,3 @@
-import { isUtf8 } from 'node:buffer';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -12,6 +11,7 @@ import {
   type ValidationIssue,
 } from '../contract/common';
 import { HttpError, UnprocessableError } from './http-errors';
+import { jsonBodyText } from './request-body';
 import { Conflict, isUnavailable, NotFound } from '../store/db/store-errors';
 
 /** How long a client should wait before retrying while the database is out of reach. */
@@ -104,8 +104,6 @@ function noBodyIssues(body: unknown, querystring: unknown): ValidationIssue[] {
 /** The longest path parameter the router passes on to a route (app.ts); a longer one is its 414. */
 export const MAX_PARAM_LENGTH = 500;
 
-const hasByteOrderMark = (bytes: Buffer) => bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
-
 /** The methods a path may answer to, as the 405 `Allow` header lists them. */
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
@@ -148,21 +146,15 @@ async function errorsPlugin(app: FastifyInstance) {
   // a route that declares no body schema takes none (the MCP endpoint, whose body is its own, parses it itself).
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
-    // Bodies are read as sent: a compressed one would be taken for its bytes, and a label on a plain one would lie.
-    const encoding = request.headers['content-encoding']?.trim().toLowerCase();
-    if (encoding && encoding !== 'identity') {
-      return done(
-        new HttpError(
-          415,
-          `Content-Encoding '${request.headers['content-encoding']}' is not supported: send the body uncompressed, without a Content-Encoding header`,
-        ),
-      );
+    let text: string | null;
+    try {
+      text = jsonBodyText(request, body as Buffer);
+    } catch (error) {
+      return done(error as HttpError);
     }
-    // A UTF-8 byte order mark before the JSON is skipped (RFC 8259 §8.1 lets a parser ignore it).
-    const bytes = hasByteOrderMark(body as Buffer) ? (body as Buffer).subarray(3) : (body as Buffer);
-    if (bytes.length === 0) return done(null, undefined);
-    // JSON is UTF-8 (RFC 8259 §8.1); decoding other bytes would store U+FFFD in place of what the client sent.
-    if (!isUtf8(bytes)) {
+    if (text === '') return done(null, undefined);
+    // Decoding other bytes would store U+FFFD in place of what the client sent.
+    if (text === null) {
       return done(
         UnprocessableError.at(
           ['body'],
@@ -173,7 +165,7 @@ async function errorsPlugin(app: FastifyInstance) {
     }
     let parsed: unknown;
     try {
-      parsed = JSON.parse(bytes.toString('utf8'));
+      parsed = JSON.parse(text);
     } catch (error) {
       return done(
         UnprocessableError.at(['body'], `JSON decode error: ${(error as Error).message}`, 'json_invalid'),

@@ -1,7 +1,6 @@
 // POST /mcp: the Model Context Protocol over Streamable HTTP, stateless (no session: a new server and transport
 // per request), so any instance answers any request. The developer key authenticates it as it does /v1/dev, by
 // the same hook: a revoked key is a 401, and every POST counts against the key's rate limit.
-import { isUtf8 } from 'node:buffer';
 import type { FastifyBaseLogger, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -21,6 +20,7 @@ import {
 import { developerAuth, type DeveloperKey } from '../auth/hooks';
 import type { RequestLimiter } from '../auth/rate-limit';
 import { HttpError } from '../http/http-errors';
+import { jsonBodyText } from '../http/request-body';
 import { isUnavailable } from '../store/db/store-errors';
 import { SERVER_VERSION } from '../version';
 import {
@@ -250,12 +250,19 @@ async function answerWithSdk(request: FastifyRequest, reply: FastifyReply, messa
 const mcp: FastifyPluginAsync<{ limiter: RequestLimiter }> = async (app, { limiter }) => {
   const authenticate = developerAuth(limiter);
 
-  // The body reaches the handler as text (null when its bytes are not UTF-8, which JSON must be): a refusal of a
-  // tool call's text (a NUL, say) is a tool result, not the developer API's 422.
+  // The body reaches the handler as text, read as the REST APIs read theirs (null when it is not UTF-8): a refusal
+  // of a tool call's text (a NUL, say) is a tool result, not the developer API's 422. A Content-Encoding is the
+  // same 415 as there, answered, like a body of another Content-Type or too large, before the key is checked.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) =>
-    done(null, isUtf8(body as Buffer) ? (body as Buffer).toString('utf8') : null),
-  );
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    let text: string | null;
+    try {
+      text = jsonBodyText(request, body as Buffer);
+    } catch (error) {
+      return done(error as HttpError);
+    }
+    done(null, text);
+  });
 
   // Stateless, so no GET (a stream of server messages) or DELETE (ending a session): the server's 405 answers them,
   // naming POST.
