@@ -848,6 +848,43 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
     );
   });
 
+  it('gives a read asked for no segments its whole budget for the summary, and says to ask so only when no count was given', async () => {
+    const user = await userWith();
+    // About 60 kB as sent (its JSON counts twice): over half of a read's 100,000 bytes, within all of them.
+    const structured = {
+      title: 'Budget review',
+      overview: 'We went through the budget.',
+      events: Array.from({ length: 20 }, (_, e) => ({
+        title: `Event ${e}`,
+        description: `Event ${e}: ${'we planned the budget line by line. '.repeat(42)}`,
+        start: '2026-12-01T09:00:00Z',
+      })),
+    };
+    const made = await user.client.post('/v1/dev/user/conversations', { text: 'Budget review', structured });
+    expect(made.status).toBe(200);
+    const whole = (await user.client.get(`/v1/dev/user/conversations/${made.body.id}`)).body.structured;
+
+    const summaryOnly = await answer(user.mcp, 'get_conversation', {
+      conversation_id: made.body.id,
+      max_transcript_segments: 0,
+    });
+    expect(summaryOnly.structured).toEqual(whole);
+    expect(summaryOnly.omitted ?? '').not.toMatch(/summary/);
+
+    const cutNote = (omitted: string) => omitted.match(/In the summary, [^:.]*(: [^.]*)?\./)?.[0];
+    const withSegments = await answer(user.mcp, 'get_conversation', {
+      conversation_id: made.body.id,
+      max_transcript_segments: 5,
+    });
+    expect(withSegments.structured).not.toEqual(whole);
+    expect(cutNote(withSegments.omitted)).toBe(
+      "In the summary, summary texts (title, overview, events' and action items' titles and descriptions) longer " +
+        'than 1000 characters are cut, ending in …, and events and action items past the first 100 left out.',
+    );
+    const byDefault = await answer(user.mcp, 'get_conversation', { conversation_id: made.body.id });
+    expect(cutNote(byDefault.omitted)).toMatch(/: ask with max_transcript_segments 0 for more of it\.$/);
+  });
+
   it('shows the first records of a list that does not fit, and the offset for the next ones', async () => {
     const user = await userWith();
     for (let n = 0; n < 10; n++) {

@@ -118,25 +118,36 @@ function compactSegment({ text, speaker_name, speaker_id, person_id, is_user, st
 
 /**
  * One conversation as get_conversation answers it within `budget` bytes: its summary (cut only when it alone
- * would take more than half the budget) and the transcript from segment `offset`, at most `count` segments, as
- * many as fit (a first one too long to fit is cut, ending in …).
+ * would take more than half the budget, or more than all of it when `count` is 0) and the transcript from segment
+ * `offset`, at most `count` segments, as many as fit (a first one too long to fit is cut, ending in …).
+ * `countAsked` says whether the caller chose `count`; when not, a cut summary's note says how to get more of it.
  */
 export function conversationWithin(
   conversation: Conversation,
-  { offset, count, budget }: { offset: number; count: number; budget: number },
+  {
+    offset,
+    count,
+    budget,
+    countAsked,
+  }: { offset: number; count: number; budget: number; countAsked: boolean },
 ) {
   const { transcript_segments: segments = [], ...record } = conversation;
   const total = segments.length;
+  // Half is left for the transcript, unless none of it is wanted.
+  const summaryBudget = count === 0 ? budget : budget / 2;
   const {
     records: [summarized],
     cut,
-  } = cutSummaries([record], cutConversationSummary, ([shown]) => resultBytes(shown) <= budget / 2);
+  } = cutSummaries([record], cutConversationSummary, ([shown]) => resultBytes(shown) <= summaryBudget);
   const window = segments.slice(offset, offset + count).map(compactSegment);
   const build = (shown: ReturnType<typeof compactSegment>[], textCut: boolean) => {
     const next = offset + shown.length < total ? offset + shown.length : null;
     const omitted = [
       ...(cut
-        ? [`In the summary, ${describeCut(cut)}: ask with max_transcript_segments 0 for more of it.`]
+        ? [
+            `In the summary, ${describeCut(cut)}` +
+              (countAsked ? '.' : ': ask with max_transcript_segments 0 for more of it.'),
+          ]
         : []),
       ...(textCut ? [`Segment ${offset}'s text is cut to fit, ending in ….`] : []),
       ...(next === null
