@@ -17,7 +17,7 @@ export function toolAnswer(value: unknown) {
 }
 
 /** The bytes of the tool result that answers `value`, as sent. */
-export function resultBytes(value: unknown): number {
+function resultBytes(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(toolAnswer(value)));
 }
 
@@ -71,7 +71,7 @@ function describeCut({ chars, items }: SummaryCut): string {
 }
 
 /** How a record's summary is cut (a conversation's, or a search result's conversation's). */
-export type SummaryCutter<R> = (record: R, cut: SummaryCut) => R;
+type SummaryCutter<R> = (record: R, cut: SummaryCut) => R;
 
 export const cutConversationSummary = <R extends { structured: Structured }>(
   record: R,

@@ -61,15 +61,15 @@ function deleteTool(
 }
 
 /** The transcript segments a conversation read gives at most unless asked for more. */
-export const DEFAULT_TRANSCRIPT_SEGMENTS = 50;
+const DEFAULT_TRANSCRIPT_SEGMENTS = 50;
 const MAX_TRANSCRIPT_SEGMENTS = 1000;
 /**
  * The most bytes a tool result takes as sent (UTF-8, its JSON text and structuredContent together): what a model
  * reads of one answer, so a long transcript or a long summary does not fill its context.
  */
-export const RESULT_BYTES = 18_000;
+const RESULT_BYTES = 18_000;
 /** The most a conversation read takes when max_transcript_segments asks for more segments. */
-export const MAX_RESULT_BYTES = 100_000;
+const MAX_RESULT_BYTES = 100_000;
 
 const id = (what: string) =>
   z
