@@ -270,7 +270,7 @@ describe.each(DIALECTS)('goals on %s', (dialect) => {
     expect((await user.client.delete(`${BASE}/${b.id}`)).status).toBe(200);
 
     // No progress on an abandoned goal, by either route: a 409, nothing changed, no history, no event.
-    const abandoned = `Goal ${b.id} is abandoned: progress is not recorded on an abandoned goal; give it another status first (PATCH {"status": "focused"})`;
+    const abandoned = `Goal ${b.id} is abandoned: give it another status before recording progress`;
     const historyBefore = await server.count('goal_history');
     const eventsBefore = await server.count('webhook_events');
     const progress = await user.client.patch(`${BASE}/${b.id}/progress`, undefined, { current_value: 5 });
@@ -286,6 +286,26 @@ describe.each(DIALECTS)('goals on %s', (dialect) => {
     expect((await user.client.patch(`${BASE}/${b.id}`, { title: 'B, later' })).status).toBe(200);
     const back = await user.client.patch(`${BASE}/${b.id}`, { status: 'focused', current_value: 5 });
     expect(back.body).toMatchObject({ status: 'focused', current_value: 5, title: 'B, later' });
+    // Nor is progress recorded by the change that abandons it; with its value as it is, it may be abandoned so.
+    const [backHistory, backEvents] = [
+      await server.count('goal_history'),
+      await server.count('webhook_events'),
+    ];
+    const abandoning = await user.client.patch(`${BASE}/${b.id}`, { status: 'abandoned', current_value: 6 });
+    expect({ status: abandoning.status, body: abandoning.body }).toEqual({
+      status: 409,
+      body: {
+        detail: `Goal ${b.id} is being abandoned: progress cannot be recorded in the same change; record it first, or leave current_value as it is`,
+      },
+    });
+    expect((await user.client.get(`${BASE}/${b.id}`)).body).toEqual(back.body);
+    expect(await server.count('goal_history')).toBe(backHistory);
+    expect(await server.count('webhook_events')).toBe(backEvents);
+    const abandonedAsIs = await user.client.patch(`${BASE}/${b.id}`, {
+      status: 'abandoned',
+      current_value: 5,
+    });
+    expect(abandonedAsIs.body).toMatchObject({ status: 'abandoned', current_value: 5 });
 
     for (const limit of ['0', '1001', '2.5', 'ten']) {
       const reply = await user.client.get(BASE, { limit });

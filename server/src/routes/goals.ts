@@ -50,7 +50,7 @@ const goals: FastifyPluginAsyncZod = async (app) => {
       summary: 'Update a goal (only the fields sent)',
       description:
         partialUpdateNote('the goal') +
-        " A changed current_value is also today's (UTC) history entry; 409 while the goal stays abandoned.",
+        " A changed current_value is also today's (UTC) history entry; 409 while the goal stays or becomes abandoned.",
       body: updateGoalBody,
       response: goal,
       conflicts: true,

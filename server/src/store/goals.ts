@@ -116,8 +116,12 @@ async function recordHistory(trx: Kysely<Database>, goalId: string, value: numbe
 
 /** Progress is not recorded on an abandoned goal (the real service deletes it: there it is a 404). */
 const abandonedProgress = (id: string) =>
+  new Conflict(`Goal ${id} is abandoned: give it another status before recording progress`);
+
+/** Nor by the change that abandons it. */
+const progressWhileAbandoning = (id: string) =>
   new Conflict(
-    `Goal ${id} is abandoned: progress is not recorded on an abandoned goal; give it another status first (PATCH {"status": "focused"})`,
+    `Goal ${id} is being abandoned: progress cannot be recorded in the same change; record it first, or leave current_value as it is`,
   );
 
 export function goalsRepository(db: Kysely<Database>) {
@@ -174,14 +178,15 @@ export function goalsRepository(db: Kysely<Database>) {
     async update(userId: string, id: string, changes: GoalChanges): Promise<Goal> {
       return userWrite(db, userId, async (trx, at) => {
         const current = await findOwned(trx, 'goals', userId, id);
-        // Its other fields may change (a status brings it back), but not its progress while it stays abandoned.
-        const staysAbandoned = (changes.status ?? current.status) === 'abandoned';
+        // Its other fields may change (a status brings it back), but not its progress while it is, or becomes,
+        // abandoned.
+        const endsAbandoned = (changes.status ?? current.status) === 'abandoned';
         if (
-          staysAbandoned &&
+          endsAbandoned &&
           changes.current_value !== undefined &&
           changes.current_value !== current.current_value
         )
-          throw abandonedProgress(id);
+          throw current.status === 'abandoned' ? abandonedProgress(id) : progressWhileAbandoning(id);
         const values: GoalValues = {
           min_value: changes.min_value ?? current.min_value,
           max_value: changes.max_value ?? current.max_value,
