@@ -102,8 +102,13 @@ describe(`what the OpenAPI document promises, on ${DIALECTS[0]}`, () => {
 
   it('describes every response, with the {detail} body on every error status', async () => {
     for (const [method, path, op] of operations(await doc())) {
-      if (op.requestBody)
+      if (op.requestBody) {
         expect({ method, path, has415: '415' in op.responses }).toEqual({ method, path, has415: true });
+        // Both headers that make a body unreadable are named.
+        expect(op.responses['415'].description).toMatch(
+          /Content-Type.*Content-Encoding|Content-Encoding.*Content-Type/,
+        );
+      }
       for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
         const where = { method, path, status };
         expect({ ...where, description: response.description }).toEqual({

@@ -37,7 +37,7 @@ const STATUS_DESCRIPTIONS: Record<string, string> = {
   403: 'The developer key lacks the scope this operation needs (the detail names it)',
   404: "Not found (another user's record is not found either)",
   409: 'Conflicts with the current state (the detail says how)',
-  415: "The body was not sent as JSON; send it with 'Content-Type: application/json'",
+  415: "The body was not sent as JSON, or was sent with a Content-Encoding other than identity; send it uncompressed with 'Content-Type: application/json' and no Content-Encoding",
   422: 'Invalid input: each issue gives where (loc), what (msg) and its type',
   429: 'Rate limit exceeded; retry after the seconds in Retry-After',
   503: 'The database is out of reach or the server is overloaded; retry after the seconds in Retry-After',
