@@ -879,7 +879,8 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
     expect(withSegments.structured).not.toEqual(whole);
     expect(cutNote(withSegments.omitted)).toBe(
       "In the summary, summary texts (title, overview, events' and action items' titles and descriptions) longer " +
-        'than 1000 characters are cut, ending in …, and events and action items past the first 100 left out.',
+        'than 1000 characters are cut, ending in …, and events and action items past the first 100 left out: ' +
+        'ask with max_transcript_segments 0 for more of it.',
     );
     const byDefault = await answer(user.mcp, 'get_conversation', { conversation_id: made.body.id });
     expect(cutNote(byDefault.omitted)).toMatch(/: ask with max_transcript_segments 0 for more of it\.$/);

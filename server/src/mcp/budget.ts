@@ -120,16 +120,11 @@ function compactSegment({ text, speaker_name, speaker_id, person_id, is_user, st
  * One conversation as get_conversation answers it within `budget` bytes: its summary (cut only when it alone
  * would take more than half the budget, or more than all of it when `count` is 0) and the transcript from segment
  * `offset`, at most `count` segments, as many as fit (a first one too long to fit is cut, ending in …).
- * `countAsked` says whether the caller chose `count`; when not, a cut summary's note says how to get more of it.
+ * Unless `count` is 0 already, a cut summary's note says that asking for no segments gives more of it.
  */
 export function conversationWithin(
   conversation: Conversation,
-  {
-    offset,
-    count,
-    budget,
-    countAsked,
-  }: { offset: number; count: number; budget: number; countAsked: boolean },
+  { offset, count, budget }: { offset: number; count: number; budget: number },
 ) {
   const { transcript_segments: segments = [], ...record } = conversation;
   const total = segments.length;
@@ -146,7 +141,7 @@ export function conversationWithin(
       ...(cut
         ? [
             `In the summary, ${describeCut(cut)}` +
-              (countAsked ? '.' : ': ask with max_transcript_segments 0 for more of it.'),
+              (count === 0 ? '.' : ': ask with max_transcript_segments 0 for more of it.'),
           ]
         : []),
       ...(textCut ? [`Segment ${offset}'s text is cut to fit, ending in ….`] : []),

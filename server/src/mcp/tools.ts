@@ -234,7 +234,6 @@ export const TOOLS: McpTool[] = [
         offset: args.transcript_segment_offset,
         count: args.max_transcript_segments ?? DEFAULT_TRANSCRIPT_SEGMENTS,
         budget: args.max_transcript_segments === undefined ? RESULT_BYTES : MAX_RESULT_BYTES,
-        countAsked: args.max_transcript_segments !== undefined,
       }),
   }),
   tool({
