@@ -1,24 +1,36 @@
 import type { INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+export interface ListValuesOptions {
+  /**
+   * Reads numbers as text (an expression giving [1, 2] as "1", "2"), for a field of free text such as Tags; a
+   * field whose values are chosen from a list refuses them.
+   */
+  numbersAsText?: boolean;
+}
+
 /**
- * The values of a multi-select parameter. The editor gives an array; an expression may give one value as text, or
- * several separated by commas ("manual, work"), which are read the same way. Anything else (a number, an object)
- * fails the item, naming the field as the user sees it.
+ * The values of a list parameter: a multi-select, or a text field that takes several values. The editor gives a
+ * multi-select's values as an array; an expression may give one value as text, or several separated by commas
+ * ("manual, work"), which are read the same way. Each value is trimmed and blank ones dropped. Anything else (a
+ * number, unless `numbersAsText`; an object) fails the item, naming the field as the user sees it.
  */
-export function multiOptionValues(
+export function listValues(
   node: INode,
   value: unknown,
   displayName: string,
   itemIndex?: number,
+  { numbersAsText = false }: ListValuesOptions = {},
 ): string[] {
   if (value === undefined || value === null) return [];
-  const parts = typeof value === 'string' ? value.split(',') : Array.isArray(value) ? value : undefined;
-  if (parts === undefined || parts.some((part) => typeof part !== 'string')) {
+  const asText = (part: unknown) =>
+    typeof part === 'string' ? part : numbersAsText && typeof part === 'number' ? String(part) : undefined;
+  const parts = Array.isArray(value) ? value.map(asText) : asText(value)?.split(',');
+  if (parts === undefined || parts.some((part) => part === undefined)) {
     const where = itemIndex === undefined ? '' : ` (input item ${itemIndex})`;
     throw new NodeOperationError(
       node,
-      `${displayName} must be a list of values or a comma-separated text${where}, not ${JSON.stringify(value)}`,
+      `${displayName} must be a list of values or a comma-separated text, not ${JSON.stringify(value)}${where}`,
       {
         itemIndex,
         description: `Choose the values from the list, or give an expression that evaluates to an array of them or to text such as "a, b".`,

@@ -115,3 +115,25 @@ test('Memory → Create offers every category the server accepts, the older ones
   );
   expect(created.category).toBe('hobbies');
 });
+
+test('Memory → Tags from an expression: an array, numbers read as text; anything else fails naming Tags and the item', async () => {
+  const { credentials } = await freshUser();
+  const create = (tags: string) =>
+    runDevData(
+      server,
+      { resource: 'memory', operation: 'create', content: 'Ran a marathon', additionalFields: { tags } },
+      { credentials },
+    );
+  const [fromArray] = jsonOut(await create('={{ [" sport ", "", "running"] }}'));
+  expect(fromArray.tags).toEqual(['sport', 'running']);
+  const [fromNumbers] = jsonOut(await create('={{ [2024, 2025] }}'));
+  expect(fromNumbers.tags).toEqual(['2024', '2025']);
+  const [fromNumber] = jsonOut(await create('={{ 2026 }}'));
+  expect(fromNumber.tags).toEqual(['2026']);
+
+  const refused = await create('={{ { "year": 2024 } }}');
+  expect(refused.error?.message).toBe(
+    'Tags must be a list of values or a comma-separated text, not {"year":2024} (input item 0)',
+  );
+  expect(refused.error?.context.itemIndex).toBe(0);
+});

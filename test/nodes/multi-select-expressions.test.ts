@@ -62,7 +62,7 @@ test('Conversation → Get Many takes Categories as text; a number fails naming 
 
   const refused = await list('={{ 5 }}');
   expect(refused.error?.message).toBe(
-    'Categories must be a list of values or a comma-separated text (input item 0), not 5',
+    'Categories must be a list of values or a comma-separated text, not 5 (input item 0)',
   );
   expect(refused.error?.context.itemIndex).toBe(0);
 });

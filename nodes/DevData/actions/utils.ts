@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { multiOptionValues } from '../../shared';
+import { listValues } from '../../shared';
 import { toDueInstant, toUtcIso } from './dates';
 
 /** `dueAt` → `due_at`: a parameter's name is its wire field in camelCase. */
@@ -77,7 +77,7 @@ export function clearedFields(
   itemIndex: number,
 ): IDataObject {
   const cleared = { ...body };
-  for (const name of multiOptionValues(this.getNode(), clearFields, 'Clear Fields', itemIndex)) {
+  for (const name of listValues(this.getNode(), clearFields, 'Clear Fields', itemIndex)) {
     if (cleared[snakeCase(name)] !== undefined) {
       const displayName = fields.find((field) => field.name === name)?.displayName ?? name;
       throw new NodeOperationError(
@@ -104,15 +104,6 @@ export function withoutEmpty(fields: IDataObject, names: string[]): IDataObject 
 /** A date-time parameter with nothing in it. */
 function isEmptyDate(value: unknown): boolean {
   return value === '' || value === null;
-}
-
-/** Splits a comma-separated list parameter, dropping blanks. */
-export function splitList(value: unknown): string[] {
-  if (Array.isArray(value)) return value.map(String).filter((v) => v.trim() !== '');
-  return String(value ?? '')
-    .split(',')
-    .map((v) => v.trim())
-    .filter(Boolean);
 }
 
 /** Fails the item when both a value and its "clear" switch are set, naming both as the user sees them. */

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { multiOptionValues, offsetPaginate } from '../../../shared';
+import { listValues, offsetPaginate } from '../../../shared';
 import { byDisplayName, filters, operationOptions, returnAllOrLimit } from '../common.description';
 import { dateRangeQuery } from '../dates';
 import { limitOf } from '../utils';
@@ -81,7 +81,7 @@ export const description = updateDisplayOptions(
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
   const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
   const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-  const categories = multiOptionValues(this.getNode(), filters.categories, 'Categories', itemIndex);
+  const categories = listValues(this.getNode(), filters.categories, 'Categories', itemIndex);
   const records = await offsetPaginate.call(this, {
     path: conversationRecord.path,
     qs: {

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { devDataRequest, multiOptionValues } from '../../../shared';
+import { devDataRequest, listValues } from '../../../shared';
 import { developerKeyRecord, nameField, scopesField } from './fields';
 
 const properties: INodeProperties[] = [
@@ -29,7 +29,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
       description: 'Give the new key a name (1–100 characters) so it can be told apart in lists.',
     });
   }
-  const scopes = multiOptionValues(
+  const scopes = listValues(
     this.getNode(),
     this.getNodeParameter('scopes', itemIndex, []),
     scopesField.displayName,

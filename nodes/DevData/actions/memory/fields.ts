@@ -1,9 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { MEMORY_CATEGORY_OPTIONS, multiOptionValues } from '../../../shared';
+import { MEMORY_CATEGORY_OPTIONS, listValues } from '../../../shared';
 import { simplifyField } from '../common.description';
 import type { RecordSpec } from '../crud';
-import { splitList } from '../utils';
 
 export const contentField: INodeProperties = {
   displayName: 'Content',
@@ -32,14 +31,18 @@ export function categoriesQuery(
   filters: IDataObject,
   itemIndex: number,
 ): string | undefined {
-  const categories = multiOptionValues(
-    this.getNode(),
-    filters.categories,
-    categoriesFilter.displayName,
-    itemIndex,
-  );
+  const categories = listValues(this.getNode(), filters.categories, categoriesFilter.displayName, itemIndex);
   return categories.length ? categories.join(',') : undefined;
 }
+
+export const tagsField: INodeProperties = {
+  displayName: 'Tags',
+  name: 'tags',
+  type: 'string',
+  default: '',
+  placeholder: 'e.g. work, schedule',
+  description: 'Comma-separated tags (up to 20, each up to 50 characters)',
+};
 
 export const memoryFields: INodeProperties[] = [
   {
@@ -51,14 +54,7 @@ export const memoryFields: INodeProperties[] = [
     description:
       'Category of the memory (default manual). Interesting, manual and system are the current ones; the ones marked older are still accepted and kept as given.',
   },
-  {
-    displayName: 'Tags',
-    name: 'tags',
-    type: 'string',
-    default: '',
-    placeholder: 'e.g. work, schedule',
-    description: 'Comma-separated tags (up to 20, each up to 50 characters)',
-  },
+  tagsField,
   {
     displayName: 'Visibility',
     name: 'visibility',
@@ -72,17 +68,32 @@ export const memoryFields: INodeProperties[] = [
   },
 ];
 
-/** The wire fields of a memory collection: tags split into a list. */
-export function memoryWireFields(fields: IDataObject): IDataObject {
+/**
+ * The wire fields of a memory collection: tags as a list. Tags are free text, so numbers an expression gives
+ * (a spreadsheet column of years, say) are tags too.
+ */
+export function memoryWireFields(
+  this: IExecuteFunctions,
+  fields: IDataObject,
+  itemIndex: number,
+): IDataObject {
   const { tags, ...rest } = fields;
-  return { ...rest, ...(tags !== undefined ? { tags: splitList(tags) } : {}) };
+  if (tags === undefined) return rest;
+  return {
+    ...rest,
+    tags: listValues(this.getNode(), tags, tagsField.displayName, itemIndex, { numbersAsText: true }),
+  };
 }
 
 /** The wire entry for a new memory from the item's parameters. */
 export function newMemory(this: IExecuteFunctions, itemIndex: number): IDataObject {
   return {
     content: this.getNodeParameter('content', itemIndex) as string,
-    ...memoryWireFields(this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject),
+    ...memoryWireFields.call(
+      this,
+      this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject,
+      itemIndex,
+    ),
   };
 }
 

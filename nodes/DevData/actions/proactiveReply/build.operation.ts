@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { multiOptionValues } from '../../../shared';
+import { listValues } from '../../../shared';
 
 /** The template variables DevData fills, each from the scope of the same name. */
 export const PROACTIVE_VARIABLES = ['user_name', 'user_facts', 'user_context', 'user_chat'] as const;
@@ -224,7 +224,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
   }
 
   const used = new Set(placeholdersOf(prompt));
-  const selected = multiOptionValues(
+  const selected = listValues(
     this.getNode(),
     this.getNodeParameter('contextToAdd', itemIndex, []),
     'Context to Add',
