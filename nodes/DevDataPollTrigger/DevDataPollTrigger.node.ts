@@ -10,7 +10,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { MEMORY_CATEGORY_OPTIONS } from '../shared';
+import { listValues, MEMORY_CATEGORY_OPTIONS } from '../shared';
 
 import {
   changesSince,
@@ -30,6 +30,16 @@ const onlyWithDueDate: INodeProperties = {
   type: 'boolean',
   default: false,
   description: 'Whether to only report action items that have a due date',
+};
+
+/** New Memory's option: which categories of memories to report. */
+const categoriesOption: INodeProperties = {
+  displayName: 'Categories',
+  name: 'categories',
+  type: 'multiOptions',
+  options: MEMORY_CATEGORY_OPTIONS,
+  default: [],
+  description: 'Only report memories of these categories; all categories when none is chosen',
 };
 
 /** Version 1's Options of one event: which of its changes to report. */
@@ -80,6 +90,20 @@ const eventChoices = [
   },
 ];
 
+/** Version 2's Trigger On: the changes the trigger watches. */
+const eventsParameter: INodeProperties = {
+  displayName: 'Trigger On',
+  name: 'events',
+  type: 'multiOptions',
+  noDataExpression: true,
+  required: true,
+  default: ['newActionItem'],
+  options: eventChoices,
+  description:
+    'The changes that start the workflow. Each item says which one it is in its <code>event</code> field (e.g. newActionItem), so a Switch node can route them.',
+  displayOptions: { show: { '@version': [2] } },
+};
+
 /** Version 2's Options: one collection for every event chosen, each option shown for the events it applies to. */
 const eventsOptions: INodeProperties = {
   displayName: 'Options',
@@ -96,11 +120,7 @@ const eventsOptions: INodeProperties = {
   },
   options: [
     {
-      displayName: 'Categories',
-      name: 'categories',
-      type: 'multiOptions',
-      options: MEMORY_CATEGORY_OPTIONS,
-      default: [],
+      ...categoriesOption,
       description: 'New Memory: only report memories of these categories; all categories when none is chosen',
       displayOptions: { show: { '/events': ['newMemory'] } },
     },
@@ -157,18 +177,7 @@ const properties: INodeProperties[] = [
     description: 'The change that starts the workflow',
     displayOptions: { show: { '@version': [1] } },
   },
-  {
-    displayName: 'Trigger On',
-    name: 'events',
-    type: 'multiOptions',
-    noDataExpression: true,
-    required: true,
-    default: ['newActionItem'],
-    options: eventChoices,
-    description:
-      'The changes that start the workflow. Each item says which one it is in its <code>event</code> field (e.g. newActionItem), so a Switch node can route them.',
-    displayOptions: { show: { '@version': [2] } },
-  },
+  eventsParameter,
   eventsOptions,
   eventOptions('newActionItem', [
     {
@@ -206,16 +215,7 @@ const properties: INodeProperties[] = [
       description: 'Whether to include the transcript segments (transcript_segments) in each conversation',
     },
   ]),
-  eventOptions('newMemory', [
-    {
-      displayName: 'Categories',
-      name: 'categories',
-      type: 'multiOptions',
-      options: MEMORY_CATEGORY_OPTIONS,
-      default: [],
-      description: 'Only report memories of these categories; all categories when none is chosen',
-    },
-  ]),
+  eventOptions('newMemory', [categoriesOption]),
 ];
 
 /**
@@ -321,7 +321,7 @@ function storeStates(staticData: IDataObject, states: TriggerState[], fingerprin
 
 /** The events a version 2 node watches, each once, in TRIGGER_EVENTS order. */
 function watchedEvents(this: IPollFunctions): TriggerEvent[] {
-  const chosen = this.getNodeParameter('events', []) as TriggerEvent[];
+  const chosen = listValues(this.getNode(), this.getNodeParameter('events', []), eventsParameter.displayName);
   const events = TRIGGER_EVENTS.filter((event) => chosen.includes(event));
   if (!events.length) {
     throw new NodeOperationError(this.getNode(), 'Choose at least one event in Trigger On', {
@@ -364,6 +364,16 @@ async function pollEvents(
   return mergeEvents(found);
 }
 
+/** The Options the node was given, Categories read as listValues reads a list (an expression may give text). */
+function triggerOptions(this: IPollFunctions): TriggerOptions {
+  const options = this.getNodeParameter('options', {}) as TriggerOptions;
+  if (options.categories === undefined) return options;
+  return {
+    ...options,
+    categories: listValues(this.getNode(), options.categories, categoriesOption.displayName),
+  };
+}
+
 export class DevDataPollTrigger implements INodeType {
   description: INodeTypeDescription = {
     displayName: 'DevData Poll Trigger',
@@ -389,7 +399,7 @@ export class DevDataPollTrigger implements INodeType {
     const tagged = this.getNode().typeVersion >= 2;
     const events = tagged ? watchedEvents.call(this) : [this.getNodeParameter('event') as TriggerEvent];
     const event = events[0];
-    const options = this.getNodeParameter('options', {}) as TriggerOptions;
+    const options = triggerOptions.call(this);
 
     if (this.getMode() === 'manual') {
       const records = tagged

@@ -9,7 +9,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { firstDelivery } from '../shared';
-import { covers, EVENT_OPTIONS, subscribedEvents } from './events';
+import { chosenEvents, covers, eventsParameter } from './events';
 import { verifyStandardWebhook } from './signature';
 import {
   createSubscription,
@@ -103,17 +103,7 @@ export class DevDataTrigger implements INodeType {
         type: 'notice',
         default: '',
       },
-      {
-        displayName: 'Events',
-        name: 'events',
-        type: 'multiOptions',
-        noDataExpression: true,
-        required: true,
-        default: [],
-        options: EVENT_OPTIONS,
-        description:
-          'The changes that start the workflow, one execution per change. Each item is the record as the DevData API returns it (the DevData node’s output with Simplify off; for deletions only its ID and deleted_at), plus <code>event</code> (e.g. action_item.completed), <code>event_id</code> and <code>event_timestamp</code>.',
-      },
+      eventsParameter,
     ],
   };
 
@@ -168,7 +158,7 @@ export class DevDataTrigger implements INodeType {
     if (!firstDelivery(delivery, now)) {
       return { webhookResponse: { message: 'Already received' } };
     }
-    const events = subscribedEvents(this.getNodeParameter('events', []) as string[]);
+    const events = chosenEvents(this.getNode(), this.getNodeParameter('events', []));
     if (!covers(events, event.type)) {
       return { webhookResponse: { message: `Not subscribed to ${event.type}` } };
     }

@@ -1,4 +1,6 @@
-import type { INodePropertyOptions } from 'n8n-workflow';
+import type { INode, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+
+import { listValues } from '../shared';
 
 /** Subscribes to every event type, those added later included. */
 export const ALL_EVENTS = '*';
@@ -108,4 +110,22 @@ export function subscribedEvents(chosen: string[]): string[] {
 /** Whether a subscription to `events` (as subscribedEvents gives them) covers an event of this type. */
 export function covers(events: string[], type: string): boolean {
   return events.includes(ALL_EVENTS) || events.includes(type);
+}
+
+/** The Events parameter: the event types the trigger subscribes to. */
+export const eventsParameter: INodeProperties = {
+  displayName: 'Events',
+  name: 'events',
+  type: 'multiOptions',
+  noDataExpression: true,
+  required: true,
+  default: [],
+  options: EVENT_OPTIONS,
+  description:
+    'The changes that start the workflow, one execution per change. Each item is the record as the DevData API returns it (the DevData node’s output with Simplify off; for deletions only its ID and deleted_at), plus <code>event</code> (e.g. action_item.completed), <code>event_id</code> and <code>event_timestamp</code>.',
+};
+
+/** The events chosen in the Events parameter (its value), as subscribedEvents sends them to the server. */
+export function chosenEvents(node: INode, value: unknown): string[] {
+  return subscribedEvents(listValues(node, value, eventsParameter.displayName));
 }

@@ -2,7 +2,7 @@ import type { IDataObject, IHookFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { devDataRequest } from '../shared';
-import { subscribedEvents } from './events';
+import { chosenEvents, subscribedEvents } from './events';
 
 const WEBHOOKS = '/v1/dev/user/webhooks';
 /** Longer workflow names are cut: the description only helps a person find the subscription in a list. */
@@ -79,7 +79,7 @@ function ownUrl(this: IHookFunctions): string {
 
 /** The events chosen in the node, as they are sent to the server. */
 function wantedEvents(this: IHookFunctions): string[] {
-  const events = subscribedEvents(this.getNodeParameter('events', []) as string[]);
+  const events = chosenEvents(this.getNode(), this.getNodeParameter('events', []));
   if (!events.length) {
     throw new NodeOperationError(this.getNode(), 'Choose at least one event in Events', {
       description:

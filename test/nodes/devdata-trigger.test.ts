@@ -3,6 +3,7 @@
 // delivers the events of changes made through its API to the trigger's URL, served the way n8n serves webhooks
 // (helpers/webhook.ts), and each call's Standard Webhooks signature and timestamp are checked.
 import { createHmac } from 'node:crypto';
+import type { NodeParameterValueType } from 'n8n-workflow';
 import { adminClient, devClient } from '../helpers/http';
 import { forSuite } from '../helpers/server';
 import {
@@ -24,7 +25,7 @@ const server = forSuite(() => startNodeTestServer());
 const api = devClient(server);
 
 /** DevData Trigger alone, as n8n exports it. */
-function triggerWorkflow(events: string[]): WorkflowJson {
+function triggerWorkflow(events: NodeParameterValueType): WorkflowJson {
   return {
     name: 'DevData instant events',
     nodes: [
@@ -44,7 +45,7 @@ function triggerWorkflow(events: string[]): WorkflowJson {
 }
 
 let served: ServedWorkflow[] = [];
-async function serve(events: string[], credentials: TestCredentials = credentialsFor(server)) {
+async function serve(events: NodeParameterValueType, credentials: TestCredentials = credentialsFor(server)) {
   const workflow = await serveWorkflow(triggerWorkflow(events), credentials);
   served.push(workflow);
   return workflow;
@@ -302,6 +303,20 @@ describe('activation and deactivation', () => {
     );
     expect(error?.name).toBe('NodeApiError');
     expect(error?.message).toBe('Forbidden: the developer key lacks the "webhooks:write" scope');
+  });
+
+  test('Events given as comma-separated text (a workflow written by hand) subscribe to each; a number fails naming Events', async () => {
+    const workflow = await serve('memory.created, action_item.completed');
+    await workflow.activate();
+    const subscription = await api.get(`${WEBHOOKS}/${stored(workflow).subscriptionId}`);
+    expect(subscription.body.events).toEqual(['action_item.completed', 'memory.created']);
+
+    const refused = await serve(5);
+    const error = await refused.activate().then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(error?.message).toBe('Events must be a list of values or a comma-separated text, not 5');
   });
 });
 

@@ -357,6 +357,47 @@ describe('conversations and memories', () => {
     );
     expect(await tickAll({ work })).toEqual({ work: [job] });
   });
+
+  test('New Memory takes Categories from an expression as comma-separated text, in both versions', async () => {
+    const user = await newUser(server);
+    const credentials = credentialsFor(server, user.key);
+    const v1 = activePollingWorkflow(
+      { event: 'newMemory', options: { categories: '={{ "manual, work" }}' } },
+      credentials,
+    );
+    const v2 = activePollingWorkflow(
+      { events: ['newMemory'], options: { categories: '={{ "manual, work" }}' } },
+      credentials,
+      { typeVersion: 2 },
+    );
+    await v1.activate();
+    await v2.activate();
+    const tea = await ok(user.client.post(`${DEV}/memories`, { content: 'Likes jasmine tea' }), 200);
+    await ok(
+      user.client.post(`${DEV}/memories`, { content: 'Works in Berlin', category: 'interesting' }),
+      200,
+    );
+    const job = await ok(
+      user.client.post(`${DEV}/memories`, { content: 'Leads the platform team', category: 'work' }),
+      200,
+    );
+    const out = await tickAll({ v1, v2 });
+    expect(out.v1).toEqual([tea, job]);
+    expect(out.v2).toEqual([tea, job].map((memory) => ({ ...memory, event: 'newMemory' })));
+  });
+
+  test('Categories that are no list (an expression giving a number) fail the poll naming Categories', async () => {
+    const user = await newUser(server);
+    const trigger = activePollingWorkflow(
+      { event: 'newMemory', options: { categories: '={{ 5 }}' } },
+      credentialsFor(server, user.key),
+    );
+    const error = await trigger.activate().then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(error?.message).toBe('Categories must be a list of values or a comma-separated text, not 5');
+  });
 });
 
 describe('Goal Progress Changed', () => {
