@@ -245,8 +245,8 @@ async function serverFingerprint(this: IPollFunctions): Promise<string> {
 }
 
 /**
- * Whether the stored state was read from this server. State stored without a server fingerprint was: by versions
- * that kept none, or by one that kept a fingerprint of Base URL and key under `credential`, which is not read.
+ * Whether the stored state was read from this server. State stored without a server fingerprint was, by a version
+ * that kept none.
  */
 const sameServer = (staticData: IDataObject, fingerprint: string) =>
   staticData.server === undefined || staticData.server === fingerprint;

@@ -687,27 +687,6 @@ describe('another credential', () => {
       server: FINGERPRINT,
     });
   });
-
-  test('a fingerprint of Base URL and key (kept as `credential` by an unreleased build) is not read and is dropped', async () => {
-    const user = await newUser(server);
-    const [first] = await createItems(user.client, ['before the upgrade']);
-    const [second] = await createItems(user.client, ['while n8n was down']);
-    const trigger = activePollingWorkflow({ event: 'newActionItem' }, credentialsFor(server, user.key), {
-      savedStaticData: {
-        [STATIC_KEY]: {
-          event: 'newActionItem',
-          position: { at: first.updated_at, id: first.id },
-          credential: 'f'.repeat(64),
-        },
-      },
-    });
-    expect((await trigger.restart()).items).toEqual([second]);
-    expect(trigger.savedStaticData()[STATIC_KEY]).toEqual({
-      event: 'newActionItem',
-      position: { at: second.updated_at, id: second.id },
-      server: FINGERPRINT,
-    });
-  });
 });
 
 describe("the server's rate limit", () => {
