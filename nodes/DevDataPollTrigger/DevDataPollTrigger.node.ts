@@ -324,9 +324,13 @@ function watchedEvents(this: IPollFunctions): TriggerEvent[] {
   const chosen = listValues(this.getNode(), this.getNodeParameter('events', []), eventsParameter.displayName);
   const events = TRIGGER_EVENTS.filter((event) => chosen.includes(event));
   if (!events.length) {
-    throw new NodeOperationError(this.getNode(), 'Choose at least one event in Trigger On', {
-      description: 'The trigger has nothing to watch: pick the changes that should start the workflow.',
-    });
+    throw new NodeOperationError(
+      this.getNode(),
+      `Choose at least one event in ${eventsParameter.displayName}`,
+      {
+        description: 'The trigger has nothing to watch: pick the changes that should start the workflow.',
+      },
+    );
   }
   return events;
 }

@@ -2,7 +2,7 @@ import type { IDataObject, IHookFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { devDataRequest } from '../shared';
-import { chosenEvents, subscribedEvents } from './events';
+import { chosenEvents, eventsParameter, subscribedEvents } from './events';
 
 const WEBHOOKS = '/v1/dev/user/webhooks';
 /** Longer workflow names are cut: the description only helps a person find the subscription in a list. */
@@ -81,10 +81,14 @@ function ownUrl(this: IHookFunctions): string {
 function wantedEvents(this: IHookFunctions): string[] {
   const events = chosenEvents(this.getNode(), this.getNodeParameter('events', []));
   if (!events.length) {
-    throw new NodeOperationError(this.getNode(), 'Choose at least one event in Events', {
-      description:
-        'The trigger has nothing to subscribe to: pick the changes that should start the workflow.',
-    });
+    throw new NodeOperationError(
+      this.getNode(),
+      `Choose at least one event in ${eventsParameter.displayName}`,
+      {
+        description:
+          'The trigger has nothing to subscribe to: pick the changes that should start the workflow.',
+      },
+    );
   }
   return events;
 }

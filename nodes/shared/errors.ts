@@ -3,6 +3,14 @@ import { NodeApiError } from 'n8n-workflow';
 
 import type { DevDataCredentialType } from './credentials';
 
+/**
+ * A message about one input item, ending with which one, as every error of an item does: "… (input item 2)".
+ * Without an item (a trigger's poll or activation), the message alone.
+ */
+export function itemMessage(message: string, itemIndex: number | undefined): string {
+  return itemIndex === undefined ? message : `${message} (input item ${itemIndex})`;
+}
+
 /** What failed, so a 404 can name the record and a batch error the input item. */
 export interface FailureContext {
   credentialType: DevDataCredentialType;
@@ -145,9 +153,12 @@ export function devDataApiError(
         : [];
       const first = issues[0];
       if (first && context.batchItemIndex) itemIndex = context.batchItemIndex(first.loc) ?? itemIndex;
-      const where = itemIndex !== undefined && context.batchItemIndex ? ` (input item ${itemIndex})` : '';
+      // A batch names the input item the refused entry came from; a single item's request is that item.
       message = issues.length
-        ? `Invalid input${where}: ${issues.map((i) => `${formatLoc(i.loc)}: ${i.msg}`).join('; ')}`
+        ? itemMessage(
+            `Invalid input: ${issues.map((i) => `${formatLoc(i.loc)}: ${i.msg}`).join('; ')}`,
+            context.batchItemIndex ? itemIndex : undefined,
+          )
         : `Invalid input: ${detail ?? 'the server refused the request'}`;
       failure = { cause: 'configuration-invalid' };
       break;

@@ -1,6 +1,8 @@
 import type { INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { itemMessage } from './errors';
+
 export interface ListValuesOptions {
   /**
    * Reads numbers as text (an expression giving [1, 2] as "1", "2"), for a field of free text such as Tags; a
@@ -27,10 +29,12 @@ export function listValues(
     typeof part === 'string' ? part : numbersAsText && typeof part === 'number' ? String(part) : undefined;
   const parts = Array.isArray(value) ? value.map(asText) : asText(value)?.split(',');
   if (parts === undefined || parts.some((part) => part === undefined)) {
-    const where = itemIndex === undefined ? '' : ` (input item ${itemIndex})`;
     throw new NodeOperationError(
       node,
-      `${displayName} must be a list of values or a comma-separated text, not ${JSON.stringify(value)}${where}`,
+      itemMessage(
+        `${displayName} must be a list of values or a comma-separated text, not ${JSON.stringify(value)}`,
+        itemIndex,
+      ),
       {
         itemIndex,
         description: `Choose the values from the list, or give an expression that evaluates to an array of them or to text such as "a, b".`,

@@ -17,6 +17,7 @@ import {
   devDataApiError,
   foreignAnswerError,
   isForeignAnswer,
+  itemMessage,
   networkErrorCode,
   unreachableError,
   type FailureContext,
@@ -116,7 +117,10 @@ function isList(body: unknown, list: true | string): boolean {
 function notAListError(node: INode, request: DevDataRequest, baseUrl: string): NodeOperationError {
   return new NodeOperationError(
     node,
-    `No DevData developer API at this Base URL: ${request.method} ${request.path} answered without the list of records (input item ${request.itemIndex ?? 0})`,
+    itemMessage(
+      `No DevData developer API at this Base URL: ${request.method} ${request.path} answered without the list of records`,
+      request.itemIndex,
+    ),
     {
       itemIndex: request.itemIndex,
       description: `The server at ${baseUrl} answered with JSON that is not a DevData list. Check the Base URL in the DevData Developer API credential: the DevData server's address only, e.g. http://127.0.0.1:8080, with the right port.`,

@@ -471,7 +471,7 @@ describe('n8n with n8n-nodes-devdata', () => {
           const message = ndv.getByTestId('node-error-message');
           await message.waitFor({ timeout: 60_000 });
           expect((await message.innerText()).trim()).toBe(
-            'Due At: "next Friday" is not a valid date and time',
+            'Due At: "next Friday" is not a valid date and time (input item 0)',
           );
           expect(await ndv.getByTestId('node-error-description').innerText()).toMatch(
             /^Due At needs an ISO 8601 date-time/,

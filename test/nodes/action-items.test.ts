@@ -152,7 +152,7 @@ describe('a date alone as Due At is due at the end of that UTC day, whatever the
       description: 'never',
       additionalFields: { dueAt: '2026-02-30' },
     });
-    expect(result.error?.message).toBe('Due At: "2026-02-30" is not a valid date and time');
+    expect(result.error?.message).toBe('Due At: "2026-02-30" is not a valid date and time (input item 0)');
     expect(server.requestsTo('POST', '/v1/dev/user/action-items')).toHaveLength(before);
   });
 });
@@ -207,7 +207,7 @@ describe('Action Item → Create Many', () => {
       { items, credentials: credentialsFor(server, user.key) },
     );
     expect(result.error?.message).toMatch(
-      /^Invalid input \(input item 55\): body\.action_items\[5\]\.description: /,
+      /^Invalid input: body\.action_items\[5\]\.description: .+ \(input item 55\)$/,
     );
     expect(result.error?.context.itemIndex).toBe(55);
     // The first batch (items 0–49) was created; the second (50–59) was refused whole. The error says so.
@@ -232,7 +232,7 @@ describe('Action Item → Create Many', () => {
     output.forEach((item, i) => {
       expect(item.pairedItem).toEqual({ item: i });
       if (i < 50) expectShape(actionItem, item.json);
-      else expect(item.json.error).toMatch(/input item 55.*body\.action_items\[5\]\.description/);
+      else expect(item.json.error).toMatch(/body\.action_items\[5\]\.description: .+ \(input item 55\)$/);
     });
   });
 });
@@ -354,7 +354,7 @@ describe('Action Item → Update', () => {
       actionItemId: id,
       updateFields: { clearDueAt: true, dueAt: '2026-12-24T12:00:00Z' },
     });
-    expect(result.error?.message).toBe('Set either "Due At" or "Clear Due Date", not both');
+    expect(result.error?.message).toBe('Set either "Due At" or "Clear Due Date", not both (input item 0)');
   });
 
   test('an empty Due At is left out, so one node can set or clear the due date by expression', async () => {

@@ -68,7 +68,9 @@ test('Conversation → Create From Text keeps the events given, their start in U
   const bad = await fromText('Soon.', {
     events: { event: [{ title: 'When?', start: '2026-02-30T10:00:00Z' }] },
   });
-  expect(bad.error?.message).toBe('Event Start: "2026-02-30T10:00:00Z" is not a valid date and time');
+  expect(bad.error?.message).toBe(
+    'Event Start: "2026-02-30T10:00:00Z" is not a valid date and time (input item 0)',
+  );
   // A year under 100 is that year, not 19xx.
   const early = await fromText('An old story.', {
     startedAt: '0050-06-01T00:00:00Z',
@@ -165,7 +167,7 @@ describe('Conversation → Create From Segments', () => {
         segmentsInput: 'json',
         transcriptSegmentsJson: json,
       });
-      expect(result.error?.message).toBe('Segments (JSON) must be a JSON array of segments');
+      expect(result.error?.message).toBe('Segments (JSON) must be a JSON array of segments (input item 0)');
     }
   });
 });

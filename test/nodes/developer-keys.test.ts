@@ -84,7 +84,7 @@ test('Developer Key → Create with an empty name fails the item naming the fiel
   const user = await newUser(server);
   const before = server.requestsTo('POST', '/v1/dev/keys').length;
   const result = await run(user.key, { operation: 'create', name: '={{ $json.missing ?? "  " }}' });
-  expect(result.error?.message).toBe('Name is empty');
+  expect(result.error?.message).toBe('Name is empty (input item 0)');
   expect(server.requestsTo('POST', '/v1/dev/keys').length).toBe(before);
 });
 

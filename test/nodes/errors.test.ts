@@ -107,7 +107,7 @@ describe('errors of the node name fields as the user sees them (display names), 
     const result = await runDevData(server, parameters, {
       items: [{ when: '2026-12-01T10:00:00Z' }, { when: 'next Friday' }],
     });
-    expect(result.error?.message).toBe(`${label}: "next Friday" is not a valid date and time`);
+    expect(result.error?.message).toBe(`${label}: "next Friday" is not a valid date and time (input item 1)`);
     expect(result.error?.description).toMatch(new RegExp(`^${label} needs an ISO 8601 date-time`));
     // The failing item is still named, as before.
     expect(result.error?.context.itemIndex).toBe(1);
@@ -120,7 +120,9 @@ describe('errors of the node name fields as the user sees them (display names), 
       conversationId: 'any',
       updateFields: { folderId: 'some-folder', removeFromFolder: true },
     });
-    expect(result.error?.message).toBe('Set either "Folder Name or ID" or "Remove From Folder", not both');
+    expect(result.error?.message).toBe(
+      'Set either "Folder Name or ID" or "Remove From Folder", not both (input item 0)',
+    );
   });
 });
 
@@ -309,7 +311,9 @@ describe('a 422 names the refused fields as the node shows them', () => {
         credentials: credentialsFor(server, user.key),
       },
     );
-    expect(result.error?.message).toMatch(/^Invalid input \(input item 1\): body\.memories\[1\]\.content: /);
+    expect(result.error?.message).toMatch(
+      /^Invalid input: body\.memories\[1\]\.content: .+ \(input item 1\)$/,
+    );
     expect(result.error?.description).toMatch(/^In this node: Content \(content\)\. /);
   });
 });
@@ -459,7 +463,7 @@ describe('an Update with nothing to change fails before sending, naming the item
       { items: [{ id }] },
     );
     expect(result.error?.message).toBe(
-      'Nothing to update in item 0: add at least one field under Update Fields',
+      'Nothing to update: add at least one field under Update Fields (input item 0)',
     );
     expect(result.error?.context.itemIndex).toBe(0);
   });

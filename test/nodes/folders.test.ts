@@ -100,7 +100,9 @@ test('Folder → Update resets the fields chosen under Clear Fields; an Icon lef
     folderId: created.id,
     updateFields: { clearFields: ['color'], color: '#000000' },
   });
-  expect(both.error?.message).toBe('Set either "Color" or clear it under "Clear Fields", not both');
+  expect(both.error?.message).toBe(
+    'Set either "Color" or clear it under "Clear Fields", not both (input item 0)',
+  );
   expect(
     jsonOut(await run({ operation: 'getAll', returnAll: true })).find((f) => f.id === created.id),
   ).toMatchObject({ color: '#6B7280' });

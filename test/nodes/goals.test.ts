@@ -172,6 +172,8 @@ test('Goal → Update clears the fields chosen under Clear Fields, and refuses o
     goalId: created.id,
     updateFields: { unit: 'laps', clearFields: ['unit'] },
   });
-  expect(both.error?.message).toBe('Set either "Unit" or clear it under "Clear Fields", not both');
+  expect(both.error?.message).toBe(
+    'Set either "Unit" or clear it under "Clear Fields", not both (input item 0)',
+  );
   expect(jsonOut(await run({ operation: 'get', goalId: created.id }))[0]).toMatchObject({ unit: null });
 });

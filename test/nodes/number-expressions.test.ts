@@ -63,7 +63,7 @@ test('a folder moved, and a conversation created, from text numbers', async () =
 
 test('text that is not a number fails the item, naming the field', async () => {
   const result = await onRow({ ...numericGoal, targetValue: '={{ $json.target }}' }, { target: 'five' });
-  expect(result.error?.message).toBe('Target Value must be a number, not "five"');
+  expect(result.error?.message).toBe('Target Value must be a number, not "five" (input item 0)');
 });
 
 describe('a Limit that is no whole number of at least 1 fails the item, naming Limit', () => {

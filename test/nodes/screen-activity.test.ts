@@ -164,7 +164,7 @@ describe('Create Many', () => {
     expect(output.slice(0, 1_000).every((item) => item.json.app_name === 'Code')).toBe(true);
     const failed = output.slice(1_000);
     expect(failed.every((item) => typeof item.json.error === 'string')).toBe(true);
-    expect(failed[200].json.error).toMatch(/input item 1200.*screen_activity\[200\]\.app_name/);
+    expect(failed[200].json.error).toMatch(/screen_activity\[200\]\.app_name: .+ \(input item 1200\)$/);
     expect(await recorded(own)).toHaveLength(1_000);
   });
 
@@ -182,7 +182,7 @@ describe('Create Many', () => {
     ).output(NODE);
     expect(output.map((item) => item.json.error ?? item.json.window_title)).toEqual([
       'a',
-      'Timestamp: "yesterday-ish" is not a valid date and time',
+      'Timestamp: "yesterday-ish" is not a valid date and time (input item 1)',
     ]);
     expect((await recorded(own)).map((r) => r.window_title)).toEqual(['a']);
   });

@@ -1,5 +1,16 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+/** The Limit of a Get Many operation, shown while Return All is off (see limitOf). */
+export const limitField: INodeProperties = {
+  displayName: 'Limit',
+  name: 'limit',
+  type: 'number',
+  typeOptions: { minValue: 1 },
+  default: 50,
+  description: 'Max number of results to return',
+  displayOptions: { show: { returnAll: [false] } },
+};
+
 /** Return All + Limit for a Get Many operation; the node reads as many pages as the limit needs. */
 export function returnAllOrLimit(limitHint?: string): INodeProperties[] {
   return [
@@ -10,16 +21,7 @@ export function returnAllOrLimit(limitHint?: string): INodeProperties[] {
       default: false,
       description: 'Whether to return all results or only up to a given limit',
     },
-    {
-      displayName: 'Limit',
-      name: 'limit',
-      type: 'number',
-      typeOptions: { minValue: 1 },
-      default: 50,
-      description: 'Max number of results to return',
-      ...(limitHint === undefined ? {} : { hint: limitHint }),
-      displayOptions: { show: { returnAll: [false] } },
-    },
+    limitHint === undefined ? limitField : { ...limitField, hint: limitHint },
   ];
 }
 
@@ -101,9 +103,19 @@ export const additionalFields = (options: INodeProperties[]) =>
     options,
   );
 
+/** The Update Fields collection of an update, and the Clear Fields option inside it: as errors name them. */
+export const UPDATE_FIELDS = { displayName: 'Update Fields', name: 'updateFields' } as const;
+export const CLEAR_FIELDS = { displayName: 'Clear Fields', name: 'clearFields' } as const;
+
 /** Update Fields: the fields a partial update changes. */
 export const updateFields = (options: INodeProperties[]) =>
-  collection('Update Fields', 'updateFields', 'Add Field', 'Only the fields added here are changed', options);
+  collection(
+    UPDATE_FIELDS.displayName,
+    UPDATE_FIELDS.name,
+    'Add Field',
+    'Only the fields added here are changed',
+    options,
+  );
 
 /**
  * Clear Fields, an option of Update Fields: the fields of `fields` named in `clearable`, each of which Update sends
@@ -115,8 +127,7 @@ export function clearFieldsOption(
   description: string,
 ): INodeProperties {
   return {
-    displayName: 'Clear Fields',
-    name: 'clearFields',
+    ...CLEAR_FIELDS,
     type: 'multiOptions',
     options: fields
       .filter((field) => clearable.includes(field.name))

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest, type DevDataRequest } from '../../shared';
-import { recordId, updateFields } from './common.description';
+import { recordId, updateFields, UPDATE_FIELDS } from './common.description';
 import type { ItemOperation } from './types';
 import { changesOf } from './utils';
 
@@ -81,7 +81,11 @@ export function updateById(
         ...addressedRecord.call(this, spec, itemIndex),
         body: changesOf.call(
           this,
-          toWire.call(this, this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject, itemIndex),
+          toWire.call(
+            this,
+            this.getNodeParameter(UPDATE_FIELDS.name, itemIndex, {}) as IDataObject,
+            itemIndex,
+          ),
           itemIndex,
         ),
       })) as IDataObject;

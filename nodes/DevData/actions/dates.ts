@@ -1,6 +1,8 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { itemMessage } from '../../shared';
+
 const DATE_TIME =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
@@ -98,10 +100,14 @@ function invalidDate(
   label: string,
   itemIndex: number,
 ): NodeOperationError {
-  return new NodeOperationError(this.getNode(), `${label}: "${String(value)}" is not a valid date and time`, {
-    itemIndex,
-    description: `${label} needs an ISO 8601 date-time such as 2026-11-21T09:30:00Z. Without an offset, the time is read in the workflow's timezone (${this.getTimezone()}).`,
-  });
+  return new NodeOperationError(
+    this.getNode(),
+    itemMessage(`${label}: "${String(value)}" is not a valid date and time`, itemIndex),
+    {
+      itemIndex,
+      description: `${label} needs an ISO 8601 date-time such as 2026-11-21T09:30:00Z. Without an offset, the time is read in the workflow's timezone (${this.getTimezone()}).`,
+    },
+  );
 }
 
 /**

@@ -1,10 +1,43 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, jsonParse } from 'n8n-workflow';
 
+import { itemMessage } from '../../shared';
 import { toNumber } from './utils';
 
 // Transcript segments as the user gives them, one by one or as JSON: for a conversation created from segments and
 // for the segments added to a live transcript, which the server reads the same way.
+
+/** A segment's End, in seconds. */
+const endField: INodeProperties = {
+  displayName: 'End',
+  name: 'end',
+  type: 'number',
+  default: 0,
+  typeOptions: { minValue: 0, numberPrecision: 3 },
+  description: 'End of the segment, in seconds from the start of the conversation',
+};
+
+/** A segment's Start, in seconds. */
+const startField: INodeProperties = {
+  displayName: 'Start',
+  name: 'start',
+  type: 'number',
+  default: 0,
+  typeOptions: { minValue: 0, numberPrecision: 3 },
+  description: 'Start of the segment, in seconds from the start of the conversation',
+};
+
+/** The segments as a JSON array (Segments Input: JSON). */
+const segmentsJsonField: INodeProperties = {
+  displayName: 'Segments (JSON)',
+  name: 'transcriptSegmentsJson',
+  type: 'json',
+  default: '[\n  {"text": "Hello", "speaker": "SPEAKER_00", "is_user": true, "start": 0, "end": 1.2}\n]',
+  required: true,
+  description:
+    'An array of segments with text, start and end (seconds), and optionally speaker (or speaker_name), speaker_id, is_user and person_id. An expression giving such an array (e.g. the segments field of the input item) works too.',
+  displayOptions: { show: { segmentsInput: ['json'] } },
+};
 
 export const segmentsProperties: INodeProperties[] = [
   {
@@ -37,14 +70,7 @@ export const segmentsProperties: INodeProperties[] = [
         displayName: 'Segment',
         name: 'segment',
         values: [
-          {
-            displayName: 'End',
-            name: 'end',
-            type: 'number',
-            default: 0,
-            typeOptions: { minValue: 0, numberPrecision: 3 },
-            description: 'End of the segment, in seconds from the start of the conversation',
-          },
+          endField,
           {
             displayName: 'Is User',
             name: 'isUser',
@@ -68,14 +94,7 @@ export const segmentsProperties: INodeProperties[] = [
             placeholder: 'SPEAKER_00',
             description: 'Speaker label, e.g. SPEAKER_00',
           },
-          {
-            displayName: 'Start',
-            name: 'start',
-            type: 'number',
-            default: 0,
-            typeOptions: { minValue: 0, numberPrecision: 3 },
-            description: 'Start of the segment, in seconds from the start of the conversation',
-          },
+          startField,
           {
             displayName: 'Text',
             name: 'text',
@@ -87,16 +106,7 @@ export const segmentsProperties: INodeProperties[] = [
       },
     ],
   },
-  {
-    displayName: 'Segments (JSON)',
-    name: 'transcriptSegmentsJson',
-    type: 'json',
-    default: '[\n  {"text": "Hello", "speaker": "SPEAKER_00", "is_user": true, "start": 0, "end": 1.2}\n]',
-    required: true,
-    description:
-      'An array of segments with text, start and end (seconds), and optionally speaker (or speaker_name), speaker_id, is_user and person_id. An expression giving such an array (e.g. the segments field of the input item) works too.',
-    displayOptions: { show: { segmentsInput: ['json'] } },
-  },
+  segmentsJsonField,
 ];
 
 /** The segments the item gives, as the server reads them. */
@@ -105,21 +115,25 @@ export function segmentsOf(this: IExecuteFunctions, itemIndex: number): IDataObj
     const segments = this.getNodeParameter('transcriptSegments.segment', itemIndex, []) as IDataObject[];
     return segments.map(({ isUser, speaker, personId, start, end, ...segment }) => ({
       ...segment,
-      start: toNumber.call(this, start, 'Start', itemIndex),
-      end: toNumber.call(this, end, 'End', itemIndex),
+      start: toNumber.call(this, start, startField.displayName, itemIndex),
+      end: toNumber.call(this, end, endField.displayName, itemIndex),
       is_user: isUser === true,
       ...(speaker ? { speaker } : {}),
       ...(personId ? { person_id: personId } : {}),
     }));
   }
-  const raw = this.getNodeParameter('transcriptSegmentsJson', itemIndex) as unknown;
+  const raw = this.getNodeParameter(segmentsJsonField.name, itemIndex) as unknown;
   // Not JSON, like JSON that is not an array, is the error below (jsonParse throws for a fallback of undefined).
   const segments = typeof raw === 'string' ? jsonParse<unknown>(raw, { fallbackValue: null }) : raw;
   if (!Array.isArray(segments)) {
-    throw new NodeOperationError(this.getNode(), 'Segments (JSON) must be a JSON array of segments', {
-      itemIndex,
-      description: 'For example [{"text": "Hello", "start": 0, "end": 1.2}]',
-    });
+    throw new NodeOperationError(
+      this.getNode(),
+      itemMessage(`${segmentsJsonField.displayName} must be a JSON array of segments`, itemIndex),
+      {
+        itemIndex,
+        description: 'For example [{"text": "Hello", "start": 0, "end": 1.2}]',
+      },
+    );
   }
   return segments as IDataObject[];
 }

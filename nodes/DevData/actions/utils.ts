@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { listValues } from '../../shared';
+import { itemMessage, listValues } from '../../shared';
+import { CLEAR_FIELDS, limitField, UPDATE_FIELDS } from './common.description';
 import { toDueInstant, toUtcIso } from './dates';
 
 /** `dueAt` → `due_at`: a parameter's name is its wire field in camelCase. */
@@ -29,10 +30,14 @@ export function toNumber(
   if (typeof value !== 'string') return value;
   const number = value.trim() === '' ? NaN : Number(value);
   if (!Number.isFinite(number)) {
-    throw new NodeOperationError(this.getNode(), `${displayName} must be a number, not "${value}"`, {
-      itemIndex,
-      description: 'If it comes from an expression, check what it evaluates to for this item.',
-    });
+    throw new NodeOperationError(
+      this.getNode(),
+      itemMessage(`${displayName} must be a number, not "${value}"`, itemIndex),
+      {
+        itemIndex,
+        description: 'If it comes from an expression, check what it evaluates to for this item.',
+      },
+    );
   }
   return number;
 }
@@ -77,12 +82,15 @@ export function clearedFields(
   itemIndex: number,
 ): IDataObject {
   const cleared = { ...body };
-  for (const name of listValues(this.getNode(), clearFields, 'Clear Fields', itemIndex)) {
+  for (const name of listValues(this.getNode(), clearFields, CLEAR_FIELDS.displayName, itemIndex)) {
     if (cleared[snakeCase(name)] !== undefined) {
       const displayName = fields.find((field) => field.name === name)?.displayName ?? name;
       throw new NodeOperationError(
         this.getNode(),
-        `Set either "${displayName}" or clear it under "Clear Fields", not both`,
+        itemMessage(
+          `Set either "${displayName}" or clear it under "${CLEAR_FIELDS.displayName}", not both`,
+          itemIndex,
+        ),
         { itemIndex },
       );
     }
@@ -118,7 +126,7 @@ export function assertNotBoth(
   if (set !== undefined && !isEmptyDate(set) && fields[clear.name] === true) {
     throw new NodeOperationError(
       this.getNode(),
-      `Set either "${value.displayName}" or "${clear.displayName}", not both`,
+      itemMessage(`Set either "${value.displayName}" or "${clear.displayName}", not both`, itemIndex),
       { itemIndex },
     );
   }
@@ -132,7 +140,7 @@ export function changesOf(this: IExecuteFunctions, body: IDataObject, itemIndex:
   if (Object.keys(body).length === 0) {
     throw new NodeOperationError(
       this.getNode(),
-      `Nothing to update in item ${itemIndex}: add at least one field under Update Fields`,
+      itemMessage(`Nothing to update: add at least one field under ${UPDATE_FIELDS.displayName}`, itemIndex),
       { itemIndex },
     );
   }
@@ -146,12 +154,15 @@ export function changesOf(this: IExecuteFunctions, body: IDataObject, itemIndex:
 export function limitOf(this: IExecuteFunctions, itemIndex: number): number | undefined {
   const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
   if (returnAll) return undefined;
-  const value = this.getNodeParameter('limit', itemIndex, 50) as unknown;
+  const value = this.getNodeParameter(limitField.name, itemIndex, limitField.default) as unknown;
   const limit = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) {
     throw new NodeOperationError(
       this.getNode(),
-      `Limit must be a whole number of at least 1, not ${JSON.stringify(value)} (input item ${itemIndex})`,
+      itemMessage(
+        `${limitField.displayName} must be a whole number of at least 1, not ${JSON.stringify(value)}`,
+        itemIndex,
+      ),
       {
         itemIndex,
         description:

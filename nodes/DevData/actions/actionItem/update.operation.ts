@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../../shared';
-import { updateFields } from '../common.description';
+import { updateFields, UPDATE_FIELDS } from '../common.description';
 import { addressedRecord, recordLocator } from '../crud';
 import { assertNotBoth, changesOf, toWireFields } from '../utils';
 import { actionItemRecord, completedField, descriptionField, dueAtDate, dueAtField } from './fields';
@@ -26,7 +26,7 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-  const { clearDueAt, ...fields } = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
+  const { clearDueAt, ...fields } = this.getNodeParameter(UPDATE_FIELDS.name, itemIndex, {}) as IDataObject;
   assertNotBoth.call(this, { ...fields, clearDueAt }, dueAtField, clearDueAtField, itemIndex);
   const body = toWireFields.call(this, fields, itemIndex, [dueAtDate]);
   if (clearDueAt === true) body.due_at = null;

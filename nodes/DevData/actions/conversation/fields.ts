@@ -95,6 +95,46 @@ export const textSourceFields: INodeProperties[] = [
   },
 ];
 
+/** An event's Duration (Minutes). */
+const eventDurationField: INodeProperties = {
+  displayName: 'Duration (Minutes)',
+  name: 'duration',
+  type: 'number',
+  typeOptions: { minValue: 0, maxValue: 525_600, numberPrecision: 0 },
+  default: 30,
+  description: 'How long the event lasts, in minutes (at most a year)',
+};
+
+/** An event's Event Start. */
+const eventStartField: INodeProperties = {
+  displayName: 'Event Start',
+  name: 'start',
+  type: 'dateTime',
+  required: true,
+  default: '',
+  description: "When the event starts (no UTC offset means the workflow's timezone)",
+};
+
+/** A place's Latitude. */
+const latitudeField: INodeProperties = {
+  displayName: 'Latitude',
+  name: 'latitude',
+  type: 'number',
+  typeOptions: { minValue: -90, maxValue: 90, numberPrecision: 6 },
+  default: 0,
+  description: 'Latitude in degrees (-90 to 90)',
+};
+
+/** A place's Longitude. */
+const longitudeField: INodeProperties = {
+  displayName: 'Longitude',
+  name: 'longitude',
+  type: 'number',
+  typeOptions: { minValue: -180, maxValue: 180, numberPrecision: 6 },
+  default: 0,
+  description: 'Longitude in degrees (-180 to 180)',
+};
+
 /** Fields shared by both ways of creating a conversation (the body's `conversationInput`). */
 export const conversationOptions: INodeProperties[] = [
   {
@@ -139,22 +179,8 @@ export const conversationOptions: INodeProperties[] = [
             default: '',
             description: 'What the event is about (up to 5000 characters)',
           },
-          {
-            displayName: 'Duration (Minutes)',
-            name: 'duration',
-            type: 'number',
-            typeOptions: { minValue: 0, maxValue: 525_600, numberPrecision: 0 },
-            default: 30,
-            description: 'How long the event lasts, in minutes (at most a year)',
-          },
-          {
-            displayName: 'Event Start',
-            name: 'start',
-            type: 'dateTime',
-            required: true,
-            default: '',
-            description: "When the event starts (no UTC offset means the workflow's timezone)",
-          },
+          eventDurationField,
+          eventStartField,
           {
             displayName: 'Event Title',
             name: 'title',
@@ -194,14 +220,7 @@ export const conversationOptions: INodeProperties[] = [
             default: '',
             description: "The place's ID in Google Maps, if known",
           },
-          {
-            displayName: 'Latitude',
-            name: 'latitude',
-            type: 'number',
-            typeOptions: { minValue: -90, maxValue: 90, numberPrecision: 6 },
-            default: 0,
-            description: 'Latitude in degrees (-90 to 90)',
-          },
+          latitudeField,
           {
             displayName: 'Location Type',
             name: 'locationType',
@@ -210,14 +229,7 @@ export const conversationOptions: INodeProperties[] = [
             placeholder: 'e.g. office',
             description: 'What kind of place it is, in your own words',
           },
-          {
-            displayName: 'Longitude',
-            name: 'longitude',
-            type: 'number',
-            typeOptions: { minValue: -180, maxValue: 180, numberPrecision: 6 },
-            default: 0,
-            description: 'Longitude in degrees (-180 to 180)',
-          },
+          longitudeField,
         ],
       },
     ],
@@ -278,8 +290,13 @@ export function conversationBody(
     structured.events = eventList.map((event) => ({
       title: event.title,
       description: event.description ?? '',
-      start: toUtcIso.call(this, event.start, 'Event Start', itemIndex),
-      duration: toNumber.call(this, event.duration ?? 30, 'Duration (Minutes)', itemIndex),
+      start: toUtcIso.call(this, event.start, eventStartField.displayName, itemIndex),
+      duration: toNumber.call(
+        this,
+        event.duration ?? eventDurationField.default,
+        eventDurationField.displayName,
+        itemIndex,
+      ),
       created: event.created ?? false,
     }));
   }
@@ -287,8 +304,8 @@ export function conversationBody(
   const location = (geolocation as IDataObject | undefined)?.location as IDataObject | undefined;
   if (location) {
     body.geolocation = {
-      latitude: toNumber.call(this, location.latitude, 'Latitude', itemIndex),
-      longitude: toNumber.call(this, location.longitude, 'Longitude', itemIndex),
+      latitude: toNumber.call(this, location.latitude, latitudeField.displayName, itemIndex),
+      longitude: toNumber.call(this, location.longitude, longitudeField.displayName, itemIndex),
       ...(location.address ? { address: location.address } : {}),
       ...(location.googlePlaceId ? { google_place_id: location.googlePlaceId } : {}),
       ...(location.locationType ? { location_type: location.locationType } : {}),

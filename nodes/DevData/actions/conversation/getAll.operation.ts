@@ -17,19 +17,22 @@ import {
 /** A page of conversations: the server takes up to 1000, but with transcripts such a page could be very large. */
 export const PAGE_SIZE = 100;
 
+/** The Categories filter. */
+const categoriesFilter: INodeProperties = {
+  displayName: 'Categories',
+  name: 'categories',
+  type: 'multiOptions',
+  default: [],
+  options: CATEGORIES.map((c) => ({ name: capitalize(c), value: c })),
+  description: 'Return only conversations in any of these categories',
+};
+
 const properties: INodeProperties[] = [
   ...returnAllOrLimit(),
   simplifyConversationField,
   filters(
     byDisplayName([
-      {
-        displayName: 'Categories',
-        name: 'categories',
-        type: 'multiOptions',
-        default: [],
-        options: CATEGORIES.map((c) => ({ name: capitalize(c), value: c })),
-        description: 'Return only conversations in any of these categories',
-      },
+      categoriesFilter,
       folderIdField('Return only the conversations in this folder'),
       {
         displayName: 'Started After',
@@ -81,7 +84,7 @@ export const description = updateDisplayOptions(
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
   const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
   const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-  const categories = listValues(this.getNode(), filters.categories, 'Categories', itemIndex);
+  const categories = listValues(this.getNode(), filters.categories, categoriesFilter.displayName, itemIndex);
   const records = await offsetPaginate.call(this, {
     path: conversationRecord.path,
     qs: {

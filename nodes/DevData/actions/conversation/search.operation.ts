@@ -7,28 +7,31 @@ import { toRangeBound } from '../dates';
 import { searchLimitField, searchQueryField } from '../search';
 import { conversationRecord, simplifyConversation, simplifyConversationField } from './fields';
 
+/** The Started After filter. */
+const startedAfterFilter: INodeProperties = {
+  displayName: 'Started After',
+  name: 'startDate',
+  type: 'dateTime',
+  default: '',
+  description:
+    'Return only conversations started at or after this time, as an ISO 8601 date or date-time (a date alone means the start of that UTC day)',
+};
+
+/** The Started Before filter. */
+const startedBeforeFilter: INodeProperties = {
+  displayName: 'Started Before',
+  name: 'endDate',
+  type: 'dateTime',
+  default: '',
+  description:
+    'Return only conversations started at or before this time, as an ISO 8601 date or date-time (a date alone includes the whole UTC day)',
+};
+
 const properties: INodeProperties[] = [
   searchQueryField('conversations', 'title, overview and transcript', 'e.g. promised Anna slides'),
   searchLimitField('conversations'),
   simplifyConversationField,
-  filters([
-    {
-      displayName: 'Started After',
-      name: 'startDate',
-      type: 'dateTime',
-      default: '',
-      description:
-        'Return only conversations started at or after this time, as an ISO 8601 date or date-time (a date alone means the start of that UTC day)',
-    },
-    {
-      displayName: 'Started Before',
-      name: 'endDate',
-      type: 'dateTime',
-      default: '',
-      description:
-        'Return only conversations started at or before this time, as an ISO 8601 date or date-time (a date alone includes the whole UTC day)',
-    },
-  ]),
+  filters([startedAfterFilter, startedBeforeFilter]),
   operationOptions([
     {
       displayName: 'Include Transcript',
@@ -59,10 +62,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
       query: this.getNodeParameter('query', itemIndex) as string,
       limit: this.getNodeParameter('limit', itemIndex, 50) as number,
       start_date: filters.startDate
-        ? toRangeBound.call(this, filters.startDate, 'Started After', itemIndex)
+        ? toRangeBound.call(this, filters.startDate, startedAfterFilter.displayName, itemIndex)
         : undefined,
       end_date: filters.endDate
-        ? toRangeBound.call(this, filters.endDate, 'Started Before', itemIndex)
+        ? toRangeBound.call(this, filters.endDate, startedBeforeFilter.displayName, itemIndex)
         : undefined,
       include_transcript: options.includeTranscript === true ? true : undefined,
     },

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../../shared';
-import { updateFields } from '../common.description';
+import { updateFields, UPDATE_FIELDS } from '../common.description';
 import { addressedRecord, recordLocator } from '../crud';
 import { assertNotBoth, changesOf, toWireFields } from '../utils';
 import { conversationRecord, folderIdField } from './fields';
@@ -52,7 +52,11 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-  const { removeFromFolder, ...fields } = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
+  const { removeFromFolder, ...fields } = this.getNodeParameter(
+    UPDATE_FIELDS.name,
+    itemIndex,
+    {},
+  ) as IDataObject;
   assertNotBoth.call(this, { ...fields, removeFromFolder }, folderField, removeFromFolderField, itemIndex);
   const body = toWireFields.call(this, fields, itemIndex);
   if (removeFromFolder === true) body.folder_id = null;

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { devDataRequest, listValues } from '../../../shared';
+import { devDataRequest, itemMessage, listValues } from '../../../shared';
 import { developerKeyRecord, nameField, scopesField } from './fields';
 
 const properties: INodeProperties[] = [
@@ -24,10 +24,14 @@ export const description = updateDisplayOptions(
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
   const name = String(this.getNodeParameter('name', itemIndex));
   if (name.trim() === '') {
-    throw new NodeOperationError(this.getNode(), `${nameField.displayName} is empty`, {
-      itemIndex,
-      description: 'Give the new key a name (1–100 characters) so it can be told apart in lists.',
-    });
+    throw new NodeOperationError(
+      this.getNode(),
+      itemMessage(`${nameField.displayName} is empty`, itemIndex),
+      {
+        itemIndex,
+        description: 'Give the new key a name (1–100 characters) so it can be told apart in lists.',
+      },
+    );
   }
   const scopes = listValues(
     this.getNode(),

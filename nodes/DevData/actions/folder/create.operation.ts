@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { devDataRequest } from '../../../shared';
 import { additionalFields } from '../common.description';
 import { withoutEmpty } from '../utils';
-import { folderFields, folderRecord, nameField } from './fields';
+import { folderFields, folderRecord, LEFT_OUT_WHEN_EMPTY, nameField } from './fields';
 
 const properties: INodeProperties[] = [nameField, additionalFields(folderFields)];
 
@@ -18,7 +18,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
   return (await devDataRequest.call(this, {
     method: 'POST',
     path: folderRecord.path,
-    body: { name: this.getNodeParameter('name', itemIndex) as string, ...withoutEmpty(additional, ['icon']) },
+    body: {
+      name: this.getNodeParameter('name', itemIndex) as string,
+      ...withoutEmpty(additional, LEFT_OUT_WHEN_EMPTY),
+    },
     itemIndex,
   })) as IDataObject;
 }

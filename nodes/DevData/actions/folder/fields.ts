@@ -5,6 +5,9 @@ import type { RecordSpec } from '../crud';
 
 export const nameField = requiredName('Name of the folder (1–100 characters)');
 
+/** The fields an empty value leaves out, as in Create and Update: the server refuses an empty icon. */
+export const LEFT_OUT_WHEN_EMPTY = ['icon'];
+
 export const folderFields: INodeProperties[] = [
   {
     displayName: 'Color',

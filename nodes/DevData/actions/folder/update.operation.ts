@@ -1,7 +1,7 @@
 import { byDisplayName, clearFieldsOption } from '../common.description';
 import { updateById } from '../crud';
 import { clearedFields, toNumber, withoutEmpty } from '../utils';
-import { folderFields, folderRecord, nameField, orderField } from './fields';
+import { folderFields, folderRecord, LEFT_OUT_WHEN_EMPTY, nameField, orderField } from './fields';
 
 const clearFieldsField = clearFieldsOption(
   folderFields,
@@ -16,6 +16,12 @@ export const { description, execute } = updateById(
     const { clearFields = [], ...values } = fields;
     if (values.order !== undefined)
       values.order = toNumber.call(this, values.order, orderField.displayName, itemIndex);
-    return clearedFields.call(this, withoutEmpty(values, ['icon']), clearFields, folderFields, itemIndex);
+    return clearedFields.call(
+      this,
+      withoutEmpty(values, LEFT_OUT_WHEN_EMPTY),
+      clearFields,
+      folderFields,
+      itemIndex,
+    );
   },
 );

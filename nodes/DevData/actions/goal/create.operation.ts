@@ -6,6 +6,18 @@ import { additionalFields, byDisplayName } from '../common.description';
 import { toNumber, toWireFields } from '../utils';
 import { goalFields, goalRecord, horizonAtDate, titleField } from './fields';
 
+/** A numeric goal's Target Value. */
+const targetValueField: INodeProperties = {
+  displayName: 'Target Value',
+  name: 'targetValue',
+  type: 'number',
+  typeOptions: { numberPrecision: 2 },
+  required: true,
+  default: 0,
+  description: 'The value that means the goal is reached',
+  displayOptions: { show: { goalType: ['numeric'] } },
+};
+
 const properties: INodeProperties[] = [
   titleField,
   {
@@ -20,16 +32,7 @@ const properties: INodeProperties[] = [
     ],
     description: 'How progress is measured',
   },
-  {
-    displayName: 'Target Value',
-    name: 'targetValue',
-    type: 'number',
-    typeOptions: { numberPrecision: 2 },
-    required: true,
-    default: 0,
-    description: 'The value that means the goal is reached',
-    displayOptions: { show: { goalType: ['numeric'] } },
-  },
+  targetValueField,
   additionalFields(
     byDisplayName([
       ...goalFields.map((field) =>
@@ -67,8 +70,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
     ...toWireFields.call(this, additional, itemIndex, [horizonAtDate], goalFields),
   };
   if (goalType === 'numeric') {
-    const target = this.getNodeParameter('targetValue', itemIndex) as IDataObject[string];
-    body.target_value = toNumber.call(this, target, 'Target Value', itemIndex);
+    const target = this.getNodeParameter(targetValueField.name, itemIndex) as IDataObject[string];
+    body.target_value = toNumber.call(this, target, targetValueField.displayName, itemIndex);
   }
   // A server that implements only the real service's goals requires a target for every type; the default sent is
   // the one devdata-server applies itself: the maximum (1 for a boolean goal, 10 for a scale).

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { listValues } from '../../../shared';
+import { itemMessage, listValues } from '../../../shared';
 
 /** The template variables DevData fills, each from the scope of the same name. */
 export const PROACTIVE_VARIABLES = ['user_name', 'user_facts', 'user_context', 'user_chat'] as const;
@@ -36,6 +36,49 @@ const SET_ASIDE = /\uE000devdata:(\w+)\uE001/g;
 
 const VARIABLE_LIST = PROACTIVE_VARIABLES.map((name) => `{{${name}}}`).join(', ');
 
+/** The session the reply answers. */
+const sessionIdField: INodeProperties = {
+  displayName: 'Session ID',
+  name: 'sessionId',
+  type: 'string',
+  required: true,
+  default: '={{ $json.session_id }}',
+  description: 'The session the reply answers: the session_id the DevData Transcript Trigger put out',
+};
+
+/** The user data DevData adds to the prompt. */
+const contextToAddField: INodeProperties = {
+  displayName: 'Context to Add',
+  name: 'contextToAdd',
+  type: 'multiOptions',
+  options: [
+    {
+      name: 'User Chat',
+      value: 'user_chat',
+      description: 'The last messages between the user and this app ({{user_chat}})',
+    },
+    {
+      name: 'User Context',
+      value: 'user_context',
+      description: "Titles and overviews of the user's recent conversations ({{user_context}})",
+    },
+    {
+      name: 'User Facts',
+      value: 'user_facts',
+      description: 'What DevData knows about the user: their memories ({{user_facts}})',
+    },
+    {
+      name: 'User Name',
+      value: 'user_name',
+      description: "The user's display name ({{user_name}})",
+    },
+  ],
+  default: [],
+  description:
+    'User data to give DevData along with the prompt. The node appends each one, labelled, after n8n has evaluated the prompt — so this works in fixed and expression prompts alike. Data the prompt already places with a placeholder is not added twice. Each one used, here or as a placeholder, must be declared by the app and granted by the user under the scope of the same name, or DevData pushes nothing.',
+  displayOptions: { show: { replyWith: ['prompt'] } },
+};
+
 const properties: INodeProperties[] = [
   {
     displayName:
@@ -44,14 +87,7 @@ const properties: INodeProperties[] = [
     type: 'notice',
     default: '',
   },
-  {
-    displayName: 'Session ID',
-    name: 'sessionId',
-    type: 'string',
-    required: true,
-    default: '={{ $json.session_id }}',
-    description: 'The session the reply answers: the session_id the DevData Transcript Trigger put out',
-  },
+  sessionIdField,
   {
     displayName: 'Reply With',
     name: 'replyWith',
@@ -96,37 +132,7 @@ const properties: INodeProperties[] = [
       "What DevData generates the notification from (5 to 128,000 characters). DevData's placeholders {{user_name}}, {{user_facts}}, {{user_context}} and {{user_chat}} are written the same way in a fixed prompt and in an expression: n8n evaluates every other expression in it (the transcript from the trigger, say) and leaves these to DevData, which fills each one the app declared and the user granted (any other: nothing is pushed). Or leave them out and use Context to Add.",
     displayOptions: { show: { replyWith: ['prompt'] } },
   },
-  {
-    displayName: 'Context to Add',
-    name: 'contextToAdd',
-    type: 'multiOptions',
-    options: [
-      {
-        name: 'User Chat',
-        value: 'user_chat',
-        description: 'The last messages between the user and this app ({{user_chat}})',
-      },
-      {
-        name: 'User Context',
-        value: 'user_context',
-        description: "Titles and overviews of the user's recent conversations ({{user_context}})",
-      },
-      {
-        name: 'User Facts',
-        value: 'user_facts',
-        description: 'What DevData knows about the user: their memories ({{user_facts}})',
-      },
-      {
-        name: 'User Name',
-        value: 'user_name',
-        description: "The user's display name ({{user_name}})",
-      },
-    ],
-    default: [],
-    description:
-      'User data to give DevData along with the prompt. The node appends each one, labelled, after n8n has evaluated the prompt — so this works in fixed and expression prompts alike. Data the prompt already places with a placeholder is not added twice. Each one used, here or as a placeholder, must be declared by the app and granted by the user under the scope of the same name, or DevData pushes nothing.',
-    displayOptions: { show: { replyWith: ['prompt'] } },
-  },
+  contextToAddField,
 ];
 
 export const description = updateDisplayOptions(
@@ -168,7 +174,10 @@ function messageReply(this: IExecuteFunctions, sessionId: string, itemIndex: num
   if (length <= MESSAGE_MIN_EXCLUSIVE) {
     throw new NodeOperationError(
       this.getNode(),
-      `The message is too short: ${length} characters, DevData pushes one of ${MESSAGE_MIN_EXCLUSIVE + 1} or more (input item ${itemIndex})`,
+      itemMessage(
+        `The message is too short: ${length} characters, DevData pushes one of ${MESSAGE_MIN_EXCLUSIVE + 1} or more`,
+        itemIndex,
+      ),
       {
         itemIndex,
         description: `DevData pushes nothing for a reply whose message has ${MESSAGE_MIN_EXCLUSIVE} characters or fewer. If the message is an expression, check what it evaluates to for this item.`,
@@ -183,13 +192,17 @@ function messageReply(this: IExecuteFunctions, sessionId: string, itemIndex: num
  * the variables the finished prompt uses, or with Reply With Exact Message `{session_id, message}`.
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-  const sessionId = String(this.getNodeParameter('sessionId', itemIndex, '') ?? '').trim();
+  const sessionId = String(this.getNodeParameter(sessionIdField.name, itemIndex, '') ?? '').trim();
   if (!sessionId) {
-    throw new NodeOperationError(this.getNode(), `The Session ID is empty (input item ${itemIndex})`, {
-      itemIndex,
-      description:
-        'Set Session ID to the session_id of the DevData Transcript Trigger call this reply answers, e.g. {{ $json.session_id }} right after the trigger, or {{ $("DevData Transcript Trigger").item.json.session_id }} further on.',
-    });
+    throw new NodeOperationError(
+      this.getNode(),
+      itemMessage(`The ${sessionIdField.displayName} is empty`, itemIndex),
+      {
+        itemIndex,
+        description:
+          'Set Session ID to the session_id of the DevData Transcript Trigger call this reply answers, e.g. {{ $json.session_id }} right after the trigger, or {{ $("DevData Transcript Trigger").item.json.session_id }} further on.',
+      },
+    );
   }
 
   if (this.getNodeParameter('replyWith', itemIndex, 'prompt') === 'message') {
@@ -202,7 +215,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
   if (length < MIN_PROMPT_LENGTH) {
     throw new NodeOperationError(
       this.getNode(),
-      `The prompt is too short: ${length} characters, DevData needs at least ${MIN_PROMPT_LENGTH} (input item ${itemIndex})`,
+      itemMessage(
+        `The prompt is too short: ${length} characters, DevData needs at least ${MIN_PROMPT_LENGTH}`,
+        itemIndex,
+      ),
       {
         itemIndex,
         description: `DevData drops a notification whose prompt is shorter than ${MIN_PROMPT_LENGTH} characters. If the prompt is an expression, check what it evaluates to for this item.`,
@@ -215,7 +231,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
     const names = unknown.map((name) => `{{${name}}}`).join(', ');
     throw new NodeOperationError(
       this.getNode(),
-      `Unknown variable ${names} in the prompt (input item ${itemIndex})`,
+      itemMessage(`Unknown variable ${names} in the prompt`, itemIndex),
       {
         itemIndex,
         description: `DevData fills only ${VARIABLE_LIST}; any other {{…}} would reach the user as it is. Fix the name, or remove the braces.`,
@@ -226,16 +242,16 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
   const used = new Set(placeholdersOf(prompt));
   const selected = listValues(
     this.getNode(),
-    this.getNodeParameter('contextToAdd', itemIndex, []),
-    'Context to Add',
+    this.getNodeParameter(contextToAddField.name, itemIndex, []),
+    contextToAddField.displayName,
     itemIndex,
   );
   const wrong = selected.filter((name) => !isVariable(name));
   if (wrong.length > 0) {
     throw new NodeOperationError(
       this.getNode(),
-      `Unknown context "${wrong.join('", "')}" in Context to Add (input item ${itemIndex})`,
-      { itemIndex, description: `Context to Add takes ${PROACTIVE_VARIABLES.join(', ')}.` },
+      itemMessage(`Unknown context "${wrong.join('", "')}" in ${contextToAddField.displayName}`, itemIndex),
+      { itemIndex, description: `${contextToAddField.displayName} takes ${PROACTIVE_VARIABLES.join(', ')}.` },
     );
   }
   const blocks = PROACTIVE_VARIABLES.filter((name) => selected.includes(name) && !used.has(name)).map(
@@ -246,7 +262,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
   if (finished > MAX_PROMPT_LENGTH) {
     throw new NodeOperationError(
       this.getNode(),
-      `The prompt is too long: ${finished} characters, DevData takes at most ${MAX_PROMPT_LENGTH} (input item ${itemIndex})`,
+      itemMessage(
+        `The prompt is too long: ${finished} characters, DevData takes at most ${MAX_PROMPT_LENGTH}`,
+        itemIndex,
+      ),
       {
         itemIndex,
         description: `DevData drops a notification whose prompt is longer than ${MAX_PROMPT_LENGTH} characters. If the prompt is an expression, check what it evaluates to for this item.`,

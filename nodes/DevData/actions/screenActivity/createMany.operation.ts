@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { createManyOperation } from '../batch';
 import { additionalFields } from '../common.description';
@@ -10,7 +10,12 @@ export const MAX_BATCH = 1000;
 
 function newScreenActivity(this: IExecuteFunctions, itemIndex: number): IDataObject {
   return {
-    timestamp: toUtcIso.call(this, this.getNodeParameter('timestamp', itemIndex), 'Timestamp', itemIndex),
+    timestamp: toUtcIso.call(
+      this,
+      this.getNodeParameter(timestampField.name, itemIndex),
+      timestampField.displayName,
+      itemIndex,
+    ),
     app_name: this.getNodeParameter('appName', itemIndex) as string,
     ...toWireFields.call(
       this,
@@ -20,18 +25,21 @@ function newScreenActivity(this: IExecuteFunctions, itemIndex: number): IDataObj
   };
 }
 
+/** When the screen showed the record. */
+const timestampField: INodeProperties = {
+  displayName: 'Timestamp',
+  name: 'timestamp',
+  type: 'dateTime',
+  required: true,
+  default: '',
+  description: "When the screen showed this; without an offset it is read in the workflow's timezone",
+};
+
 export const { description, executeBatch } = createManyOperation(
   'screenActivity',
   'screen activity record',
   [
-    {
-      displayName: 'Timestamp',
-      name: 'timestamp',
-      type: 'dateTime',
-      required: true,
-      default: '',
-      description: "When the screen showed this; without an offset it is read in the workflow's timezone",
-    },
+    timestampField,
     {
       displayName: 'App Name',
       name: 'appName',
