@@ -176,6 +176,22 @@ test('the error item of a refused field names it as the user sees it, in its det
   expect(item.details).toMatch(/^In this node: Description \(description\)\. body\.description: /);
 });
 
+test('the error item of an error without a description is {error} alone, with no details', async () => {
+  const result = await runDevData(
+    server,
+    {
+      resource: 'conversation',
+      operation: 'update',
+      conversationId: 'any',
+      updateFields: { folderId: 'some-folder', removeFromFolder: true },
+    },
+    { onError: 'continueRegularOutput' },
+  );
+  expect(jsonOut(result)).toEqual([
+    { error: 'Set either "Folder Name or ID" or "Remove From Folder", not both (input item 0)' },
+  ]);
+});
+
 describe('429 and Retry-After', () => {
   // Two developer-API requests per key per second: the third in a second answers 429 with Retry-After: 1.
   const limited = forSuite(() => startNodeTestServer({ rateLimit: { max: 2, windowMs: 1_000 } }));
