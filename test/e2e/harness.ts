@@ -289,6 +289,8 @@ export async function waitFor<T>(
   }
 }
 
+const DEVDATA_CLI = join(REPO, 'server', 'dist', 'cli.js');
+
 /**
  * A devdata-server process on an empty database (`database`, a fresh SQLite file in `workDir` when omitted): init
  * (and optionally demo data), then serve.
@@ -298,16 +300,52 @@ export async function startDevdataServer(
   workDir: string,
   options: { seed?: boolean; env?: NodeJS.ProcessEnv; port?: number; database?: string } = {},
 ): Promise<DevdataServer> {
-  const cli = join(REPO, 'server', 'dist', 'cli.js');
   const database = options.database ?? `sqlite:${join(workDir, 'devdata.sqlite')}`;
-  const init = await run(process.execPath, [cli, 'init', '--json', '--database', database]);
+  const init = await run(process.execPath, [DEVDATA_CLI, 'init', '--json', '--database', database]);
   const credentials = JSON.parse(init.stdout) as Credentials;
-  if (options.seed) await run(process.execPath, [cli, 'seed', '--demo', '--database', database]);
+  if (options.seed) await run(process.execPath, [DEVDATA_CLI, 'seed', '--demo', '--database', database]);
   const port = options.port ?? (await freePort());
-  const logFile = join(workDir, 'devdata-server.log');
+  return await serveDevdata(processes, {
+    database,
+    credentials,
+    port,
+    env: options.env,
+    logFile: join(workDir, 'devdata-server.log'),
+  });
+}
+
+/**
+ * One more devdata-server process serving `first`'s database (PostgreSQL, where several instances share one), with
+ * its credentials and no `init`; `env` should be the settings `first` runs with. Logs to `logFile`.
+ */
+export async function startAnotherDevdataInstance(
+  processes: Processes,
+  first: DevdataServer,
+  options: { env?: NodeJS.ProcessEnv; logFile: string },
+): Promise<DevdataServer> {
+  return await serveDevdata(processes, {
+    database: first.database,
+    credentials: first.credentials,
+    port: await freePort(),
+    ...options,
+  });
+}
+
+/** `serve` on an initialised database; resolves once it answers /healthz. */
+async function serveDevdata(
+  processes: Processes,
+  options: {
+    database: string;
+    credentials: Credentials;
+    port: number;
+    env?: NodeJS.ProcessEnv;
+    logFile: string;
+  },
+): Promise<DevdataServer> {
+  const { database, credentials, port, logFile } = options;
   processes.start(
     process.execPath,
-    [cli, 'serve', '--port', String(port), '--database', database],
+    [DEVDATA_CLI, 'serve', '--port', String(port), '--database', database],
     // n8n's webhooks are on 127.0.0.1 here: the development allowance lets the server call them.
     // The tests read which requests it answered from its log (serverRequests).
     {

@@ -102,12 +102,15 @@ export async function receivedEvents(devdata: DevdataServer): Promise<Received[]
 
 /**
  * Makes `rounds` rounds of changes through the API: per round 4 action items created, one completed, one edited,
- * one deleted; a goal created, its progress recorded, its title changed. Returns what each change's event must
- * carry, from the API's own answers.
+ * one deleted; a goal created, its progress recorded, its title changed. Given several instances of one
+ * deployment, each call goes to the next in turn. Returns what each change's event must carry, from the API's own
+ * answers.
  */
-export async function makeChanges(devdata: DevdataServer, rounds: number, tag: string) {
+export async function makeChanges(devdata: DevdataServer | DevdataServer[], rounds: number, tag: string) {
+  const instances = [devdata].flat();
+  let calls = 0;
   const api = async (path: string, method: string, body?: unknown) => {
-    const reply = await devdataApi(devdata, path, { method, body });
+    const reply = await devdataApi(instances[calls++ % instances.length], path, { method, body });
     if (reply.status >= 300)
       throw new Error(`${method} ${path}: ${reply.status} ${JSON.stringify(reply.body)}`);
     return reply.body;
