@@ -1,6 +1,8 @@
 // One faulty app may not hold up the others: while one app's webhook hangs and another's answers 10 MB, a healthy
-// app's webhook is reached before any hanging call has timed out, so it never waited for one's slot. How soon is
-// measured in bench/ (group `proactive`). Every webhook is a real node:http server on 127.0.0.1.
+// app's webhook is reached while the hanging app still holds every call it took, so it never waited for one's slot.
+// The webhook timeout is far beyond the test's own, so no hanging call can end before the app recovers, however
+// slow the machine. How soon is measured in bench/ (group `proactive`). Every webhook is a real node:http server on
+// 127.0.0.1.
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { deliveriesPage } from '../../server/src/contract/proactive';
@@ -82,10 +84,10 @@ describe.each(DIALECTS)('per-app isolation in the dispatcher on %s', (dialect) =
     hooks.healthy = await webhook(() => 'answer');
     hooks.hanging = await webhook(() => (faulty ? 'hang' : 'answer'));
     hooks.huge = await webhook(() => (faulty ? 'ten-megabytes' : 'answer'));
-    // Hanging calls time out after 15 s, far longer than the healthy calls take even on a busy machine; the
-    // circuit breaker, which would soon skip the faulty URLs, is kept out of the way so the dispatcher's own
-    // isolation is what is shown.
-    server = await startServer(dialect, { webhookTimeoutMs: 15_000, breakerFailures: 1_000 });
+    // Hanging calls would time out after 10 minutes, five times the test's own timeout: they are held until the
+    // app recovers. The circuit breaker, which would soon skip the faulty URLs, is kept out of the way so the
+    // dispatcher's own isolation is what is shown.
+    server = await startServer(dialect, { webhookTimeoutMs: 600_000, breakerFailures: 1_000 });
   });
   afterAll(async () => {
     faulty = false; // whatever is still queued drains at once
@@ -137,19 +139,22 @@ describe.each(DIALECTS)('per-app isolation in the dispatcher on %s', (dialect) =
       const session = `healthy-${sessions++}`;
       const sent = await timed.client.post(`/v1/dev/user/transcripts/${session}/segments`, segments);
       expect(sent.status).toBe(202);
+      // A call held up behind the hanging app would never arrive: the test then fails on its own timeout.
       while (!hooks.healthy.arrivals.has(session)) await new Promise((r) => setTimeout(r, 1));
     }
 
     faulty = true;
     for (let i = 0; i < 16; i += 1) await sample();
-    // Every healthy call arrived while the hanging app still held every call it had taken: none waited for a
-    // slot that a timeout freed.
+    // Every healthy call arrived while the hanging app still held every call it had taken (none can time out
+    // within the test): none waited for a slot that a timeout freed.
     expect(hooks.hanging.timedOut()).toBe(0);
     // The hanging app holds its share of the slots and no more.
     expect(hooks.hanging.hanging()).toBe(server.app.config.webhookConcurrencyPerApp);
 
-    // The hanging app recovers, so its backlog drains; the two calls it holds time out.
+    // The hanging app recovers: it answers the calls it holds, and its backlog drains. (Timeouts are shown in
+    // proactive.test.ts.)
     faulty = false;
+    hooks.hanging.release();
     await server.app.dispatcher.idle();
     const outcomes = async (app: string) => {
       const reply = await client(server.baseUrl, apps[app].secret).get(
@@ -159,7 +164,7 @@ describe.each(DIALECTS)('per-app isolation in the dispatcher on %s', (dialect) =
       return expectShape(deliveriesPage, reply.body).deliveries.map((d) => d.outcome);
     };
     expect(new Set(await outcomes('healthy'))).toEqual(new Set(['no_notification']));
-    expect(await outcomes('hanging')).toContain('timeout');
+    expect(new Set(await outcomes('hanging'))).toEqual(new Set(['no_notification']));
     expect(await outcomes('huge')).toContain('invalid_reply');
   }, 120_000);
 });
