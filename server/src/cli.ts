@@ -8,7 +8,7 @@ import pino from 'pino';
 import { buildApp } from './app';
 import { configFromEnv, keyPrefixSetting } from './config';
 import { assertRedisDatabase } from './cluster/redis';
-import { initInstance, isInitialized, madeBy, type InitResult } from './scripts/init';
+import { instanceInit, type InitResult } from './scripts/init';
 import { seedDemo } from './scripts/seed';
 import { SERVER_VERSION } from './version';
 import { migrateToLatest, openStore, type Store } from './store/db/database';
@@ -314,9 +314,10 @@ async function savedCredentials(
   file: string | null,
   store: Store | null,
 ): Promise<SavedCredentials | null> {
+  const init = store && instanceInit(store);
   const initialized =
-    store !== null &&
-    (await isInitialized(store).catch((error: unknown) => {
+    init !== null &&
+    (await init.isInitialized().catch((error: unknown) => {
       throw databaseError(database, error);
     }));
   if (file === null) return null; // an in-memory database is always new
@@ -348,7 +349,7 @@ async function savedCredentials(
       `The database already has users but ${file} is missing (the keys are only shown once); ` +
         'use `devdata-server serve` with your own keys, or start with a new --database',
     );
-  if (!(await madeBy(store.db, saved)))
+  if (!(await init.madeBy(saved)))
     throw new Error(`${file} holds the credentials of ${owner}, not of ${databaseName(database)}`);
   return saved;
 }
@@ -395,7 +396,7 @@ class CredentialsFile {
 
 /** First start: init, save the credentials in the file made for them, then the demo data. */
 async function firstRun(store: Store, database: string, file: CredentialsFile | null): Promise<InitResult> {
-  const credentials = await initInstance(store.db, { keyPrefix: configFromEnv().keyPrefix });
+  const credentials = await instanceInit(store, { keyPrefix: configFromEnv().keyPrefix }).initialize();
   file?.save({ database: databaseName(database), ...credentials });
   await seedDemo(store);
   return credentials;
@@ -492,7 +493,7 @@ async function main(argv: string[]) {
     case 'init': {
       const keyPrefix = keyPrefixSetting(process.env.DEVDATA_KEY_PREFIX);
       const store = await openMigrated(opts.database);
-      const result = await initInstance(store.db, { keyPrefix });
+      const result = await instanceInit(store, { keyPrefix }).initialize();
       await store.close();
       if (opts.json) console.log(JSON.stringify(result));
       else for (const [name, value] of Object.entries(result)) console.log(`${name}: ${value}`);

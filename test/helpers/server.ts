@@ -8,7 +8,7 @@ import pg from 'pg';
 import { buildApp, type App } from '../../server/src/app';
 import type { ServerConfig } from '../../server/src/config';
 import type { Resolve } from '../../server/src/outbound/policy';
-import { initInstance, type InitResult } from '../../server/src/scripts/init';
+import { instanceInit, type InitResult } from '../../server/src/scripts/init';
 import { migrateToLatest, openStore, type Dialect, type Store } from '../../server/src/store/db/database';
 import type { Database } from '../../server/src/store/db/schema';
 
@@ -98,7 +98,7 @@ export async function startServer(
   let baseUrl: string;
   try {
     await migrateToLatest(store);
-    init = await initInstance(store.db, { keyPrefix: config.keyPrefix });
+    init = await instanceInit(store, { keyPrefix: config.keyPrefix }).initialize();
     // A generous rate limit and no load shedding, so suites never trip them unless they mean to (a test that
     // holds the event loop on purpose, e.g. SQLite waiting on a lock, would otherwise shed the next request).
     // Webhook receivers in tests listen on 127.0.0.1: the development allowance is on unless a test turns it off.

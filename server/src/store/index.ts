@@ -1,12 +1,10 @@
 // Every repository, built here once over one database: app.ts hands them to the routes and the proactive
 // pipeline (`app.repositories`), and the scripts take theirs from here too. Nothing else constructs a repository.
-import type { Kysely } from 'kysely';
 import { actionItemsRepository } from './action-items';
 import { adminTokensRepository } from './admin-tokens';
 import { appsRepository } from './apps';
 import { conversationsRepository } from './conversations';
 import type { Store } from './db/database';
-import type { Database } from './db/schema';
 import { deliveriesRepository } from './deliveries';
 import { foldersRepository } from './folders';
 import { goalsRepository } from './goals';
@@ -19,19 +17,17 @@ import { tombstonesRepository } from './tombstones';
 import { usersRepository, type UsersOptions } from './users';
 import { webhooksRepository } from './webhooks';
 
-/** Users with their developer keys, admin tokens, and apps with their installs: who may call what. */
-export function accountRepositories(db: Kysely<Database>, options: UsersOptions = {}) {
-  const users = usersRepository(db, options);
-  return { users, adminTokens: adminTokensRepository(db), apps: appsRepository(db, users) };
-}
-
 /** Every repository over `store`; `options` tune the key cache of the users repository. */
 export function buildRepositories(store: Pick<Store, 'db' | 'dialect'>, options: UsersOptions = {}) {
   const { db, dialect } = store;
+  // Users with their developer keys, admin tokens, and apps with their installs: who may call what.
+  const users = usersRepository(db, options);
   const actionItems = actionItemsRepository(db);
   const conversations = conversationsRepository(db, dialect, actionItems);
   return {
-    ...accountRepositories(db, options),
+    users,
+    adminTokens: adminTokensRepository(db),
+    apps: appsRepository(db, users),
     actionItems,
     conversations,
     folders: foldersRepository(db, conversations),
