@@ -1,8 +1,8 @@
 // The conversation fields and behaviours taken from the real service (issue 26, decision 5): a create answers
-// the whole record with `status`, every record shows `structured.emoji` and `structured.events`, `geolocation`
+// the whole record, every record shows its `status`, `structured.emoji` and `structured.events`, `geolocation`
 // is left out when there is none, the list filters by categories and starred and pages up to 1000, a text
 // conversation keeps its text_source, and a title may be 500 characters long.
-import { conversation, createdConversation } from '../../server/src/contract/conversations';
+import { conversation } from '../../server/src/contract/conversations';
 import { devClient, expect422, expectShape, newUser, ok, type Client } from '../helpers/http';
 import { DIALECTS, forSuite, startServer } from '../helpers/server';
 
@@ -16,7 +16,7 @@ describe.each(DIALECTS)('conversation fields of the real service on %s', (dialec
   const api = devClient(server);
 
   const createText = async (as: Client, body: Record<string, unknown>) =>
-    expectShape(createdConversation, await ok(as.post(BASE, body), CREATED));
+    expectShape(conversation, await ok(as.post(BASE, body), CREATED));
 
   /** The conversation `id` as its GET and the list (discarded ones included) show it. */
   const readBack = async (as: Client, id: string) => {
@@ -39,23 +39,24 @@ describe.each(DIALECTS)('conversation fields of the real service on %s', (dialec
         client_session_id: `status-${dialect}`,
         transcript_segments: [{ text: 'From segments', start: 0, end: 1 }],
       };
-      const first = expectShape(createdConversation, await ok(api.post(FROM_SEGMENTS, segments), CREATED));
+      const first = expectShape(conversation, await ok(api.post(FROM_SEGMENTS, segments), CREATED));
       expect(first).toMatchObject({ status: 'completed', discarded: false });
       expect(first.transcript_segments?.[0].text).toBe('From segments');
       const replay = await api.post(FROM_SEGMENTS, segments);
       expect(replay.status).toBe(200);
-      expect(expectShape(createdConversation, replay.body)).toMatchObject({
+      expect(expectShape(conversation, replay.body)).toMatchObject({
         id: first.id,
         status: 'completed',
       });
 
-      // The status belongs to the create's answer, not to the record.
-      for (const shown of await readBack(api, fromText.id)) expect(shown).not.toHaveProperty('status');
+      // The record carries its status wherever it is read, not only in the create's answer.
+      for (const shown of await readBack(api, fromText.id))
+        expect(shown).toMatchObject({ status: 'completed' });
     });
 
     it('takes back the segments a conversation shows, speaker names included, as they are', async () => {
       const original = expectShape(
-        createdConversation,
+        conversation,
         await ok(
           api.post(FROM_SEGMENTS, {
             transcript_segments: [
@@ -71,7 +72,7 @@ describe.each(DIALECTS)('conversation fields of the real service on %s', (dialec
         await ok(api.get(`${BASE}/${original.id}`, { include_transcript: true })),
       );
       const copy = expectShape(
-        createdConversation,
+        conversation,
         await ok(api.post(FROM_SEGMENTS, { transcript_segments: shown.transcript_segments }), CREATED),
       );
       const speakers = (c: { transcript_segments?: { speaker_id: number; speaker_name: string }[] }) =>
@@ -102,7 +103,7 @@ describe.each(DIALECTS)('conversation fields of the real service on %s', (dialec
     it('default to 🧠 and [] everywhere a record shows', async () => {
       const created = await createText(api, { text: 'No emoji given' });
       const fromSegments = expectShape(
-        createdConversation,
+        conversation,
         await ok(
           api.post(FROM_SEGMENTS, { transcript_segments: [{ text: 'Nor here', start: 0, end: 1 }] }),
           CREATED,
@@ -150,7 +151,7 @@ describe.each(DIALECTS)('conversation fields of the real service on %s', (dialec
         structured: { emoji: '🦷', events },
       });
       const fromSegments = expectShape(
-        createdConversation,
+        conversation,
         await ok(
           api.post(FROM_SEGMENTS, {
             transcript_segments: [{ text: 'Dentist on Tuesday', start: 0, end: 2 }],
@@ -200,7 +201,7 @@ describe.each(DIALECTS)('conversation fields of the real service on %s', (dialec
     it('is left out when there is none, and shown as given when there is one', async () => {
       const placeless = await createText(api, { text: 'Nowhere in particular' });
       const fromSegments = expectShape(
-        createdConversation,
+        conversation,
         await ok(
           api.post(FROM_SEGMENTS, { transcript_segments: [{ text: 'Nor here', start: 0, end: 1 }] }),
           CREATED,
@@ -223,11 +224,11 @@ describe.each(DIALECTS)('conversation fields of the real service on %s', (dialec
       const record = doc.components.schemas.Conversation;
       expect(record.properties).toHaveProperty('geolocation');
       expect(record.required).not.toContain('geolocation');
-      expect(record.required).toEqual(expect.arrayContaining(['starred', 'text_source', 'text_source_spec']));
-      expect(doc.components.schemas.Structured.required).toEqual(expect.arrayContaining(['emoji', 'events']));
-      expect(doc.components.schemas.CreatedConversation.required).toEqual(
-        expect.arrayContaining(['id', 'status', 'discarded', 'structured']),
+      expect(record.required).toEqual(
+        expect.arrayContaining(['status', 'starred', 'text_source', 'text_source_spec']),
       );
+      expect(record.properties.status).toMatchObject({ enum: ['in_progress', 'completed'] });
+      expect(doc.components.schemas.Structured.required).toEqual(expect.arrayContaining(['emoji', 'events']));
     });
   });
 

@@ -558,6 +558,7 @@ describe('the retry check and record ids', () => {
       finished_at: at,
       language: 'en',
       source: 'api',
+      status: 'completed',
       structured: { title: 't', overview: 'o', category: 'other', emoji: '🧠', events: [], action_items: [] },
       transcript_segments: [
         {

@@ -1,6 +1,6 @@
-// Live transcript sessions at their edges, on both databases: how much one holds, a title the user gave, session IDs
-// shared with from-segments creates, and how long a session ID may be. The user has no app installed, so nothing is
-// dispatched.
+// Live transcript sessions at their edges, on both databases: how much one holds, its conversation's status, a title
+// the user gave, session IDs shared with from-segments creates, and how long a session ID may be. The user has no
+// app installed, so nothing is dispatched.
 import { errorBody } from '../../server/src/contract/common';
 import {
   conversation,
@@ -76,6 +76,44 @@ describe.each(DIALECTS)('live transcript sessions on %s', (dialect) => {
     expect((await stored(api, id)).structured).toMatchObject({
       title: 'Star Wars quotes',
       overview: 'hello there general kenobi you are a bold one',
+    });
+  });
+
+  test('its conversation is in_progress until the session is finished, and lists only say so when asked', async () => {
+    const api = await user();
+    const made = await api.post('/v1/dev/user/conversations', { text: 'Made whole' });
+    expect(made.body.status).toBe('completed');
+    const id = (await append(api, 'status-session', [segment('still talking')])).body.conversation_id;
+    expect((await stored(api, id)).status).toBe('in_progress');
+
+    const listed = async (query: Record<string, string>) => {
+      const reply = await api.get('/v1/dev/user/conversations', query);
+      expect(reply.status).toBe(200);
+      return expectShape(conversation.array(), reply.body).map((c) => [c.id, c.status]);
+    };
+    const done = [made.body.id, 'completed'];
+    // As the real service's list: completed conversations only, unless statuses asks for more.
+    expect(await listed({})).toEqual([done]);
+    expect(await listed({ statuses: '' })).toEqual([done]);
+    expect(await listed({ statuses: 'in_progress' })).toEqual([[id, 'in_progress']]);
+    expect(await listed({ statuses: 'completed, in_progress' })).toEqual([[id, 'in_progress'], done]);
+    // The change feed shows a live session's conversation as it grows; statuses narrows it as asked.
+    expect(await listed({ order: 'updated_at' })).toEqual([done, [id, 'in_progress']]);
+    expect(await listed({ order: 'updated_at', statuses: 'completed' })).toEqual([done]);
+
+    expect((await api.post('/v1/dev/user/transcripts/status-session/finish')).status).toBe(200);
+    expect((await stored(api, id)).status).toBe('completed');
+    expect(await listed({})).toEqual([[id, 'completed'], done]);
+    expect(await listed({ statuses: 'in_progress' })).toEqual([]);
+    expect(await listed({ order: 'updated_at' })).toEqual([done, [id, 'completed']]);
+
+    const refused = await api.get('/v1/dev/user/conversations', {
+      statuses: 'processing,in_progress,failed',
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body.detail[0]).toMatchObject({
+      loc: ['query', 'statuses'],
+      msg: 'Unknown statuses processing, failed; use in_progress, completed',
     });
   });
 

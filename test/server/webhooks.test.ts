@@ -482,15 +482,18 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
       segments: [{ text: 'live words', speaker: 'SPEAKER_01', is_user: false, start: 0, end: 1 }],
     });
     expect([200, 202]).toContain(live.status);
-    const session = await ok(api.get('/v1/dev/user/conversations', { include_transcript: true, limit: 1 }));
-    expect_('conversation.created', session[0]);
+    const session = await ok(
+      api.get(`/v1/dev/user/conversations/${live.body.conversation_id}`, { include_transcript: true }),
+    );
+    // The record as the API returns it, so in progress until the session is finished.
+    expect_('conversation.created', { ...session, status: 'in_progress' });
     expect_('transcript.segments_received', {
       session_id: 'session-1',
-      conversation_id: session[0].id,
-      segments: session[0].transcript_segments,
+      conversation_id: session.id,
+      segments: session.transcript_segments,
     });
     await ok(api.post('/v1/dev/user/transcripts/session-1/finish'));
-    expect_('conversation.updated', { id: session[0].id });
+    expect_('conversation.updated', { id: session.id, status: 'completed' });
 
     const pinged = await ok(api.post(`${BASE}/${made.id}/ping`));
     expect_('ping', { webhook_id: made.id });

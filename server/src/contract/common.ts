@@ -281,8 +281,15 @@ export const offsetParam = queryInteger(z.number().min(0), 0).meta({
   description: 'Number of records to skip',
 });
 
-/** A `categories` query parameter: comma-separated categories, each one of `known` (422 naming any other). */
-export function categoriesParam(known: readonly string[], description: string) {
+/**
+ * A query parameter listing values (`categories`, `statuses`): comma-separated, each one of `known` (422 naming any
+ * other as an unknown `noun`, given as singular and plural).
+ */
+export function valuesParam<T extends string>(
+  known: readonly T[],
+  description: string,
+  noun: { one: string; many: string } = { one: 'category', many: 'categories' },
+) {
   return z
     .string()
     .optional()
@@ -290,17 +297,18 @@ export function categoriesParam(known: readonly string[], description: string) {
       if (value === undefined) return undefined;
       const list = value
         .split(',')
-        .map((category) => category.trim())
+        .map((item) => item.trim())
         .filter(Boolean);
-      const unknown = list.filter((category) => !known.includes(category));
+      const isKnown = (item: string): item is T => (known as readonly string[]).includes(item);
+      const unknown = list.filter((item) => !isKnown(item));
       if (unknown.length > 0) {
         ctx.addIssue({
           code: 'custom',
-          message: `Unknown categor${unknown.length > 1 ? 'ies' : 'y'} ${unknown.join(', ')}; use ${known.join(', ')}`,
+          message: `Unknown ${unknown.length > 1 ? noun.many : noun.one} ${unknown.join(', ')}; use ${known.join(', ')}`,
         });
         return z.NEVER;
       }
-      return list;
+      return list.filter(isKnown);
     })
     .meta({ description });
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { actionItem } from './action-items';
 import { afterIdParam, feedQueryRules, orderParam, updatedSinceParam } from './change-feed';
-import { categoriesParam, dateBound, dateTime, instant, limitParam, offsetParam, queryBool } from './common';
+import { valuesParam, dateBound, dateTime, instant, limitParam, offsetParam, queryBool } from './common';
 import { UnprocessableError } from '../http/http-errors';
 
 /** The source of a conversation a live transcript session made, and of no other. */
@@ -94,6 +94,12 @@ export const structured = z
   })
   .meta({ id: 'Structured' });
 
+/**
+ * A conversation's status, values of the real service's: `in_progress` while the live transcript session that made
+ * it is open, `completed` otherwise (a conversation created whole is processed at once).
+ */
+export const CONVERSATION_STATUSES = ['in_progress', 'completed'] as const;
+
 /** What kind of text a conversation created from text holds (the real service's `text_source`). */
 export const TEXT_SOURCES = ['audio_transcript', 'message', 'other_text'] as const;
 
@@ -110,6 +116,12 @@ export const conversation = z
     finished_at: dateTime,
     language: z.string(),
     source: z.string(),
+    status: z.enum(CONVERSATION_STATUSES).meta({
+      description:
+        'in_progress while the live transcript session that made the conversation is open (its transcript and ' +
+        'times still grow), completed once it is finished and for every conversation created whole (the ' +
+        'answer of a create says completed)',
+    }),
     structured,
     transcript_segments: z.array(transcriptSegment).optional(),
     geolocation: geolocation.optional().meta({ description: 'Absent when the conversation has no place' }),
@@ -134,13 +146,6 @@ export const conversation = z
   })
   .meta({ id: 'Conversation' });
 
-/** A create's answer: the whole record, and the processing status the real service answers with. */
-export const createdConversation = conversation
-  .extend({
-    status: z.enum(['completed']).meta({ description: 'Always completed: the server processes at once' }),
-  })
-  .meta({ id: 'CreatedConversation' });
-
 export const listConversationsQuery = z
   .object({
     start_date: dateBound('start')
@@ -148,12 +153,19 @@ export const listConversationsQuery = z
       .meta({ description: 'Started at or after (date or date-time)' }),
     end_date: dateBound('end').optional().meta({ description: 'Started at or before (date or date-time)' }),
     folder_id: z.string().min(1).optional(),
-    categories: categoriesParam(
+    categories: valuesParam(
       CATEGORIES,
       'Comma-separated categories; a conversation in any of them is listed',
     ),
     starred: queryBool.optional().meta({ description: 'true: starred ones only; false: the others only' }),
     include_transcript: queryBool.default(false),
+    statuses: valuesParam(
+      CONVERSATION_STATUSES,
+      'Comma-separated statuses; a conversation in any of them is listed. Default (also when empty) ' +
+        'completed, as the real service lists only completed conversations, but in_progress,completed with ' +
+        'updated_since or order=updated_at (a growing live transcript is a change a sync must see).',
+      { one: 'status', many: 'statuses' },
+    ),
     include_discarded: queryBool.optional().meta({
       description:
         'Include discarded conversations. Default false, but true with updated_since or order=updated_at (a ' +

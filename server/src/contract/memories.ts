@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { afterIdParam, feedQueryRules, orderParam, updatedSinceParam } from './change-feed';
-import { batchCreate, categoriesParam, dateTime, limitParam, offsetParam } from './common';
+import { batchCreate, valuesParam, dateTime, limitParam, offsetParam } from './common';
 
 /**
  * The categories a memory may have: the real service's current ones (interesting, system, manual) and its older
@@ -44,7 +44,7 @@ export const listMemoriesQuery = z
   .object({
     limit: limitParam(1000, 25),
     offset: offsetParam,
-    categories: categoriesParam(
+    categories: valuesParam(
       MEMORY_CATEGORIES,
       `Comma-separated categories to include (${MEMORY_CATEGORIES.join(', ')})`,
     ),

@@ -153,9 +153,9 @@ export const TOOLS: McpTool[] = [
   tool({
     name: 'get_conversations',
     description:
-      "List the user's conversations, newest first, without transcripts (use get_conversation for one " +
-      'transcript). Each has an id, when it started and finished, and a summary (title, overview, category, ' +
-      'action items).',
+      "List the user's completed conversations, newest first, without transcripts (use get_conversation for " +
+      'one transcript). Each has an id, when it started and finished, its status, and a summary (title, ' +
+      'overview, category, action items). include_in_progress adds live transcripts still going on.',
     scope: 'conversations:read',
     kind: 'read',
     input: z.strictObject({
@@ -169,14 +169,23 @@ export const TOOLS: McpTool[] = [
         .boolean()
         .default(false)
         .meta({ description: 'Include conversations the user discarded (default false)' }),
+      include_in_progress: z
+        .boolean()
+        .default(false)
+        .meta({
+          description:
+            'Include conversations still in progress (status in_progress: a live transcript not yet finished; ' +
+            'default false)',
+        }),
       limit: limit(100, 25),
       offset,
     }),
-    run: async ({ userId, repositories }, args) =>
+    run: async ({ userId, repositories }, { include_in_progress: inProgressToo, ...args }) =>
       listWithin(
         'conversations',
         await repositories.conversations.list(userId, {
           ...args,
+          statuses: inProgressToo ? ['in_progress', 'completed'] : ['completed'],
           include_transcript: false,
           order: 'started_at_desc',
         }),

@@ -5,7 +5,6 @@ import {
   checkSegmentTimes,
   conversation,
   createConversationBody,
-  createdConversation,
   createFromSegmentsBody,
   getConversationQuery,
   LIVE_TRANSCRIPT_SOURCE,
@@ -14,10 +13,7 @@ import {
 } from '../contract/conversations';
 import { HttpError, UnprocessableError } from '../http/http-errors';
 import { recordRoutes, tombstoneNote } from '../http/record-routes';
-import { isRetryOf, type Conversation, type NewConversation } from '../store/conversations';
-
-/** A create's answer, as the real service's: the record is processed at once, so always completed. */
-const completed = (record: Conversation) => ({ ...record, status: 'completed' as const });
+import { isRetryOf, type NewConversation } from '../store/conversations';
 
 /**
  * Refuses a conversation that would finish before it starts, or whose start or finish, as given or as derived
@@ -43,9 +39,12 @@ const conversations: FastifyPluginAsyncZod = async (app) => {
     {
       summary: 'List conversations, newest started first, or the changes since a point (order=updated_at)',
       description:
-        'With updated_since or order=updated_at, include_discarded defaults to true, so a discard shows up as ' +
-        'a change (discarded: true). A conversation’s updated_at moves when the conversation itself changes ' +
-        '(title, discarded, starred, folder, the folder’s name, transcript); changes to its action items ' +
+        'Lists completed conversations unless statuses asks for in_progress ones too (a live transcript ' +
+        'session’s conversation until the session is finished). With updated_since or order=updated_at, ' +
+        'include_discarded defaults to true, so a discard shows up as a change (discarded: true), and ' +
+        'statuses to both, so a live session’s conversation shows up as it grows and again when it is ' +
+        'finished. A conversation’s updated_at moves when the conversation itself changes (title, ' +
+        'discarded, starred, folder, the folder’s name, transcript); changes to its action items ' +
         'show in the action items’ own updated_at. Deleting a conversation leaves a tombstone and unlinks ' +
         'its action items, which counts as a change of each of them.',
       querystring: listConversationsQuery,
@@ -63,7 +62,7 @@ const conversations: FastifyPluginAsyncZod = async (app) => {
     {
       summary: 'Create a conversation from text',
       body: createConversationBody,
-      response: createdConversation,
+      response: conversation,
       notFound: true,
     },
     async (userId, { text, ...rest }) => {
@@ -72,7 +71,7 @@ const conversations: FastifyPluginAsyncZod = async (app) => {
         transcript_segments: [{ text, is_user: false, start: 0, end: 0 }],
       };
       checkSegmentTimes(input.transcript_segments, 'transcript_segments');
-      return completed((await repository.create(userId, input, null, checkSpan)).conversation);
+      return (await repository.create(userId, input, null, checkSpan)).conversation;
     },
   );
 
@@ -84,7 +83,7 @@ const conversations: FastifyPluginAsyncZod = async (app) => {
         'Answers 200 with the new conversation, or with the existing one when this client_session_id was used ' +
         'before with the same content; 409 when it was used for a different conversation.',
       body: createFromSegmentsBody,
-      response: { 200: createdConversation, ...errors(401, 403, 404, 409, 422, 429) },
+      response: { 200: conversation, ...errors(401, 403, 404, 409, 422, 429) },
     }),
     async (request, reply) => {
       const userId = callerId(request);
@@ -103,13 +102,13 @@ const conversations: FastifyPluginAsyncZod = async (app) => {
         );
       if (existing?.source === LIVE_TRANSCRIPT_SOURCE) throw liveSession();
       if (existing && !isRetryOf(existing, input)) throw otherConversation();
-      if (existing) return reply.code(200).send(completed(existing));
+      if (existing) return reply.code(200).send(existing);
       checkSegmentTimes(input.transcript_segments, 'transcript_segments');
       const result = await repository.create(userId, input, sessionId, checkSpan);
       // A live session that took the ID meanwhile (the create lost the race to it) is refused the same way.
       if (!result.created && result.conversation.source === LIVE_TRANSCRIPT_SOURCE) throw liveSession();
       if (!result.created && !isRetryOf(result.conversation, input)) throw otherConversation();
-      return reply.code(200).send(completed(result.conversation));
+      return reply.code(200).send(result.conversation);
     },
   );
 

@@ -8,6 +8,7 @@ import {
   MAX_SESSION_SEGMENTS,
   MAX_SESSION_TEXT,
   SPEAKER_LABEL,
+  CONVERSATION_STATUSES,
   type conversationEvent,
   type createConversationBody,
   type createFromSegmentsBody,
@@ -48,6 +49,7 @@ interface StoredStructured {
 }
 type StructuredInput = z.infer<typeof createFromSegmentsBody>['structured'];
 type TextSource = (typeof TEXT_SOURCES)[number];
+type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];
 
 const TITLE_WORDS = 8;
 const TITLE_MAX = 200;
@@ -154,6 +156,8 @@ export interface Conversation {
   finished_at: string;
   language: string;
   source: string;
+  /** in_progress while the live session that made it is open (the `live` flag), else completed. */
+  status: ConversationStatus;
   structured: Omit<StoredStructured, 'emoji' | 'events'> & {
     emoji: string;
     events: ConversationEvent[];
@@ -179,6 +183,8 @@ export interface ConversationFilter extends FeedQuery {
   categories?: string[];
   starred?: boolean;
   include_transcript: boolean;
+  /** In any of these; absent or empty: completed ones only, unless the query asks for changes. */
+  statuses?: ConversationStatus[];
   /** Absent: discarded ones are left out, unless the query asks for changes. */
   include_discarded?: boolean;
   limit: number;
@@ -194,7 +200,7 @@ export interface ConversationChanges {
 }
 
 /** A conversation row as read: the folder's name joined, the transcript only when asked for. */
-type ConversationRow = Omit<Row<'conversations'>, 'transcript_segments' | 'client_session_id' | 'live'> & {
+type ConversationRow = Omit<Row<'conversations'>, 'transcript_segments' | 'client_session_id'> & {
   folder_name: string | null;
   transcript_segments?: string;
 };
@@ -218,6 +224,7 @@ function decodeConversation(
     finished_at: iso(row.finished_at),
     language: row.language,
     source: row.source,
+    status: fromFlag(row.live) ? 'in_progress' : 'completed',
     structured: decodeStructured(row.structured, actionItems),
     ...(withTranscript && row.transcript_segments !== undefined
       ? { transcript_segments: readSegments(row.transcript_segments) }
@@ -251,6 +258,7 @@ export function conversationsRepository(
         'c.structured',
         'c.geolocation',
         'c.discarded',
+        'c.live',
         'c.starred',
         'c.text_source',
         'c.text_source_spec',
@@ -319,6 +327,15 @@ export function conversationsRepository(
       }
       if (filter.starred !== undefined) query = query.where('c.starred', '=', toFlag(filter.starred));
       if (!(filter.include_discarded ?? asksForChanges(filter))) query = query.where('c.discarded', '=', 0);
+      const statuses = new Set<ConversationStatus>(
+        filter.statuses?.length
+          ? filter.statuses
+          : asksForChanges(filter)
+            ? CONVERSATION_STATUSES
+            : ['completed'],
+      );
+      // The status is the live flag: one status asked for is a condition on it, both are none.
+      if (statuses.size === 1) query = query.where('c.live', '=', toFlag(statuses.has('in_progress')));
       const rows = await inFeedOrder(query, filter, { table: 'c', newest: 'started_at' })
         .limit(filter.limit)
         .offset(filter.offset)
