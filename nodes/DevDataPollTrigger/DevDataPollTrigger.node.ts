@@ -75,7 +75,7 @@ const eventChoices = [
   {
     name: 'New Conversation',
     value: 'newConversation',
-    description: 'A conversation was created',
+    description: 'A conversation was created (a live transcript once its session is finished)',
   },
   {
     name: 'New Memory',
@@ -266,6 +266,7 @@ function storedState(
     event,
     position: staticData.position as TriggerState['position'],
     goalValues: staticData.goalValues as TriggerState['goalValues'],
+    heldConversations: staticData.heldConversations as TriggerState['heldConversations'],
   };
 }
 
@@ -278,6 +279,7 @@ function storeState(staticData: IDataObject, state: TriggerState, fingerprint: s
     event: state.event,
     position: state.position,
     ...(state.goalValues ? { goalValues: state.goalValues } : {}),
+    ...(state.heldConversations ? { heldConversations: state.heldConversations } : {}),
     server: fingerprint,
   };
   replaceStaticData(staticData, next);
@@ -309,9 +311,13 @@ function storedStates(
 function storeStates(staticData: IDataObject, states: TriggerState[], fingerprint: string): void {
   const next: IDataObject = {
     states: Object.fromEntries(
-      states.map(({ event, position, goalValues }) => [
+      states.map(({ event, position, goalValues, heldConversations }) => [
         event,
-        { position, ...(goalValues ? { goalValues } : {}) },
+        {
+          position,
+          ...(goalValues ? { goalValues } : {}),
+          ...(heldConversations ? { heldConversations } : {}),
+        },
       ]),
     ),
     server: fingerprint,

@@ -31,6 +31,11 @@ export interface TriggerState {
   position: Position | null;
   /** Goal Progress Changed: the last current_value seen per goal id, least recently changed first. */
   goalValues?: Array<[string, number]>;
+  /**
+   * New Conversation: the ids of conversations created after a position but read still in progress (a live
+   * transcript), held back until they are read completed; oldest first.
+   */
+  heldConversations?: string[];
 }
 
 /** How many records a manual run shows. */
@@ -42,6 +47,8 @@ export const SAMPLE_SIZE = 5;
 export const START_LOOKBACK_MS = 60 * 60 * 1000;
 /** Goal Progress Changed remembers the value of at most this many goals (the most recently changed ones). */
 export const MAX_TRACKED_GOALS = 1000;
+/** New Conversation holds back at most this many conversations in progress (the most recently created ones). */
+export const MAX_HELD_CONVERSATIONS = 1000;
 
 /** A manual run of a "New …" event reads the newest records this many at a time, */
 const SAMPLE_PAGE_SIZE = 100;
@@ -114,7 +121,6 @@ function selectChanges(
     if (!passesFilters(event, record, options)) return false;
     switch (event) {
       case 'newActionItem':
-      case 'newConversation':
       case 'newMemory':
         return createdAfter(record, from);
       case 'updatedActionItem':
@@ -159,6 +165,34 @@ function forgetOldest(values: Map<string, number>): void {
   }
 }
 
+/**
+ * New Conversation: the conversations created after `from`, each once it is completed. One read still in progress
+ * (a live transcript session going on; a server without `status` has none) is added to `held` instead; a held one
+ * read completed is reported then, though created before `from`, and no longer held. Its session's end is a change
+ * of it, so the feed brings it back.
+ */
+function newConversations(
+  records: IDataObject[],
+  from: Position | null,
+  options: TriggerOptions,
+  held: Set<string>,
+): IDataObject[] {
+  const reported = records.filter((record) => {
+    const id = String(record.id);
+    if (record.status === 'in_progress') {
+      if (createdAfter(record, from)) held.add(id);
+      return false;
+    }
+    const wasHeld = held.delete(id);
+    return (wasHeld || createdAfter(record, from)) && passesFilters('newConversation', record, options);
+  });
+  for (const id of held) {
+    if (held.size <= MAX_HELD_CONVERSATIONS) break;
+    held.delete(id);
+  }
+  return reported;
+}
+
 export function pollBudgetMs(this: IPollFunctions): number | undefined {
   // getPollBudgetMs came with n8n 2.x's durable poll cursors; older n8n versions run without a budget.
   return typeof this.getPollBudgetMs === 'function' ? this.getPollBudgetMs() : undefined;
@@ -199,6 +233,14 @@ export async function changesSince(
     const values = new Map(state.goalValues ?? []);
     const changed = goalProgressChanges(latest, values);
     return { records: changed, state: { event, position, goalValues: [...values] } };
+  }
+  if (event === 'newConversation') {
+    const held = new Set(state.heldConversations ?? []);
+    const reported = newConversations(latest, state.position, options, held);
+    return {
+      records: reported,
+      state: { event, position, ...(held.size ? { heldConversations: [...held] } : {}) },
+    };
   }
   return { records: selectChanges(event, latest, state.position, options), state: { event, position } };
 }

@@ -281,7 +281,7 @@ describe('conversations and memories', () => {
     expect(await tickAll({ plain, full })).toEqual({ plain: null, full: null });
   });
 
-  test('New Conversation reports a live session’s conversation after its first segments, not again when it finishes', async () => {
+  test('New Conversation holds a live session’s conversation back until the session is finished, then reports it once', async () => {
     const user = await newUser(server);
     const trigger = activePollingWorkflow(
       { event: 'newConversation', options: { includeTranscript: true } },
@@ -295,24 +295,81 @@ describe('conversations and memories', () => {
       start,
       end: start + 1,
     });
-    const first = await ok(
-      user.client.post(`${DEV}/transcripts/standup/segments`, {
-        segments: [segment('Good morning all.', 0)],
+    const say = (session: string, text: string, start: number) =>
+      ok(
+        user.client.post(`${DEV}/transcripts/${session}/segments`, { segments: [segment(text, start)] }),
+        202,
+      );
+    const finish = (session: string) => ok(user.client.post(`${DEV}/transcripts/${session}/finish`, {}));
+
+    const standup = (await say('standup', 'Good morning all.', 0)).conversation_id;
+    // Still in progress: held back, and remembered with the position.
+    expect(await tickAll({ trigger })).toEqual({ trigger: null });
+    expect(trigger.nodeStaticData()).toMatchObject({ heldConversations: [standup] });
+    const made = await ok(user.client.post(`${DEV}/conversations`, { text: 'Made whole meanwhile' }));
+    await say('standup', 'Ship on Friday.', 2);
+    // A conversation made whole is reported at once; the session going on is still held back.
+    expect(ids((await tickAll({ trigger })).trigger)).toEqual([made.id]);
+    expect(trigger.savedStaticData()[STATIC_KEY]).toMatchObject({ heldConversations: [standup] });
+
+    await finish('standup');
+    const [reported] = (await tickAll({ trigger })).trigger!;
+    expect(reported).toMatchObject({ id: standup, source: 'live_transcript', status: 'completed' });
+    expect(reported.transcript_segments).toHaveLength(2);
+    expect(trigger.savedStaticData()[STATIC_KEY]).not.toHaveProperty('heldConversations');
+    // Reported once: a later change of it is not a new conversation.
+    await ok(user.client.patch(`${DEV}/conversations/${standup}`, { title: 'Standup' }));
+    expect(await tickAll({ trigger })).toEqual({ trigger: null });
+
+    // A session started and finished between two polls is reported once, finished.
+    const quick = (await say('quick', 'A quick one.', 0)).conversation_id;
+    await finish('quick');
+    expect(ids((await tickAll({ trigger })).trigger)).toEqual([quick]);
+
+    // A poll that only held a conversation back is not saved by n8n: after a restart the trigger reads from the
+    // saved position again, holds it back again, and reports it once finished.
+    const retro = (await say('retro', 'What went well?', 0)).conversation_id;
+    expect(await tickAll({ trigger })).toEqual({ trigger: null });
+    expect(trigger.savedStaticData()[STATIC_KEY]).not.toHaveProperty('heldConversations');
+    await trigger.restart();
+    expect(await tickAll({ trigger })).toEqual({ trigger: null });
+    await finish('retro');
+    expect(ids((await tickAll({ trigger })).trigger)).toEqual([retro]);
+    expect(await tickAll({ trigger })).toEqual({ trigger: null });
+    expect(
+      trigger
+        .emitted()
+        .flat()
+        .map((item) => item.id),
+    ).toEqual([made.id, standup, quick, retro]);
+  });
+
+  test('with several events, New Conversation keeps its held conversations in its own state', async () => {
+    const user = await newUser(server);
+    const trigger = activePollingWorkflow(
+      { events: ['newActionItem', 'newConversation'] },
+      credentialsFor(server, user.key),
+      { typeVersion: 2 },
+    );
+    await trigger.activate();
+    const live = await ok(
+      user.client.post(`${DEV}/transcripts/planning/segments`, {
+        segments: [{ text: 'Plan the week.', start: 0, end: 1 }],
       }),
       202,
     );
+    const [item] = await createItems(user.client, ['Book a room']);
+    expect(ids((await tickAll({ trigger })).trigger)).toEqual([item.id]);
+    expect(trigger.savedStaticData()[STATIC_KEY]).toMatchObject({
+      states: { newConversation: { heldConversations: [live.conversation_id] } },
+    });
+    await ok(user.client.post(`${DEV}/transcripts/planning/finish`, {}));
     const [reported] = (await tickAll({ trigger })).trigger!;
-    expect(reported).toMatchObject({ id: first.conversation_id, source: 'live_transcript' });
-    expect(reported.transcript_segments).toHaveLength(1);
-
-    // The rest of the session and its end are changes of that conversation, not a new one: the finished
-    // conversation comes through the DevData Trigger's Conversation Updated (docs/poll-trigger.md).
-    await ok(
-      user.client.post(`${DEV}/transcripts/standup/segments`, { segments: [segment('Ship on Friday.', 2)] }),
-      202,
-    );
-    await ok(user.client.post(`${DEV}/transcripts/standup/finish`, {}));
-    expect(await tickAll({ trigger })).toEqual({ trigger: null });
+    expect(reported).toMatchObject({
+      id: live.conversation_id,
+      event: 'newConversation',
+      status: 'completed',
+    });
   });
 
   test('New Memory reports new memories of the chosen categories, once', async () => {
