@@ -289,7 +289,7 @@ let n8n: N8nInstance;
 /** The developer key of the user the MCP agent works for (a user of its own, so both scenarios count alone). */
 let mcpUserKey: string;
 
-/** Makes a conversation with a 2,000-segment transcript for the key's user (a live session takes 500 a call). */
+/** Makes a finished conversation with a 2,000-segment transcript for the key's user (a live session takes 500 a call). */
 async function longConversationOf(token: string): Promise<string> {
   let conversationId = '';
   for (let batch = 0; batch < 4; batch++) {
@@ -309,6 +309,12 @@ async function longConversationOf(token: string): Promise<string> {
     expect(appended.status).toBe(202);
     conversationId = appended.body.conversation_id;
   }
+  // Finished, so the agent's Get Many tool lists it (lists answer completed conversations).
+  const finished = await devdataApi(devdata, '/v1/dev/user/transcripts/long-call/finish', {
+    token,
+    method: 'POST',
+  });
+  expect(finished.status).toBe(200);
   return conversationId;
 }
 

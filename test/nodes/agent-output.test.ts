@@ -42,6 +42,8 @@ describe('a conversation with a 2,000-segment transcript', () => {
       expect(reply.status).toBe(202);
       conversationId = reply.body.conversation_id;
     }
+    // Finished, so Get Many lists it (lists answer completed conversations).
+    expect((await user.client.post('/v1/dev/user/transcripts/long-call/finish')).status).toBe(200);
   });
 
   test('Get answers under 20 kB by default: the first 50 segments and the count of the rest', async () => {
