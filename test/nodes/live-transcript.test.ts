@@ -2,9 +2,9 @@
 // real server.
 import { conversation } from '../../server/src/contract/conversations';
 import { segmentsAccepted, sessionFinished } from '../../server/src/contract/proactive';
-import { devClient, expectShape } from '../helpers/http';
+import { devClient, expectShape, newUser } from '../helpers/http';
 import { forSuite } from '../helpers/server';
-import { jsonOut, NODE, runDevData, startNodeTestServer } from './helpers';
+import { credentialsFor, jsonOut, NODE, runDevData, startNodeTestServer } from './helpers';
 
 const server = forSuite(() => startNodeTestServer());
 
@@ -87,4 +87,31 @@ test('a refused segment names its field as the node shows it', async () => {
     transcriptSegments: { segment: [{ text: '', isUser: false, start: 0, end: 1 }] },
   });
   expect(result.nodeError(NODE)?.description).toMatch(/^In this node: Text \(text\)\./);
+});
+
+test('Conversation → Get Many lists a session still open only with Include In Progress, as in_progress', async () => {
+  const credentials = credentialsFor(server, (await newUser(server)).key);
+  const run = (parameters: Record<string, unknown>) => runDevData(server, parameters, { credentials });
+  const open = jsonOut(
+    await run({
+      resource: 'liveTranscript',
+      operation: 'addSegments',
+      sessionId: 'still-talking',
+      segmentsInput: 'json',
+      transcriptSegmentsJson: '[{"text": "Still talking", "start": 0, "end": 1}]',
+    }),
+  )[0];
+  const list = async (options: Record<string, unknown>) =>
+    jsonOut(await run({ resource: 'conversation', operation: 'getAll', returnAll: true, options })).map(
+      ({ id, status }) => ({ id, status }),
+    );
+
+  expect(await list({})).toEqual([]);
+  expect(await list({ includeInProgress: true })).toEqual([
+    { id: open.conversation_id, status: 'in_progress' },
+  ]);
+  expect(await list({ includeInProgress: false })).toEqual([]);
+
+  jsonOut(await run({ resource: 'liveTranscript', operation: 'finish', sessionId: 'still-talking' }));
+  expect(await list({})).toEqual([{ id: open.conversation_id, status: 'completed' }]);
 });

@@ -357,6 +357,7 @@ export function simplifyConversation(record: IDataObject): IDataObject {
     folder_name: record.folder_name,
     starred: record.starred,
     discarded: record.discarded,
+    status: record.status,
     action_items: actionItems.map(({ description, completed, due_at }) => ({
       description,
       completed,

@@ -67,6 +67,14 @@ const properties: INodeProperties[] = [
       description: 'Whether to include discarded conversations',
     },
     {
+      displayName: 'Include In Progress',
+      name: 'includeInProgress',
+      type: 'boolean',
+      default: true,
+      description:
+        'Whether to include conversations whose live transcript session is still open (status in_progress); without it only completed ones are returned',
+    },
+    {
       displayName: 'Include Transcript',
       name: 'includeTranscript',
       type: 'boolean',
@@ -94,6 +102,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
       ...dateRangeQuery.call(this, filters, ['Started After', 'Started Before'], itemIndex),
       include_transcript: options.includeTranscript,
       include_discarded: options.includeDiscarded,
+      statuses: options.includeInProgress ? 'in_progress,completed' : undefined,
     },
     itemIndex,
     pageSize: PAGE_SIZE,
