@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { OPERATION_IDS } from '../../server/src/contract/operations';
 import { client } from '../helpers/http';
@@ -127,5 +128,111 @@ describe(`what the OpenAPI document promises, on ${DIALECTS[0]}`, () => {
           expect({ ...where, content: response.content }).toEqual({ ...where, content: undefined });
       }
     }
+  });
+});
+
+/**
+ * The status the server answers a request whose head announces a body of `length` bytes, none of which is sent:
+ * a body over the limit is refused on its Content-Length, before any of it arrives.
+ */
+function statusForAnnouncedBody(url: URL, method: string, headers: Record<string, string>, length: number) {
+  return new Promise<number>((resolve, reject) => {
+    const request = httpRequest(
+      url,
+      {
+        method,
+        headers: { ...headers, 'content-type': 'application/json', 'content-length': String(length) },
+      },
+      (response) => {
+        resolve(response.statusCode ?? 0);
+        request.destroy();
+      },
+    );
+    request.on('error', reject);
+    request.flushHeaders();
+  });
+}
+
+// Over the server's 8 MiB body limit.
+const OVERSIZED = 9 * 1024 * 1024;
+
+describe(`the OpenAPI document names what the server answers to bad requests, on ${DIALECTS[0]}`, () => {
+  const server = forSuite(() => startServer(DIALECTS[0]));
+
+  it('documents, on every operation, each status its shared request checks answer', async () => {
+    const document = await fetch(`${server.baseUrl}/openapi.json`).then((r) => r.json() as Promise<any>);
+    const tokens: Record<string, string> = {
+      developerApiKey: server.init.developer_key,
+      adminToken: server.init.admin_token,
+      appSecret: server.init.app_secret,
+    };
+    const caller = client(server.baseUrl);
+    const answered: object[] = [];
+    const expected: object[] = [];
+    for (const [method, path, op] of operations(document)) {
+      const scheme = Object.keys(op.security?.[0] ?? {})[0];
+      const headers: Record<string, string> = scheme ? { authorization: `Bearer ${tokens[scheme]}` } : {};
+      // The path with its parameters filled in: the first one `first` when given; the app's own ID where the
+      // app secret authenticates, so requests get past authentication to the checks under test.
+      const concrete = (first?: string) => {
+        let index = 0;
+        return path.replace(/\{(\w+)\}/g, (_, name: string) => {
+          if (index++ === 0 && first !== undefined) return first;
+          return name === 'app_id' ? server.init.app_id : `some-${name}`;
+        });
+      };
+      const send = (target: string, init: { headers?: Record<string, string>; body?: string } = {}) =>
+        caller
+          .raw(method.toUpperCase(), target, { headers: { ...headers, ...init.headers }, body: init.body })
+          .then((reply) => reply.status);
+      // Each provocation, the status the server must answer to it, and the request that provokes it.
+      const provocations: [string, number, () => Promise<number>][] = [
+        ['NUL in the query', 422, () => send(`${concrete()}?q=%00`)],
+      ];
+      if (['post', 'put', 'patch', 'delete'].includes(method)) {
+        const url = new URL(concrete(), server.baseUrl);
+        provocations.push(
+          [
+            'an oversized body',
+            413,
+            () => statusForAnnouncedBody(url, method.toUpperCase(), headers, OVERSIZED),
+          ],
+          [
+            'a body that is not JSON',
+            415,
+            () => send(concrete(), { headers: { 'content-type': 'text/plain' }, body: 'hi' }),
+          ],
+          op.requestBody
+            ? [
+                'no body where one is needed',
+                422,
+                () => send(concrete(), { headers: { 'content-type': 'application/json' } }),
+              ]
+            : [
+                'a body where none is taken',
+                422,
+                () =>
+                  send(concrete(), {
+                    headers: { 'content-type': 'application/json' },
+                    body: '{"unexpected":1}',
+                  }),
+              ],
+        );
+      }
+      if (path.includes('{')) {
+        provocations.push(
+          ['a malformed percent-encoding in the path', 400, () => send(concrete('a%zzb'))],
+          ['an over-long path parameter', 414, () => send(concrete('a'.repeat(600)))],
+        );
+      }
+      for (const [provoked, status, provoke] of provocations) {
+        const answer = await provoke();
+        answered.push({ method, path, provoked, status: answer, documented: String(answer) in op.responses });
+        expected.push({ method, path, provoked, status, documented: true });
+      }
+    }
+    expect(answered).toEqual(expected);
+    // Oversized and empty bodies were tried on every operation that reads a body.
+    expect(expected.filter((e: any) => e.status === 413).length).toBeGreaterThan(30);
   });
 });

@@ -7,6 +7,7 @@ import fp from 'fastify-plugin';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { SecurityScheme } from '../auth/hooks';
 import { OPERATION_IDS } from '../contract/operations';
+import { MAX_PARAM_LENGTH } from './error-handler';
 
 const TITLE = 'DevData developer API';
 
@@ -34,9 +35,12 @@ const STATUS_DESCRIPTIONS: Record<string, string> = {
   201: 'Created',
   202: 'Accepted; processed in the background',
   204: 'Done; no body',
+  400: "A path parameter's percent-encoding is malformed (e.g. a '%' not followed by two hex digits)",
   403: 'The developer key lacks the scope this operation needs (the detail names it)',
   404: "Not found (another user's record is not found either)",
   409: 'Conflicts with the current state (the detail says how)',
+  413: 'The body is larger than this endpoint accepts (the detail names the limit); send a smaller one',
+  414: `A path parameter is longer than the ${MAX_PARAM_LENGTH} characters this server accepts`,
   415: "The body was not sent as JSON, or was sent with a Content-Encoding other than identity; send it uncompressed with 'Content-Type: application/json' and no Content-Encoding",
   422: 'Invalid input: each issue gives where (loc), what (msg) and its type',
   429: 'Rate limit exceeded; retry after the seconds in Retry-After',
@@ -55,28 +59,54 @@ const RESPONSES_BY_OPERATION: Record<string, Operation['responses']> = {
 };
 
 const ERROR_CONTENT = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
+const VALIDATION_ERROR_CONTENT = {
+  'application/json': { schema: { $ref: '#/components/schemas/ValidationError' } },
+};
+
+/** The methods whose requests Fastify reads a body of (none on GET or HEAD), whether the route declares one or not. */
+const BODY_METHODS = new Set(['post', 'put', 'patch', 'delete']);
 
 /** The parts of the generated document that `describeResponses` completes. */
 interface Operation {
   operationId?: string;
-  requestBody?: unknown;
+  parameters?: { in: string }[];
   security?: Record<string, string[]>[];
   responses: Record<string, { description?: string; content?: unknown }>;
 }
 
 /**
- * Completes each operation: the description of every response, the 415 that any operation with a body can answer
- * (every body is JSON), the 503 that any operation can answer (the database out of reach, or load shed), the
- * answers the contract cannot describe, and no body on a 204.
+ * The answers of the shared request pipeline (error-handler.ts, load-shedding.ts), which the contract of a single
+ * route does not list: every request's query and path are checked for text no field may hold (422); a body, read
+ * on every method that has one even where the route declares none, may be too large (413), not JSON (415) or hold
+ * fields a route without a body does not take (422); a path parameter may be malformed (400) or too long (414);
+ * and any request may meet the database out of reach or be shed under load (503).
+ */
+function addPipelineResponses(method: string, operation: Operation) {
+  const { responses } = operation;
+  const add = (status: number, content: object) =>
+    (responses[status] ??= { description: STATUS_DESCRIPTIONS[status], content });
+  if (operation.parameters?.some((parameter) => parameter.in === 'path')) {
+    add(400, ERROR_CONTENT);
+    add(414, ERROR_CONTENT);
+  }
+  if (BODY_METHODS.has(method)) {
+    add(413, ERROR_CONTENT);
+    responses[415] = { description: STATUS_DESCRIPTIONS[415], content: ERROR_CONTENT };
+  }
+  add(422, VALIDATION_ERROR_CONTENT);
+  add(503, ERROR_CONTENT);
+}
+
+/**
+ * Completes each operation: the statuses every route can answer through the shared pipeline, the answers the
+ * contract cannot describe, the description of every response, and no body on a 204.
  */
 function describeResponses<D extends { paths?: object }>(document: D): D {
   for (const item of Object.values(document.paths ?? {}) as Record<string, Operation>[]) {
-    for (const operation of Object.values(item)) {
+    for (const [method, operation] of Object.entries(item)) {
       const responses = { ...RESPONSES_BY_OPERATION[operation.operationId ?? ''], ...operation.responses };
       operation.responses = responses;
-      if (operation.requestBody)
-        responses[415] = { description: STATUS_DESCRIPTIONS[415], content: ERROR_CONTENT };
-      responses[503] ??= { description: STATUS_DESCRIPTIONS[503], content: ERROR_CONTENT };
+      addPipelineResponses(method, operation);
       const scheme = Object.keys(operation.security?.[0] ?? {})[0] as SecurityScheme | undefined;
       for (const [status, response] of Object.entries(responses)) {
         if (status === '204') delete response.content;
