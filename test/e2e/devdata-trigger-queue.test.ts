@@ -94,7 +94,6 @@ beforeAll(async () => {
   devdataDatabase = await createDatabase('postgres');
   devdata = await startDevdataServer(processes, workDir, { database: devdataDatabase.url, env: DEVDATA_ENV });
   devdataB = await startAnotherDevdataInstance(processes, devdata, {
-    env: DEVDATA_ENV,
     logFile: join(workDir, 'devdata-server-b.log'),
   });
   n8nDatabase = await createDatabase('postgres');

@@ -316,7 +316,7 @@ export async function startDevdataServer(
 
 /**
  * One more devdata-server process serving `first`'s database (PostgreSQL, where several instances share one), with
- * its credentials and no `init`; `env` should be the settings `first` runs with. Logs to `logFile`.
+ * its credentials and no `init`, and the settings `first` runs with unless `env` is given. Logs to `logFile`.
  */
 export async function startAnotherDevdataInstance(
   processes: Processes,
@@ -327,7 +327,8 @@ export async function startAnotherDevdataInstance(
     database: first.database,
     credentials: first.credentials,
     port: await freePort(),
-    ...options,
+    env: options.env ?? first.env,
+    logFile: options.logFile,
   });
 }
 
@@ -364,7 +365,7 @@ async function serveDevdata(
     async () => ((await fetch(`${baseUrl}/healthz`)).ok ? true : undefined),
     30_000,
   );
-  return { baseUrl, credentials, logFile, database };
+  return { baseUrl, credentials, logFile, database, env: options.env };
 }
 
 /** A devdata-server process the suite started. */
@@ -374,6 +375,8 @@ export interface DevdataServer {
   logFile: string;
   /** Its database URL (`sqlite:<path>` or `postgres://…`). */
   database: string;
+  /** The settings it was started with, over the harness's own. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** Calls the server's API with the developer key (or another token); returns status and parsed body. */
