@@ -6,5 +6,5 @@ export { cursorPaginate, offsetPaginate } from './pagination';
 export { devDataApiError, foreignAnswerError, isForeignAnswer, itemMessage } from './errors';
 export type { DevDataCredentialType } from './credentials';
 export { MEMORY_CATEGORY_OPTIONS } from './memory-categories';
-export { listValues } from './multi-options';
+export { listValues } from './list-values';
 export { firstDelivery, SIGNATURE_TOLERANCE_SECONDS } from './signed-calls';
