@@ -32,8 +32,9 @@ export interface TriggerState {
   /** Goal Progress Changed: the last current_value seen per goal id, least recently changed first. */
   goalValues?: Array<[string, number]>;
   /**
-   * New Conversation: the ids of conversations created after a position but read still in progress (a live
-   * transcript), held back until they are read completed; oldest first.
+   * New Conversation: the ids of conversations read still in progress (a live transcript), created after a
+   * position or already in progress when the event started, held back until they are read completed; the one
+   * read in progress longest ago first.
    */
   heldConversations?: string[];
 }
@@ -47,7 +48,7 @@ export const SAMPLE_SIZE = 5;
 export const START_LOOKBACK_MS = 60 * 60 * 1000;
 /** Goal Progress Changed remembers the value of at most this many goals (the most recently changed ones). */
 export const MAX_TRACKED_GOALS = 1000;
-/** New Conversation holds back at most this many conversations in progress (the most recently created ones). */
+/** New Conversation holds back at most this many conversations in progress (the most recently read in progress). */
 export const MAX_HELD_CONVERSATIONS = 1000;
 
 /** A manual run of a "New …" event reads the newest records this many at a time, */
@@ -59,6 +60,18 @@ const DAY_MS = 86_400_000;
 /** A manual run looks this far back for changes and deletions, widening until it has SAMPLE_SIZE of them. */
 const SAMPLE_WINDOWS_MS = [DAY_MS, 7 * DAY_MS, 30 * DAY_MS];
 const DEV = '/v1/dev/user';
+
+/**
+ * The conversations in progress (live transcript sessions not finished), discarded ones too, as a change feed:
+ * keyset pages by (updated_at, id), so a conversation in progress throughout the read is read, even when it
+ * changes meanwhile (it comes again later), and one finished meanwhile shifts no other out of a page.
+ */
+const IN_PROGRESS_FEED: Feed = {
+  path: `${DEV}/conversations`,
+  kind: 'changes',
+  pageSize: 1000,
+  qs: { statuses: 'in_progress', include_discarded: true },
+};
 
 function feedOf(event: TriggerEvent, options: TriggerOptions): Feed {
   switch (event) {
@@ -167,30 +180,58 @@ function forgetOldest(values: Map<string, number>): void {
 
 /**
  * New Conversation: the conversations created after `from`, each once it is completed. One read still in progress
- * (a live transcript session going on; a server without `status` has none) is added to `held` instead; a held one
- * read completed is reported then, though created before `from`, and no longer held. Its session's end is a change
- * of it, so the feed brings it back.
+ * (a live transcript session going on; a server without `status` has none) is added to `held` instead, or moved to
+ * its end when held already; a held one read completed is reported then, though created before `from`, and no
+ * longer held. Its session's end is a change of it, so the feed brings it back.
+ *
+ * `open`: the ids read in progress before `records` were, when both reads were complete. A held id neither among
+ * them nor among `records` is forgotten: its conversation was deleted. One finished before that read is not in
+ * `open`, but its end is a change after `from` that the complete walk of `records` read.
  */
 function newConversations(
   records: IDataObject[],
   from: Position | null,
   options: TriggerOptions,
   held: Set<string>,
+  open?: Set<string>,
 ): IDataObject[] {
+  if (open) {
+    const read = new Set(records.map((record) => String(record.id)));
+    for (const id of held) if (!open.has(id) && !read.has(id)) held.delete(id);
+  }
   const reported = records.filter((record) => {
     const id = String(record.id);
     if (record.status === 'in_progress') {
-      if (createdAfter(record, from)) held.add(id);
+      if (held.delete(id) || createdAfter(record, from)) held.add(id);
       return false;
     }
     const wasHeld = held.delete(id);
     return (wasHeld || createdAfter(record, from)) && passesFilters('newConversation', record, options);
   });
+  forgetOldestHeld(held);
+  return reported;
+}
+
+function forgetOldestHeld(held: Set<string>): void {
   for (const id of held) {
     if (held.size <= MAX_HELD_CONVERSATIONS) break;
     held.delete(id);
   }
-  return reported;
+}
+
+/**
+ * The ids of the conversations in progress, the one changed longest ago first, and whether all were read (not
+ * when the budget ran out). A server without conversation `status` ignores `statuses`: it has none in progress.
+ */
+async function inProgressConversations(
+  this: IPollFunctions,
+  budgetMs: number | undefined,
+): Promise<{ ids: string[]; complete: boolean }> {
+  const { records, complete } = await walk.call(this, IN_PROGRESS_FEED, null, budgetMs);
+  const ids = latestStates(records)
+    .filter((record) => record.status === 'in_progress')
+    .map((record) => String(record.id));
+  return { ids, complete };
 }
 
 export function pollBudgetMs(this: IPollFunctions): number | undefined {
@@ -200,7 +241,8 @@ export function pollBudgetMs(this: IPollFunctions): number | undefined {
 
 /**
  * The state of a first activation: the position at the end of the feed as it is now, so only later changes
- * are reported. For goals, also the current value of every goal (the baseline progress is compared with).
+ * are reported. For goals, also the current value of every goal (the baseline progress is compared with). For
+ * conversations, also the ones in progress then, held back to be reported once finished.
  */
 export async function startState(this: IPollFunctions, event: TriggerEvent): Promise<TriggerState> {
   const feed = feedOf(event, {});
@@ -210,9 +252,22 @@ export async function startState(this: IPollFunctions, event: TriggerEvent): Pro
     goalProgressChanges(latestStates(records), values);
     return { event, position, goalValues: [...values] };
   }
+  // Read before the position is found: a session finished in between is read completed by the walk below, at or
+  // before the position, and not held; one started in between is read there in progress and held.
+  const held =
+    event === 'newConversation'
+      ? new Set((await inProgressConversations.call(this, pollBudgetMs.call(this))).ids)
+      : undefined;
   const lookback = { at: new Date(Date.now() - START_LOOKBACK_MS).toISOString(), id: '' };
-  const { position } = await walk.call(this, feed, lookback);
-  return { event, position };
+  const { records, position } = await walk.call(this, feed, lookback);
+  if (!held) return { event, position };
+  for (const record of latestStates(records)) {
+    const id = String(record.id);
+    held.delete(id);
+    if (record.status === 'in_progress') held.add(id);
+  }
+  forgetOldestHeld(held);
+  return { event, position, ...(held.size ? { heldConversations: [...held] } : {}) };
 }
 
 /**
@@ -227,7 +282,13 @@ export async function changesSince(
   budgetMs = pollBudgetMs.call(this),
 ): Promise<{ records: IDataObject[]; state: TriggerState }> {
   const { event } = state;
-  const { records, position } = await walk.call(this, feedOf(event, options), state.position, budgetMs);
+  const started = Date.now();
+  const held = new Set(state.heldConversations ?? []);
+  // Read before the walk, so a held conversation finished after this read is read completed by the walk.
+  const inProgress =
+    event === 'newConversation' && held.size ? await inProgressConversations.call(this, budgetMs) : undefined;
+  const left = budgetMs === undefined ? undefined : Math.max(0, budgetMs - (Date.now() - started));
+  const { records, position, complete } = await walk.call(this, feedOf(event, options), state.position, left);
   const latest = latestStates(records);
   if (event === 'goalProgressChanged') {
     const values = new Map(state.goalValues ?? []);
@@ -235,8 +296,9 @@ export async function changesSince(
     return { records: changed, state: { event, position, goalValues: [...values] } };
   }
   if (event === 'newConversation') {
-    const held = new Set(state.heldConversations ?? []);
-    const reported = newConversations(latest, state.position, options, held);
+    // Held ids are forgotten only when both reads were complete (see newConversations).
+    const open = inProgress?.complete && complete ? new Set(inProgress.ids) : undefined;
+    const reported = newConversations(latest, state.position, options, held, open);
     return {
       records: reported,
       state: { event, position, ...(held.size ? { heldConversations: [...held] } : {}) },

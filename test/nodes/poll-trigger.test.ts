@@ -372,6 +372,93 @@ describe('conversations and memories', () => {
     });
   });
 
+  test.each([
+    ['version 1', { event: 'newConversation' }, { typeVersion: 1 }],
+    ['version 2', { events: ['newConversation'] }, { typeVersion: 2 }],
+  ])(
+    '%s: a session open when the trigger starts is held from activation and reported once when finished',
+    async (_version, parameters, options) => {
+      const user = await newUser(server);
+      const say = (session: string, text: string) =>
+        ok(
+          user.client.post(`${DEV}/transcripts/${session}/segments`, {
+            segments: [{ text, start: 0, end: 1 }],
+          }),
+          202,
+        );
+      // Opened before activation: the start asks the server which sessions are open and holds them.
+      const open = (await say('all-hands', 'Welcome everyone.')).conversation_id;
+      const trigger = activePollingWorkflow(parameters, credentialsFor(server, user.key), options);
+      await trigger.activate();
+      const state = (saved: IDataObject) =>
+        options.typeVersion === 2 ? (saved as any).states.newConversation : saved;
+      expect(state(trigger.savedStaticData()[STATIC_KEY] as IDataObject)).toMatchObject({
+        heldConversations: [open],
+      });
+
+      await say('all-hands', 'First topic.');
+      expect((await trigger.tick()).items).toBeNull();
+      await ok(user.client.post(`${DEV}/transcripts/all-hands/finish`, {}));
+      const [reported] = (await trigger.tick()).items!;
+      expect(reported).toMatchObject({ id: open, status: 'completed' });
+      expect(state(trigger.savedStaticData()[STATIC_KEY] as IDataObject)).not.toHaveProperty(
+        'heldConversations',
+      );
+      await ok(user.client.patch(`${DEV}/conversations/${open}`, { title: 'All hands' }));
+      expect((await trigger.tick()).items).toBeNull();
+    },
+  );
+
+  test('version 2: a session open when New Conversation is added to Trigger On is reported once finished', async () => {
+    const user = await newUser(server);
+    const trigger = activePollingWorkflow({ events: ['newMemory'] }, credentialsFor(server, user.key), {
+      typeVersion: 2,
+    });
+    await trigger.activate();
+    const { conversation_id: open } = await ok(
+      user.client.post(`${DEV}/transcripts/review/segments`, {
+        segments: [{ text: 'Review.', start: 0, end: 1 }],
+      }),
+      202,
+    );
+    expect((await trigger.update({ events: ['newMemory', 'newConversation'] })).items).toBeNull();
+    expect(trigger.nodeStaticData()).toMatchObject({
+      states: { newConversation: { heldConversations: [open] } },
+    });
+    await ok(user.client.post(`${DEV}/transcripts/review/finish`, {}));
+    expect(ids((await trigger.tick()).items)).toEqual([open]);
+    expect((await trigger.tick()).items).toBeNull();
+  });
+
+  test('a held conversation deleted while in progress is forgotten; open sessions stay held', async () => {
+    const user = await newUser(server);
+    const trigger = activePollingWorkflow({ event: 'newConversation' }, credentialsFor(server, user.key));
+    await trigger.activate();
+    const start = async (session: string) =>
+      (
+        await ok(
+          user.client.post(`${DEV}/transcripts/${session}/segments`, {
+            segments: [{ text: `Session ${session}.`, start: 0, end: 1 }],
+          }),
+          202,
+        )
+      ).conversation_id;
+    const gone = await start('gone');
+    const idle = await start('idle');
+    expect((await trigger.tick()).items).toBeNull();
+    expect(trigger.nodeStaticData()).toMatchObject({ heldConversations: [gone, idle] });
+
+    await ok(user.client.delete(`${DEV}/conversations/${gone}`));
+    expect((await trigger.tick()).items).toBeNull();
+    // The session never finished so far stays held; the deleted one is forgotten.
+    expect(trigger.nodeStaticData()).toMatchObject({ heldConversations: [idle] });
+
+    // Deleting the last one held leaves none.
+    await ok(user.client.delete(`${DEV}/conversations/${idle}`));
+    expect((await trigger.tick()).items).toBeNull();
+    expect(trigger.nodeStaticData()).not.toHaveProperty('heldConversations');
+  });
+
   test('New Memory reports new memories of the chosen categories, once', async () => {
     const user = await newUser(server);
     const credentials = credentialsFor(server, user.key);
