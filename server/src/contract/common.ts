@@ -288,7 +288,7 @@ export const offsetParam = queryInteger(z.number().min(0), 0).meta({
 export function valuesParam<T extends string>(
   known: readonly T[],
   description: string,
-  noun: { one: string; many: string } = { one: 'category', many: 'categories' },
+  noun: { one: string; many: string },
 ) {
   return z
     .string()

@@ -156,6 +156,7 @@ export const listConversationsQuery = z
     categories: valuesParam(
       CATEGORIES,
       'Comma-separated categories; a conversation in any of them is listed',
+      { one: 'category', many: 'categories' },
     ),
     starred: queryBool.optional().meta({ description: 'true: starred ones only; false: the others only' }),
     include_transcript: queryBool.default(false),

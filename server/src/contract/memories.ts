@@ -47,6 +47,7 @@ export const listMemoriesQuery = z
     categories: valuesParam(
       MEMORY_CATEGORIES,
       `Comma-separated categories to include (${MEMORY_CATEGORIES.join(', ')})`,
+      { one: 'category', many: 'categories' },
     ),
     updated_since: updatedSinceParam,
     order: orderParam('created_at_desc', 'newest created first'),
