@@ -1,12 +1,13 @@
-// Live transcript sessions at their edges, on both databases: how much one holds, its conversation's status, a title
-// the user gave, session IDs shared with from-segments creates, and how long a session ID may be. The user has no
-// app installed, so nothing is dispatched.
+// Live transcript sessions at their edges, on both databases: how much one holds, its conversation's status (and
+// whether lists and search show it), a title the user gave, session IDs shared with from-segments creates, and how
+// long a session ID may be. The user has no app installed, so nothing is dispatched.
 import { errorBody } from '../../server/src/contract/common';
 import {
   conversation,
   MAX_SESSION_SEGMENTS,
   MAX_SESSION_TEXT,
 } from '../../server/src/contract/conversations';
+import { conversationSearchResult } from '../../server/src/contract/search';
 import { expectShape, newUser, type Client } from '../helpers/http';
 import { DIALECTS, forSuite, startServer, type TestServer } from '../helpers/server';
 
@@ -114,6 +115,41 @@ describe.each(DIALECTS)('live transcript sessions on %s', (dialect) => {
     expect(refused.body.detail[0]).toMatchObject({
       loc: ['query', 'statuses'],
       msg: 'Unknown statuses processing, failed; use in_progress, completed',
+    });
+  });
+
+  test('search finds its conversation only when statuses asks for in_progress, and by default once finished', async () => {
+    const api = await user();
+    const made = await api.post('/v1/dev/user/conversations', { text: 'Pelican migration, made whole' });
+    const id = (await append(api, 'search-session', [segment('pelican migration live')])).body
+      .conversation_id;
+
+    const found = async (query: Record<string, string>) => {
+      const reply = await api.get('/v1/dev/user/conversations/search', { query: 'pelican', ...query });
+      expect(reply.status).toBe(200);
+      return expectShape(conversationSearchResult.array(), reply.body)
+        .map(({ conversation: { id, status } }) => [id, status])
+        .sort();
+    };
+    const done = [made.body.id, 'completed'];
+    // As the real service, which indexes a conversation for search only once it is processed.
+    expect(await found({})).toEqual([done]);
+    expect(await found({ statuses: '' })).toEqual([done]);
+    expect(await found({ statuses: 'in_progress' })).toEqual([[id, 'in_progress']]);
+    expect(await found({ statuses: 'in_progress,completed' })).toEqual([[id, 'in_progress'], done].sort());
+
+    expect((await api.post('/v1/dev/user/transcripts/search-session/finish')).status).toBe(200);
+    expect(await found({})).toEqual([[id, 'completed'], done].sort());
+    expect(await found({ statuses: 'in_progress' })).toEqual([]);
+
+    const refused = await api.get('/v1/dev/user/conversations/search', {
+      query: 'pelican',
+      statuses: 'failed',
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body.detail[0]).toMatchObject({
+      loc: ['query', 'statuses'],
+      msg: 'Unknown status failed; use in_progress, completed',
     });
   });
 

@@ -269,6 +269,35 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
     expect((await refusal(user.mcp, 'search_conversations', {})).message).toBe('query: required');
   });
 
+  it("lists and finds a live session's conversation only with include_in_progress, and by default once finished", async () => {
+    const user = await userWith();
+    const rest = user.client;
+    const made = await rest.post('/v1/dev/user/conversations', { text: 'Pelican migration, made whole' });
+    const session = await rest.post('/v1/dev/user/transcripts/pelican-session/segments', {
+      segments: [{ text: 'pelican migration live', start: 0, end: 1 }],
+    });
+    expect(session.status).toBe(202);
+    const live = session.body.conversation_id;
+
+    const shown = async (args: Record<string, unknown>) => {
+      const listed = (await answer(user.mcp, 'get_conversations', args)).conversations;
+      const found = (await answer(user.mcp, 'search_conversations', { query: 'pelican', ...args })).results;
+      return {
+        listed: listed.map((c: any) => [c.id, c.status]).sort(),
+        found: found.map((r: any) => [r.conversation.id, r.conversation.status]).sort(),
+      };
+    };
+    const done = [made.body.id, 'completed'];
+    expect(await shown({})).toEqual({ listed: [done], found: [done] });
+    expect(await shown({ include_in_progress: false })).toEqual({ listed: [done], found: [done] });
+    const both = [[live, 'in_progress'], done].sort();
+    expect(await shown({ include_in_progress: true })).toEqual({ listed: both, found: both });
+
+    expect((await rest.post('/v1/dev/user/transcripts/pelican-session/finish')).status).toBe(200);
+    const finished = [[live, 'completed'], done].sort();
+    expect(await shown({})).toEqual({ listed: finished, found: finished });
+  });
+
   it('creates, lists, updates and deletes memories, and what it writes is what REST reads', async () => {
     const user = await userWith();
     const created = await answer(user.mcp, 'create_memory', {

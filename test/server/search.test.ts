@@ -155,7 +155,7 @@ describe.each(DIALECTS)('search on %s', (dialect) => {
     expect(await found({ query: 'canoe' })).toEqual([]);
   });
 
-  it('finds what a live transcript session appended', async () => {
+  it('finds what a live transcript session appended, asked for while it is open and by default once finished', async () => {
     const session = `search-${Math.random().toString(36).slice(2)}`;
     await ok(
       api.post(`${USER}/transcripts/${session}/segments`, {
@@ -163,8 +163,14 @@ describe.each(DIALECTS)('search on %s', (dialect) => {
       }),
       202,
     );
-    const [hit] = await searchConversations(api, { query: 'harpsichord', include_transcript: 'true' });
+    const [hit] = await searchConversations(api, {
+      query: 'harpsichord',
+      statuses: 'in_progress',
+      include_transcript: 'true',
+    });
     expect(hit.conversation.transcript_segments?.[0].text).toBe('The harpsichord needs tuning');
+    await ok(api.post(`${USER}/transcripts/${session}/finish`));
+    expect(await found({ query: 'harpsichord' })).toEqual([hit.conversation.id]);
   });
 
   it('answers each conversation as a GET by id does, its action items oldest first and only its own', async () => {

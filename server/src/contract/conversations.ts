@@ -99,6 +99,7 @@ export const structured = z
  * it is open, `completed` otherwise (a conversation created whole is processed at once).
  */
 export const CONVERSATION_STATUSES = ['in_progress', 'completed'] as const;
+export type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];
 
 /** What kind of text a conversation created from text holds (the real service's `text_source`). */
 export const TEXT_SOURCES = ['audio_transcript', 'message', 'other_text'] as const;

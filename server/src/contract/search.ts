@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { dateBound, limitParam, queryBool } from './common';
 import { searchQueryParam } from './search-query';
-import { conversation } from './conversations';
+import { conversation, listConversationsQuery } from './conversations';
 import { listMemoriesQuery, memory } from './memories';
 
 const searchLimit = limitParam(100, 10);
@@ -22,6 +22,11 @@ export const searchConversationsQuery = z.object({
   query: searchQueryParam,
   start_date: dateBound('start').optional().meta({ description: 'Started at or after (date or date-time)' }),
   end_date: dateBound('end').optional().meta({ description: 'Started at or before (date or date-time)' }),
+  statuses: listConversationsQuery.shape.statuses.meta({
+    description:
+      'Comma-separated statuses; a conversation in any of them is found. Default (also when empty) completed, ' +
+      'as the real service indexes a conversation for search only once it is processed.',
+  }),
   include_transcript: queryBool.default(false),
   limit: searchLimit,
 });

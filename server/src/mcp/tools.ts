@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { newActionItem, updateActionItemBody } from '../contract/action-items';
 import { dateBound, instant } from '../contract/common';
+import { CONVERSATION_STATUSES, type ConversationStatus } from '../contract/conversations';
 import { newMemory, memoryCategory, updateMemoryBody } from '../contract/memories';
 import { searchQueryParam } from '../contract/search-query';
 import type { Scope } from '../contract/scopes';
@@ -114,6 +115,18 @@ const memoryCategories = z
   .optional()
   .meta({ description: 'Only memories in these categories (all when absent)' });
 
+const includeInProgress = z
+  .boolean()
+  .default(false)
+  .meta({
+    description:
+      'Include conversations still in progress (status in_progress: a live transcript not yet finished; ' +
+      'default false)',
+  });
+/** The statuses `include_in_progress` stands for. */
+const statusesOf = (inProgressToo: boolean): ConversationStatus[] =>
+  inProgressToo ? [...CONVERSATION_STATUSES] : ['completed'];
+
 const dueAt = instant.nullable().optional().meta({
   description: 'Due date-time, ISO 8601 (e.g. 2026-11-21T09:30:00Z; no offset means UTC); null for none',
 });
@@ -169,14 +182,7 @@ export const TOOLS: McpTool[] = [
         .boolean()
         .default(false)
         .meta({ description: 'Include conversations the user discarded (default false)' }),
-      include_in_progress: z
-        .boolean()
-        .default(false)
-        .meta({
-          description:
-            'Include conversations still in progress (status in_progress: a live transcript not yet finished; ' +
-            'default false)',
-        }),
+      include_in_progress: includeInProgress,
       limit: limit(100, 25),
       offset,
     }),
@@ -185,7 +191,7 @@ export const TOOLS: McpTool[] = [
         'conversations',
         await repositories.conversations.list(userId, {
           ...args,
-          statuses: inProgressToo ? ['in_progress', 'completed'] : ['completed'],
+          statuses: statusesOf(inProgressToo),
           include_transcript: false,
           order: 'started_at_desc',
         }),
@@ -199,21 +205,27 @@ export const TOOLS: McpTool[] = [
   tool({
     name: 'search_conversations',
     description:
-      "Find the user's conversations about something (their title, overview and transcript), most relevant " +
-      'first, without transcripts (use get_conversation with an id for one). Each result has the conversation ' +
-      'and its score. When many match, the most recent are ranked: give start_date/end_date to reach older ones.',
+      "Find the user's completed conversations about something (their title, overview and transcript), most " +
+      'relevant first, without transcripts (use get_conversation with an id for one). Each result has the ' +
+      'conversation and its score. When many match, the most recent are ranked: give start_date/end_date to ' +
+      'reach older ones. include_in_progress adds live transcripts still going on.',
     scope: 'conversations:read',
     kind: 'read',
     input: z.strictObject({
       query: searchQuery('the conversations'),
       start_date: startDate('conversations started'),
       end_date: endDate('conversations started'),
+      include_in_progress: includeInProgress,
       limit: limit(100, 10),
     }),
-    run: async ({ userId, repositories }, { query, ...filter }) =>
+    run: async ({ userId, repositories }, { query, include_in_progress: inProgressToo, ...filter }) =>
       listWithin(
         'results',
-        await repositories.conversations.search(userId, query, { ...filter, include_transcript: false }),
+        await repositories.conversations.search(userId, query, {
+          ...filter,
+          statuses: statusesOf(inProgressToo),
+          include_transcript: false,
+        }),
         {
           budget: RESULT_BYTES,
           cutter: (result, cut) => ({

@@ -19,7 +19,9 @@ const search: FastifyPluginAsyncZod = async (app) => {
       summary: 'Search conversations (title, overview, transcript), most relevant first',
       description:
         'Answers a list of {conversation, score}, as the real service does. Discarded conversations are left ' +
-        'out; start_date and end_date filter on when the conversation started.',
+        'out, and so are those in progress (a live transcript session’s, until it is finished) unless ' +
+        'statuses asks for them, as the real service finds a conversation only once it is processed; ' +
+        'start_date and end_date filter on when the conversation started.',
       querystring: searchConversationsQuery,
       response: { 200: conversationSearchResult.array(), ...errors(401, 403, 422, 429) },
     }),

@@ -9,6 +9,7 @@ import {
   MAX_SESSION_TEXT,
   SPEAKER_LABEL,
   CONVERSATION_STATUSES,
+  type ConversationStatus,
   type conversationEvent,
   type createConversationBody,
   type createFromSegmentsBody,
@@ -49,7 +50,6 @@ interface StoredStructured {
 }
 type StructuredInput = z.infer<typeof createFromSegmentsBody>['structured'];
 type TextSource = (typeof TEXT_SOURCES)[number];
-type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];
 
 const TITLE_WORDS = 8;
 const TITLE_MAX = 200;
@@ -183,7 +183,7 @@ export interface ConversationFilter extends FeedQuery {
   categories?: string[];
   starred?: boolean;
   include_transcript: boolean;
-  /** In any of these; absent or empty: completed ones only, unless the query asks for changes. */
+  /** In any of these; absent or empty: completed ones only, unless a list asks for changes. */
   statuses?: ConversationStatus[];
   /** Absent: discarded ones are left out, unless the query asks for changes. */
   include_discarded?: boolean;
@@ -204,6 +204,15 @@ type ConversationRow = Omit<Row<'conversations'>, 'transcript_segments' | 'clien
   folder_name: string | null;
   transcript_segments?: string;
 };
+
+/**
+ * The live flag of the conversations in any of `statuses` (the status is that flag), or undefined when both
+ * statuses are asked for, which is no condition on it.
+ */
+function liveFlagOf(statuses: readonly ConversationStatus[]): number | undefined {
+  const asked = new Set(statuses);
+  return asked.size === 1 ? toFlag(asked.has('in_progress')) : undefined;
+}
 
 /** The stored summary with the emoji and events a summary always shows (their defaults when none were given). */
 function decodeStructured(json: string, actionItems: EmbeddedActionItem[]): Conversation['structured'] {
@@ -327,15 +336,14 @@ export function conversationsRepository(
       }
       if (filter.starred !== undefined) query = query.where('c.starred', '=', toFlag(filter.starred));
       if (!(filter.include_discarded ?? asksForChanges(filter))) query = query.where('c.discarded', '=', 0);
-      const statuses = new Set<ConversationStatus>(
+      const live = liveFlagOf(
         filter.statuses?.length
           ? filter.statuses
           : asksForChanges(filter)
             ? CONVERSATION_STATUSES
             : ['completed'],
       );
-      // The status is the live flag: one status asked for is a condition on it, both are none.
-      if (statuses.size === 1) query = query.where('c.live', '=', toFlag(statuses.has('in_progress')));
+      if (live !== undefined) query = query.where('c.live', '=', live);
       const rows = await inFeedOrder(query, filter, { table: 'c', newest: 'started_at' })
         .limit(filter.limit)
         .offset(filter.offset)
@@ -345,18 +353,23 @@ export function conversationsRepository(
 
     /**
      * The caller's conversations that `terms` match (title, overview, transcript), most relevant first, each with
-     * its score; discarded ones are left out.
+     * its score; discarded ones are left out, and so are those in progress unless `statuses` asks for them.
      */
     async search(
       userId: string,
       terms: SearchTerms,
-      filter: Pick<ConversationFilter, 'start_date' | 'end_date' | 'include_transcript' | 'limit'>,
+      filter: Pick<
+        ConversationFilter,
+        'start_date' | 'end_date' | 'statuses' | 'include_transcript' | 'limit'
+      >,
     ): Promise<{ conversation: Conversation; score: number }[]> {
       const newest = filter.start_date === undefined && filter.end_date === undefined;
       let query = select(userId, filter.include_transcript)
         .innerJoin(matching(db, 'conversations', terms, userId, { newest }), 'm.id', 'c.id')
         .select('m.score')
         .where('c.discarded', '=', 0);
+      const live = liveFlagOf(filter.statuses?.length ? filter.statuses : ['completed']);
+      if (live !== undefined) query = query.where('c.live', '=', live);
       // The unary plus hides the dates from the index on (user, started_at): SQLite (no statistics) would otherwise
       // read the user's conversations in the range and ask FTS5 about each one, seconds for a range of thousands.
       const startedAt = sql<number>`+${sql.ref('c.started_at')}`;
