@@ -56,6 +56,25 @@ test('Conversation → Search finds by words and phrases within the dates given,
   expect(refused.error?.message).toMatch(/query/);
 });
 
+test('Conversation → Search finds a live session still open only with Include In Progress, as in_progress', async () => {
+  const { client, run } = await freshUser();
+  const session = await client.post('/v1/dev/user/transcripts/pelican-session/segments', {
+    segments: [{ text: 'Pelican migration', start: 0, end: 1 }],
+  });
+  const id = session.body.conversation_id as string;
+  const found = async (options: Record<string, unknown>) =>
+    jsonOut(await run({ resource: 'conversation', operation: 'search', query: 'pelican', options })).map(
+      ({ id, status }) => ({ id, status }),
+    );
+
+  expect(await found({})).toEqual([]);
+  expect(await found({ includeInProgress: true })).toEqual([{ id, status: 'in_progress' }]);
+  expect(await found({ includeInProgress: false })).toEqual([]);
+
+  expect((await client.post('/v1/dev/user/transcripts/pelican-session/finish')).status).toBe(200);
+  expect(await found({})).toEqual([{ id, status: 'completed' }]);
+});
+
 test('Memory → Search finds by words within the categories given', async () => {
   const { client, run } = await freshUser();
   const remember = async (content: string, category: string) =>

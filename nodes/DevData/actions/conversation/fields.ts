@@ -55,6 +55,40 @@ export function folderIdField(purpose: string): INodeProperties {
   };
 }
 
+/** The Started After filter of Get Many and Search. */
+export const startedAfterFilter: INodeProperties = {
+  displayName: 'Started After',
+  name: 'startDate',
+  type: 'dateTime',
+  default: '',
+  description:
+    'Return only conversations started at or after this time, as an ISO 8601 date or date-time (a date alone means the start of that UTC day)',
+};
+
+/** The Started Before filter of Get Many and Search. */
+export const startedBeforeFilter: INodeProperties = {
+  displayName: 'Started Before',
+  name: 'endDate',
+  type: 'dateTime',
+  default: '',
+  description:
+    'Return only conversations started at or before this time, as an ISO 8601 date or date-time (a date alone includes the whole UTC day)',
+};
+
+/** The Include In Progress option of Get Many and Search. */
+export const includeInProgressOption: INodeProperties = {
+  displayName: 'Include In Progress',
+  name: 'includeInProgress',
+  type: 'boolean',
+  default: true,
+  description:
+    'Whether to include conversations whose live transcript session is still open (status in_progress); without it only completed ones are returned. A server that does not know statuses (the real service) ignores it.',
+};
+
+/** The `statuses` sent for Include In Progress: both when it is on, else none (the server's default, completed). */
+export const statusesFor = (includeInProgress: unknown) =>
+  includeInProgress === true ? 'in_progress,completed' : undefined;
+
 const startedAtField: INodeProperties = {
   displayName: 'Started At',
   name: 'startedAt',

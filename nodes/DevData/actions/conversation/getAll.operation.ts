@@ -10,8 +10,12 @@ import {
   capitalize,
   conversationRecord,
   folderIdField,
+  includeInProgressOption,
   simplifyConversation,
   simplifyConversationField,
+  startedAfterFilter,
+  startedBeforeFilter,
+  statusesFor,
 } from './fields';
 
 /** A page of conversations: the server takes up to 1000, but with transcripts such a page could be very large. */
@@ -34,21 +38,8 @@ const properties: INodeProperties[] = [
     byDisplayName([
       categoriesFilter,
       folderIdField('Return only the conversations in this folder'),
-      {
-        displayName: 'Started After',
-        name: 'startDate',
-        type: 'dateTime',
-        default: '',
-        description: 'Return conversations started at or after this time (a date alone means that UTC day)',
-      },
-      {
-        displayName: 'Started Before',
-        name: 'endDate',
-        type: 'dateTime',
-        default: '',
-        description:
-          'Return conversations started at or before this time (a date alone includes the whole UTC day)',
-      },
+      startedAfterFilter,
+      startedBeforeFilter,
       {
         displayName: 'Starred',
         name: 'starred',
@@ -66,14 +57,7 @@ const properties: INodeProperties[] = [
       default: true,
       description: 'Whether to include discarded conversations',
     },
-    {
-      displayName: 'Include In Progress',
-      name: 'includeInProgress',
-      type: 'boolean',
-      default: true,
-      description:
-        'Whether to include conversations whose live transcript session is still open (status in_progress); without it only completed ones are returned',
-    },
+    includeInProgressOption,
     {
       displayName: 'Include Transcript',
       name: 'includeTranscript',
@@ -99,10 +83,15 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
       folder_id: filters.folderId,
       categories: categories.length ? categories.join(',') : undefined,
       starred: filters.starred,
-      ...dateRangeQuery.call(this, filters, ['Started After', 'Started Before'], itemIndex),
+      ...dateRangeQuery.call(
+        this,
+        filters,
+        [startedAfterFilter.displayName, startedBeforeFilter.displayName],
+        itemIndex,
+      ),
       include_transcript: options.includeTranscript,
       include_discarded: options.includeDiscarded,
-      statuses: options.includeInProgress ? 'in_progress,completed' : undefined,
+      statuses: statusesFor(options.includeInProgress),
     },
     itemIndex,
     pageSize: PAGE_SIZE,

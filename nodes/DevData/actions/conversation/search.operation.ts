@@ -3,29 +3,17 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../../shared';
 import { filters, operationOptions } from '../common.description';
-import { toRangeBound } from '../dates';
+import { dateRangeQuery } from '../dates';
 import { searchLimitField, searchQueryField } from '../search';
-import { conversationRecord, simplifyConversation, simplifyConversationField } from './fields';
-
-/** The Started After filter. */
-const startedAfterFilter: INodeProperties = {
-  displayName: 'Started After',
-  name: 'startDate',
-  type: 'dateTime',
-  default: '',
-  description:
-    'Return only conversations started at or after this time, as an ISO 8601 date or date-time (a date alone means the start of that UTC day)',
-};
-
-/** The Started Before filter. */
-const startedBeforeFilter: INodeProperties = {
-  displayName: 'Started Before',
-  name: 'endDate',
-  type: 'dateTime',
-  default: '',
-  description:
-    'Return only conversations started at or before this time, as an ISO 8601 date or date-time (a date alone includes the whole UTC day)',
-};
+import {
+  conversationRecord,
+  includeInProgressOption,
+  simplifyConversation,
+  simplifyConversationField,
+  startedAfterFilter,
+  startedBeforeFilter,
+  statusesFor,
+} from './fields';
 
 const properties: INodeProperties[] = [
   searchQueryField('conversations', 'title, overview and transcript', 'e.g. promised Anna slides'),
@@ -33,6 +21,7 @@ const properties: INodeProperties[] = [
   simplifyConversationField,
   filters([startedAfterFilter, startedBeforeFilter]),
   operationOptions([
+    includeInProgressOption,
     {
       displayName: 'Include Transcript',
       name: 'includeTranscript',
@@ -61,12 +50,13 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
     qs: {
       query: this.getNodeParameter('query', itemIndex) as string,
       limit: this.getNodeParameter('limit', itemIndex, 50) as number,
-      start_date: filters.startDate
-        ? toRangeBound.call(this, filters.startDate, startedAfterFilter.displayName, itemIndex)
-        : undefined,
-      end_date: filters.endDate
-        ? toRangeBound.call(this, filters.endDate, startedBeforeFilter.displayName, itemIndex)
-        : undefined,
+      ...dateRangeQuery.call(
+        this,
+        filters,
+        [startedAfterFilter.displayName, startedBeforeFilter.displayName],
+        itemIndex,
+      ),
+      statuses: statusesFor(options.includeInProgress),
       include_transcript: options.includeTranscript === true ? true : undefined,
     },
     itemIndex,
