@@ -10,6 +10,7 @@ import * as searchByUser from './0009_search_by_user';
 import * as deliveriesBySubscription from './0010_deliveries_by_subscription';
 import * as searchPlanning from './0011_search_planning';
 import * as searchTokens from './0012_search_tokens';
+import * as searchNewest from './0013_search_newest';
 
 // Versioned migrations, applied in key order. Never change what one that has shipped does (its statements are
 // pinned by test/server/migrations-frozen.test.ts); add the next file.
@@ -25,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   '0010_deliveries_by_subscription': deliveriesBySubscription,
   '0011_search_planning': searchPlanning,
   '0012_search_tokens': searchTokens,
+  '0013_search_newest': searchNewest,
 };
