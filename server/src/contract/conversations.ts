@@ -163,7 +163,7 @@ export const listConversationsQuery = z
     include_transcript: queryBool.default(false),
     statuses: valuesParam(
       CONVERSATION_STATUSES,
-      'Comma-separated statuses; a conversation in any of them is listed. Default (also when empty) ' +
+      'Comma-separated statuses (in_progress, completed); a conversation in any of them is listed. Default (also when empty) ' +
         'completed, as the real service lists only completed conversations, but in_progress,completed with ' +
         'updated_since or order=updated_at (a growing live transcript is a change a sync must see).',
       { one: 'status', many: 'statuses' },

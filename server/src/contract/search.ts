@@ -24,7 +24,8 @@ export const searchConversationsQuery = z.object({
   end_date: dateBound('end').optional().meta({ description: 'Started at or before (date or date-time)' }),
   statuses: listConversationsQuery.shape.statuses.meta({
     description:
-      'Comma-separated statuses; a conversation in any of them is found. Default (also when empty) completed, ' +
+      'Comma-separated statuses (in_progress, completed); a conversation in any of them is found. Default (also ' +
+      'when empty) completed, ' +
       'as the real service indexes a conversation for search only once it is processed.',
   }),
   include_transcript: queryBool.default(false),

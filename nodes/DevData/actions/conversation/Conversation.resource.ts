@@ -53,7 +53,7 @@ export const description: INodeProperties[] = [
         name: 'Search',
         value: 'search',
         description:
-          'Find conversations by words in their title, overview or transcript, most relevant first (discarded ones are not searched)',
+          'Find conversations by words in their title, overview or transcript, most relevant first (discarded ones are not searched, and conversations still in progress only with Include In Progress)',
         action: 'Search conversations',
       },
       {
