@@ -73,6 +73,14 @@ const IN_PROGRESS_FEED: Feed = {
   qs: { statuses: 'in_progress', include_discarded: true },
 };
 
+/** The conversations deleted after a position (their tombstones), oldest deletion first. */
+const DELETED_CONVERSATIONS_FEED: Feed = {
+  path: `${DEV}/deleted`,
+  kind: 'tombstones',
+  pageSize: 1000,
+  qs: { type: 'conversation' },
+};
+
 function feedOf(event: TriggerEvent, options: TriggerOptions): Feed {
   switch (event) {
     case 'newActionItem':
@@ -182,24 +190,17 @@ function forgetOldest(values: Map<string, number>): void {
  * New Conversation: the conversations created after `from`, each once it is completed. One read still in progress
  * (a live transcript session going on; a server without `status` has none) is added to `held` instead, or moved to
  * its end when held already; a held one read completed is reported then, though created before `from`, and no
- * longer held. Its session's end is a change of it, so the feed brings it back.
- *
- * `open`: the ids read in progress before `records` were, when both reads were complete. A held id neither among
- * them nor among `records` is forgotten: its conversation was deleted. One finished before that read is not in
- * `open`, but its end is a change after `from` that the complete walk of `records` read.
+ * longer held. Its session's end is a change of it, so the feed brings it back. A held id leaves `held` otherwise
+ * only when its conversation was deleted (forgetDeleted), or as the one read in progress longest ago when more
+ * than MAX_HELD_CONVERSATIONS are held (forgetOldestHeld).
  */
 function newConversations(
   records: IDataObject[],
   from: Position | null,
   options: TriggerOptions,
   held: Set<string>,
-  open?: Set<string>,
 ): IDataObject[] {
-  if (open) {
-    const read = new Set(records.map((record) => String(record.id)));
-    for (const id of held) if (!open.has(id) && !read.has(id)) held.delete(id);
-  }
-  const reported = records.filter((record) => {
+  return records.filter((record) => {
     const id = String(record.id);
     if (record.status === 'in_progress') {
       if (held.delete(id) || createdAfter(record, from)) held.add(id);
@@ -208,8 +209,24 @@ function newConversations(
     const wasHeld = held.delete(id);
     return (wasHeld || createdAfter(record, from)) && passesFilters('newConversation', record, options);
   });
-  forgetOldestHeld(held);
-  return reported;
+}
+
+/**
+ * Forgets the held conversations deleted after `from`, read from the deletions feed within `budgetMs`, only when
+ * that read was complete (cut short, it keeps them all). A held id was read in progress at or before the end of
+ * this poll's walk, which started at `from`, and was deleted after that read, so a deletion before `from` was
+ * read by an earlier poll (unless that read was cut short: then the id stays held until it is the oldest of too
+ * many).
+ */
+async function forgetDeleted(
+  this: IPollFunctions,
+  held: Set<string>,
+  from: Position | null,
+  budgetMs: number | undefined,
+): Promise<void> {
+  const { records, complete } = await walk.call(this, DELETED_CONVERSATIONS_FEED, from, budgetMs);
+  if (!complete) return;
+  for (const tombstone of records) held.delete(String(tombstone.id));
 }
 
 function forgetOldestHeld(held: Set<string>): void {
@@ -220,18 +237,15 @@ function forgetOldestHeld(held: Set<string>): void {
 }
 
 /**
- * The ids of the conversations in progress, the one changed longest ago first, and whether all were read (not
- * when the budget ran out). A server without conversation `status` ignores `statuses`: it has none in progress.
+ * The ids of the conversations in progress, the one changed longest ago first, all of them (the start keeps the
+ * newest MAX_HELD_CONVERSATIONS). A server without conversation `status` ignores `statuses` and lists every
+ * conversation: the first one not in progress ends the read, and that server has none in progress.
  */
-async function inProgressConversations(
-  this: IPollFunctions,
-  budgetMs: number | undefined,
-): Promise<{ ids: string[]; complete: boolean }> {
-  const { records, complete } = await walk.call(this, IN_PROGRESS_FEED, null, budgetMs);
-  const ids = latestStates(records)
-    .filter((record) => record.status === 'in_progress')
-    .map((record) => String(record.id));
-  return { ids, complete };
+async function inProgressConversations(this: IPollFunctions): Promise<string[]> {
+  const notInProgress = (record: IDataObject) => record.status !== 'in_progress';
+  const { records } = await walk.call(this, IN_PROGRESS_FEED, null, undefined, notInProgress);
+  if (records.some(notInProgress)) return [];
+  return latestStates(records).map((record) => String(record.id));
 }
 
 export function pollBudgetMs(this: IPollFunctions): number | undefined {
@@ -254,10 +268,7 @@ export async function startState(this: IPollFunctions, event: TriggerEvent): Pro
   }
   // Read before the position is found: a session finished in between is read completed by the walk below, at or
   // before the position, and not held; one started in between is read there in progress and held.
-  const held =
-    event === 'newConversation'
-      ? new Set((await inProgressConversations.call(this, pollBudgetMs.call(this))).ids)
-      : undefined;
+  const held = event === 'newConversation' ? new Set(await inProgressConversations.call(this)) : undefined;
   const lookback = { at: new Date(Date.now() - START_LOOKBACK_MS).toISOString(), id: '' };
   const { records, position } = await walk.call(this, feed, lookback);
   if (!held) return { event, position };
@@ -283,12 +294,7 @@ export async function changesSince(
 ): Promise<{ records: IDataObject[]; state: TriggerState }> {
   const { event } = state;
   const started = Date.now();
-  const held = new Set(state.heldConversations ?? []);
-  // Read before the walk, so a held conversation finished after this read is read completed by the walk.
-  const inProgress =
-    event === 'newConversation' && held.size ? await inProgressConversations.call(this, budgetMs) : undefined;
-  const left = budgetMs === undefined ? undefined : Math.max(0, budgetMs - (Date.now() - started));
-  const { records, position, complete } = await walk.call(this, feedOf(event, options), state.position, left);
+  const { records, position } = await walk.call(this, feedOf(event, options), state.position, budgetMs);
   const latest = latestStates(records);
   if (event === 'goalProgressChanged') {
     const values = new Map(state.goalValues ?? []);
@@ -296,9 +302,14 @@ export async function changesSince(
     return { records: changed, state: { event, position, goalValues: [...values] } };
   }
   if (event === 'newConversation') {
-    // Held ids are forgotten only when both reads were complete (see newConversations).
-    const open = inProgress?.complete && complete ? new Set(inProgress.ids) : undefined;
-    const reported = newConversations(latest, state.position, options, held, open);
+    const held = new Set(state.heldConversations ?? []);
+    const reported = newConversations(latest, state.position, options, held);
+    if (held.size) {
+      const left = budgetMs === undefined ? undefined : Math.max(0, budgetMs - (Date.now() - started));
+      await forgetDeleted.call(this, held, state.position, left);
+    }
+    // After the deleted ones are gone, so a deletion frees a place rather than one still open losing it.
+    forgetOldestHeld(held);
     return {
       records: reported,
       state: { event, position, ...(held.size ? { heldConversations: [...held] } : {}) },

@@ -67,13 +67,15 @@ export interface Walk {
  * Reads a feed from `from` page by page (keyset: the last record's stamp and id) until a page comes back short.
  * With `budgetMs`, stops before a page that would likely end after the budget (always reading at least one
  * page), so a poll draining a large backlog returns what it has and leaves the rest to the next poll.
- * Nothing is stored here: the caller moves the remembered position once the whole poll succeeded.
+ * With `until`, stops after the page holding a record it accepts. Nothing is stored here: the caller moves the
+ * remembered position once the whole poll succeeded.
  */
 export async function walk(
   this: IPollFunctions,
   feed: Feed,
   from: Position | null,
   budgetMs?: number,
+  until?: (record: IDataObject) => boolean,
 ): Promise<Walk> {
   const started = Date.now();
   let slowestPageMs = 0;
@@ -105,6 +107,7 @@ export async function walk(
     }
     records.push(...(page as IDataObject[]));
     if (page.length < feed.pageSize) return { records, position, complete: true };
+    if (until && (page as IDataObject[]).some(until)) return { records, position, complete: false };
     if (budgetMs !== undefined && Date.now() - started + slowestPageMs > budgetMs) {
       return { records, position, complete: false };
     }
