@@ -9,6 +9,7 @@ import { NodeApiError } from 'n8n-workflow';
 import { DevDataApi } from '../../credentials/DevDataApi.credentials';
 import { DevDataAppApi } from '../../credentials/DevDataAppApi.credentials';
 import { DevDataPollTrigger } from '../../nodes/DevDataPollTrigger/DevDataPollTrigger.node';
+import { START_LOOKBACK_MS } from '../../nodes/DevDataPollTrigger/events';
 import { MEMORY_CATEGORY_OPTIONS } from '../../nodes/shared';
 import { MAX_ACTION_ITEM_BATCH } from '../../server/src/contract/action-items';
 import { SCOPES } from '../../server/src/contract/scopes';
@@ -386,10 +387,19 @@ describe('conversations and memories', () => {
           }),
           202,
         );
-      // Opened before activation: the start asks the server which sessions are open and holds them.
+      // Opened before activation, and silent for longer than the start looks back: only the start's read of the
+      // sessions open finds it. (The clock moves for the activation alone; the server stamps no write meanwhile.)
       const open = (await say('all-hands', 'Welcome everyone.')).conversation_id;
       const trigger = activePollingWorkflow(parameters, credentialsFor(server, user.key), options);
-      await trigger.activate();
+      const realNow = Date.now.bind(Date);
+      const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + START_LOOKBACK_MS + 1);
+      try {
+        await trigger.activate();
+      } finally {
+        clock.mockRestore();
+      }
+      // The position is 1 ms after activation's real time: a later write is stamped after it.
+      await new Promise((resolve) => setTimeout(resolve, 5));
       const state = (saved: IDataObject) =>
         options.typeVersion === 2 ? (saved as any).states.newConversation : saved;
       expect(state(trigger.savedStaticData()[STATIC_KEY] as IDataObject)).toMatchObject({
@@ -449,15 +459,59 @@ describe('conversations and memories', () => {
     expect(trigger.nodeStaticData()).toMatchObject({ heldConversations: [gone, idle] });
 
     await ok(user.client.delete(`${DEV}/conversations/${gone}`));
+    const deletionReads = server.requestsTo('GET', `${DEV}/deleted`).length;
+    const conversationReads = server.requestsTo('GET', `${DEV}/conversations`).length;
     expect((await trigger.tick()).items).toBeNull();
-    // The session never finished so far stays held; the deleted one is forgotten.
+    // The session never finished so far stays held; the deleted one is forgotten, found in the deletions feed.
     expect(trigger.nodeStaticData()).toMatchObject({ heldConversations: [idle] });
+    const deletions = server.requestsTo('GET', `${DEV}/deleted`).slice(deletionReads);
+    expect(deletions.map((r) => r.query.get('type'))).toEqual(['conversation']);
+    // A poll reads the feed from its position, and not the sessions open.
+    const pages = server.requestsTo('GET', `${DEV}/conversations`).slice(conversationReads);
+    expect(pages.map((r) => r.query.get('statuses'))).toEqual([null]);
 
     // Deleting the last one held leaves none.
     await ok(user.client.delete(`${DEV}/conversations/${idle}`));
     expect((await trigger.tick()).items).toBeNull();
     expect(trigger.nodeStaticData()).not.toHaveProperty('heldConversations');
   });
+
+  test('a deletions read cut short by the poll budget forgets nothing; the held session is reported once finished', async () => {
+    const user = await newUser(server);
+    const trigger = activePollingWorkflow({ event: 'newConversation' }, credentialsFor(server, user.key), {
+      pollBudgetMs: 1,
+    });
+    await trigger.activate();
+    const start = async (session: string) =>
+      (
+        await ok(
+          user.client.post(`${DEV}/transcripts/${session}/segments`, {
+            segments: [{ text: `Session ${session}.`, start: 0, end: 1 }],
+          }),
+          202,
+        )
+      ).conversation_id;
+    const kept = await start('kept');
+    const gone = await start('gone');
+    expect((await trigger.tick()).items).toBeNull();
+    expect(trigger.nodeStaticData()).toMatchObject({ heldConversations: [kept, gone] });
+
+    // The held one's deletion and 1000 more: the first page of deletions is full and holds it, and the budget ends
+    // the deletions read after that page.
+    await ok(user.client.delete(`${DEV}/conversations/${gone}`));
+    for (let i = 0; i < 1000; i++) {
+      const { id } = await ok(user.client.post(`${DEV}/conversations`, { text: `Deleted ${i}.` }));
+      await ok(user.client.delete(`${DEV}/conversations/${id}`));
+    }
+    expect((await trigger.tick()).items).toBeNull();
+    expect(trigger.nodeStaticData()).toMatchObject({ heldConversations: [kept, gone] });
+
+    await ok(user.client.post(`${DEV}/transcripts/kept/finish`, {}));
+    const reported = (await trigger.tick()).items;
+    expect(ids(reported)).toEqual([kept]);
+    expect(reported![0]).toMatchObject({ status: 'completed' });
+    expect((await trigger.tick()).items).toBeNull();
+  }, 60_000);
 
   test('New Memory reports new memories of the chosen categories, once', async () => {
     const user = await newUser(server);
