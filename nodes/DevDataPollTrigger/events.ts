@@ -215,8 +215,8 @@ function newConversations(
  * Forgets the held conversations deleted after `from`, read from the deletions feed within `budgetMs`, only when
  * that read was complete (cut short, it keeps them all). A held id was read in progress at or before the end of
  * this poll's walk, which started at `from`, and was deleted after that read, so a deletion before `from` was
- * read by an earlier poll (unless that read was cut short: then the id stays held until it is the oldest of too
- * many).
+ * read by an earlier poll or by the start (unless that read was cut short: then the id stays held until it is the
+ * oldest of too many).
  */
 async function forgetDeleted(
   this: IPollFunctions,
@@ -277,6 +277,8 @@ export async function startState(this: IPollFunctions, event: TriggerEvent): Pro
     held.delete(id);
     if (record.status === 'in_progress') held.add(id);
   }
+  // One deleted between the two reads may be stamped before the position, where no poll reads deletions.
+  if (held.size) await forgetDeleted.call(this, held, lookback, undefined);
   forgetOldestHeld(held);
   return { event, position, ...(held.size ? { heldConversations: [...held] } : {}) };
 }

@@ -440,6 +440,45 @@ describe('conversations and memories', () => {
     expect((await trigger.tick()).items).toBeNull();
   });
 
+  test('a session deleted while the trigger starts, between its read of open sessions and its walk, is not held', async () => {
+    // The deletion is made as the server answers the read of open sessions, and a later change moves the walk's
+    // position past it: only the start's own read of deletions can tell.
+    let whileAnsweringOpenSessions: (() => Promise<void>) | undefined;
+    const racing = await startServer(
+      'sqlite',
+      {},
+      {
+        beforeListen: (app) => {
+          app.addHook('onSend', async (request) => {
+            const act = whileAnsweringOpenSessions;
+            if (!act || !request.url.includes('statuses=in_progress')) return;
+            whileAnsweringOpenSessions = undefined;
+            await act();
+          });
+        },
+      },
+    );
+    try {
+      const user = await newUser(racing);
+      const { conversation_id: open } = await ok(
+        user.client.post(`${DEV}/transcripts/deleted-at-start/segments`, {
+          segments: [{ text: 'About to go.', start: 0, end: 1 }],
+        }),
+        202,
+      );
+      whileAnsweringOpenSessions = async () => {
+        await ok(user.client.delete(`${DEV}/conversations/${open}`));
+        await ok(user.client.post(`${DEV}/conversations`, { text: 'Written after the deletion.' }));
+      };
+      const trigger = activePollingWorkflow({ event: 'newConversation' }, credentialsFor(racing, user.key));
+      await trigger.activate();
+      expect(whileAnsweringOpenSessions).toBeUndefined();
+      expect(trigger.savedStaticData()[STATIC_KEY]).not.toHaveProperty('heldConversations');
+    } finally {
+      await racing.close();
+    }
+  });
+
   test('a held conversation deleted while in progress is forgotten; open sessions stay held', async () => {
     const user = await newUser(server);
     const trigger = activePollingWorkflow({ event: 'newConversation' }, credentialsFor(server, user.key));
