@@ -59,8 +59,9 @@ const NEWEST_SHARE = 5;
  * The GIN index yields the user's matches oldest first, and sorting them all by `stored` to keep the newest was
  * most of a broad search (1.4 ms of 3.6 for a word in all of 10,000 conversations). So the matches stored in the
  * newest share of the user's stored order (whose ends 0013's index gives in two probes) are sorted first, and the
- * older ones only for the places that share leaves: when it holds RANKED_MATCHES, none. When that share cannot
- * hold RANKED_MATCHES (a user with few rows) it is all of the user's rows, and there are no older ones to search.
+ * older ones only for the places that share leaves: when it holds RANKED_MATCHES, none. When the user's rows span
+ * fewer than NEWEST_SHARE × RANKED_MATCHES places of the table's stored order (one sequence for every user), the
+ * share is all of the user's rows, and there are no older ones to search.
  */
 function newestMatches(index: SearchIndex, terms: SearchTerms, userId: string) {
   const search = sql.table(`${index}_search`);
