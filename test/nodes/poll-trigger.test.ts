@@ -62,6 +62,18 @@ const ids = (records: IDataObject[] | null) => (records ?? []).map((r) => r.id);
 const descriptions = (records: IDataObject[] | null) => (records ?? []).map((r) => r.description);
 const range = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix} ${i}`);
 
+/** Adds one segment to a live transcript session (opening it the first time); its conversation's id. */
+async function sayInSession(api: Client, session: string, text: string): Promise<string> {
+  const accepted = await ok(
+    api.post(`${DEV}/transcripts/${session}/segments`, { segments: [{ text, start: 0, end: 1 }] }),
+    202,
+  );
+  return accepted.conversation_id;
+}
+
+const finishSession = (api: Client, session: string) =>
+  ok(api.post(`${DEV}/transcripts/${session}/finish`, {}));
+
 /** Polls every trigger once and returns what each emitted, failing on a tick error. */
 async function tickAll<K extends string>(triggers: Record<K, ActivePollingWorkflow>) {
   const out = {} as Record<K, IDataObject[] | null>;
@@ -301,7 +313,7 @@ describe('conversations and memories', () => {
         user.client.post(`${DEV}/transcripts/${session}/segments`, { segments: [segment(text, start)] }),
         202,
       );
-    const finish = (session: string) => ok(user.client.post(`${DEV}/transcripts/${session}/finish`, {}));
+    const finish = (session: string) => finishSession(user.client, session);
 
     const standup = (await say('standup', 'Good morning all.', 0)).conversation_id;
     // Still in progress: held back, and remembered with the position.
@@ -353,21 +365,16 @@ describe('conversations and memories', () => {
       { typeVersion: 2 },
     );
     await trigger.activate();
-    const live = await ok(
-      user.client.post(`${DEV}/transcripts/planning/segments`, {
-        segments: [{ text: 'Plan the week.', start: 0, end: 1 }],
-      }),
-      202,
-    );
+    const live = await sayInSession(user.client, 'planning', 'Plan the week.');
     const [item] = await createItems(user.client, ['Book a room']);
     expect(ids((await tickAll({ trigger })).trigger)).toEqual([item.id]);
     expect(trigger.savedStaticData()[STATIC_KEY]).toMatchObject({
-      states: { newConversation: { heldConversations: [live.conversation_id] } },
+      states: { newConversation: { heldConversations: [live] } },
     });
-    await ok(user.client.post(`${DEV}/transcripts/planning/finish`, {}));
+    await finishSession(user.client, 'planning');
     const [reported] = (await tickAll({ trigger })).trigger!;
     expect(reported).toMatchObject({
-      id: live.conversation_id,
+      id: live,
       event: 'newConversation',
       status: 'completed',
     });
@@ -380,16 +387,9 @@ describe('conversations and memories', () => {
     '%s: a session open when the trigger starts is held from activation and reported once when finished',
     async (_version, parameters, options) => {
       const user = await newUser(server);
-      const say = (session: string, text: string) =>
-        ok(
-          user.client.post(`${DEV}/transcripts/${session}/segments`, {
-            segments: [{ text, start: 0, end: 1 }],
-          }),
-          202,
-        );
       // Opened before activation, and silent for longer than the start looks back: only the start's read of the
       // sessions open finds it. (The clock moves for the activation alone; the server stamps no write meanwhile.)
-      const open = (await say('all-hands', 'Welcome everyone.')).conversation_id;
+      const open = await sayInSession(user.client, 'all-hands', 'Welcome everyone.');
       const trigger = activePollingWorkflow(parameters, credentialsFor(server, user.key), options);
       const realNow = Date.now.bind(Date);
       const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + START_LOOKBACK_MS + 1);
@@ -406,9 +406,9 @@ describe('conversations and memories', () => {
         heldConversations: [open],
       });
 
-      await say('all-hands', 'First topic.');
+      await sayInSession(user.client, 'all-hands', 'First topic.');
       expect((await trigger.tick()).items).toBeNull();
-      await ok(user.client.post(`${DEV}/transcripts/all-hands/finish`, {}));
+      await finishSession(user.client, 'all-hands');
       const [reported] = (await trigger.tick()).items!;
       expect(reported).toMatchObject({ id: open, status: 'completed' });
       expect(state(trigger.savedStaticData()[STATIC_KEY] as IDataObject)).not.toHaveProperty(
@@ -425,17 +425,12 @@ describe('conversations and memories', () => {
       typeVersion: 2,
     });
     await trigger.activate();
-    const { conversation_id: open } = await ok(
-      user.client.post(`${DEV}/transcripts/review/segments`, {
-        segments: [{ text: 'Review.', start: 0, end: 1 }],
-      }),
-      202,
-    );
+    const open = await sayInSession(user.client, 'review', 'Review.');
     expect((await trigger.update({ events: ['newMemory', 'newConversation'] })).items).toBeNull();
     expect(trigger.nodeStaticData()).toMatchObject({
       states: { newConversation: { heldConversations: [open] } },
     });
-    await ok(user.client.post(`${DEV}/transcripts/review/finish`, {}));
+    await finishSession(user.client, 'review');
     expect(ids((await trigger.tick()).items)).toEqual([open]);
     expect((await trigger.tick()).items).toBeNull();
   });
@@ -460,12 +455,7 @@ describe('conversations and memories', () => {
     );
     try {
       const user = await newUser(racing);
-      const { conversation_id: open } = await ok(
-        user.client.post(`${DEV}/transcripts/deleted-at-start/segments`, {
-          segments: [{ text: 'About to go.', start: 0, end: 1 }],
-        }),
-        202,
-      );
+      const open = await sayInSession(user.client, 'deleted-at-start', 'About to go.');
       whileAnsweringOpenSessions = async () => {
         await ok(user.client.delete(`${DEV}/conversations/${open}`));
         await ok(user.client.post(`${DEV}/conversations`, { text: 'Written after the deletion.' }));
@@ -483,15 +473,7 @@ describe('conversations and memories', () => {
     const user = await newUser(server);
     const trigger = activePollingWorkflow({ event: 'newConversation' }, credentialsFor(server, user.key));
     await trigger.activate();
-    const start = async (session: string) =>
-      (
-        await ok(
-          user.client.post(`${DEV}/transcripts/${session}/segments`, {
-            segments: [{ text: `Session ${session}.`, start: 0, end: 1 }],
-          }),
-          202,
-        )
-      ).conversation_id;
+    const start = (session: string) => sayInSession(user.client, session, `Session ${session}.`);
     const gone = await start('gone');
     const idle = await start('idle');
     expect((await trigger.tick()).items).toBeNull();
@@ -521,15 +503,7 @@ describe('conversations and memories', () => {
       pollBudgetMs: 1,
     });
     await trigger.activate();
-    const start = async (session: string) =>
-      (
-        await ok(
-          user.client.post(`${DEV}/transcripts/${session}/segments`, {
-            segments: [{ text: `Session ${session}.`, start: 0, end: 1 }],
-          }),
-          202,
-        )
-      ).conversation_id;
+    const start = (session: string) => sayInSession(user.client, session, `Session ${session}.`);
     const kept = await start('kept');
     const gone = await start('gone');
     expect((await trigger.tick()).items).toBeNull();
@@ -545,7 +519,7 @@ describe('conversations and memories', () => {
     expect((await trigger.tick()).items).toBeNull();
     expect(trigger.nodeStaticData()).toMatchObject({ heldConversations: [kept, gone] });
 
-    await ok(user.client.post(`${DEV}/transcripts/kept/finish`, {}));
+    await finishSession(user.client, 'kept');
     const reported = (await trigger.tick()).items;
     expect(ids(reported)).toEqual([kept]);
     expect(reported![0]).toMatchObject({ status: 'completed' });
