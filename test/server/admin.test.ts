@@ -1,8 +1,8 @@
-import { createdApp, install, user } from '../../server/src/contract/admin';
+import { createdApp, install, rotatedApp, user } from '../../server/src/contract/admin';
 import { validationErrorBody } from '../../server/src/contract/common';
 import { apiKey } from '../../server/src/contract/keys';
 import { app as appSchema } from '../../server/src/contract/notifications';
-import { adminClient, client, devClient, expectShape } from '../helpers/http';
+import { adminClient, client, devClient, expectShape, ok } from '../helpers/http';
 import { DIALECTS, forSuite, startServer } from '../helpers/server';
 
 describe.each(DIALECTS)('administration on %s', (dialect) => {
@@ -143,6 +143,64 @@ describe.each(DIALECTS)('administration on %s', (dialect) => {
       .where('app_id', '=', coach.id)
       .execute();
     expect(rows).toHaveLength(0);
+  });
+
+  it("rotates an app's secret: the old one refused at once, the new one works, the webhook secret kept", async () => {
+    const admin = adminClient(server);
+    const coach = expectShape(
+      createdApp,
+      (
+        await admin.post('/v1/admin/apps', {
+          name: 'Coach',
+          capabilities: ['proactive_notification'],
+          proactive_notification: { scopes: [] },
+        })
+      ).body,
+    );
+    await ok(admin.post(`/v1/admin/apps/${coach.id}/installs`, { user_id: server.init.user_id }), 201);
+    const push = (secret: string) =>
+      client(server.baseUrl, secret).post(
+        `/v2/integrations/${coach.id}/notification?uid=${server.init.user_id}&message=${encodeURIComponent(secret)}`,
+        undefined,
+      );
+    expect((await push(coach.app_secret)).status).toBe(200);
+
+    const rotated = await admin.post(`/v1/admin/apps/${coach.id}/rotate-secret`, undefined);
+    expect(rotated.status).toBe(200);
+    const { app_secret: newSecret, ...rotatedRecord } = expectShape(rotatedApp, rotated.body);
+    expect(newSecret).toMatch(/^sk_[0-9a-f]{32}$/);
+    expect(newSecret).not.toBe(coach.app_secret);
+    expect(rotatedRecord).toEqual(
+      expectShape(
+        appSchema,
+        (await client(server.baseUrl, newSecret).get(`/v2/integrations/${coach.id}/app`)).body,
+      ),
+    );
+    expect(rotatedRecord).toMatchObject({ id: coach.id, name: coach.name, created_at: coach.created_at });
+
+    const refused = await push(coach.app_secret);
+    expect(refused.status).toBe(401);
+    expect(refused.body).toEqual({ detail: 'Invalid app ID or secret' });
+    expect((await push(newSecret)).status).toBe(200);
+    const pushed = await server.store.db
+      .selectFrom('notifications')
+      .select('text')
+      .where('app_id', '=', coach.id)
+      .orderBy('created_at')
+      .execute();
+    expect(pushed.map((row) => row.text)).toEqual([coach.app_secret, newSecret]);
+    const stored = await server.store.db
+      .selectFrom('apps')
+      .select(['secret_hash', 'webhook_secret'])
+      .where('id', '=', coach.id)
+      .executeTakeFirstOrThrow();
+    expect(stored.webhook_secret).toBe(coach.webhook_secret);
+    expect(stored.secret_hash).not.toContain(newSecret);
+
+    expect((await admin.post('/v1/admin/apps/nope/rotate-secret', undefined)).status).toBe(404);
+    expect((await devClient(server).post(`/v1/admin/apps/${coach.id}/rotate-secret`, undefined)).status).toBe(
+      401,
+    );
   });
 
   it('installs an app again by replacing the granted scopes: 200 with the install as stored, created_at kept', async () => {

@@ -26,6 +26,10 @@ export const createdApp = app
   })
   .meta({ id: 'CreatedApp' });
 
+export const rotatedApp = app
+  .extend({ app_secret: z.string().meta({ description: 'The new app secret, shown only in this response' }) })
+  .meta({ id: 'RotatedApp' });
+
 export const createInstallBody = z.strictObject({
   user_id: z.string().min(1),
   granted_scopes: z.array(proactiveScope).default([]),

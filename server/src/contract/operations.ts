@@ -4,9 +4,9 @@
  *
  * Scheme: verb + noun in camelCase. `list` a collection, `get` one record, `create`/`update`/`delete` one record,
  * `create<Plural>` a batch; other verbs where the operation is not plain CRUD (`record`, `append`, `finish`,
- * `stream`, `send`, `set`, `revoke`, `install`, `uninstall`). The noun is the resource, qualified by its owner where
- * two routes would otherwise share a name (`listUserKeys`, `listAppDeliveries`). `listScreenActivity` is the
- * interface's own.
+ * `stream`, `send`, `set`, `revoke`, `rotate`, `install`, `uninstall`). The noun is the resource, qualified by its
+ * owner where two routes would otherwise share a name (`listUserKeys`, `listAppDeliveries`). `listScreenActivity`
+ * is the interface's own.
  */
 export const OPERATION_IDS: Record<string, string> = {
   'GET /healthz': 'getHealth',
@@ -72,6 +72,7 @@ export const OPERATION_IDS: Record<string, string> = {
   'DELETE /v1/admin/keys/:key_id': 'revokeKey',
   'POST /v1/admin/apps': 'createApp',
   'GET /v1/admin/apps': 'listApps',
+  'POST /v1/admin/apps/:app_id/rotate-secret': 'rotateAppSecret',
   'POST /v1/admin/apps/:app_id/installs': 'installApp',
   'DELETE /v1/admin/apps/:app_id/installs/:user_id': 'uninstallApp',
   'GET /v1/admin/deliveries': 'listDeliveries',

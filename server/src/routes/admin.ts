@@ -7,6 +7,7 @@ import {
   createKeyBody,
   createUserBody,
   install,
+  rotatedApp,
   user,
 } from '../contract/admin';
 import { errors } from '../contract/common';
@@ -114,6 +115,25 @@ const admin: FastifyPluginAsyncZod = async (app) => {
       schema: { tags, summary: 'List apps', response: { 200: appSchema.array(), ...errors(401) } },
     },
     async () => apps.listApps(),
+  );
+
+  app.post(
+    '/apps/:app_id/rotate-secret',
+    {
+      schema: {
+        tags,
+        summary: "Replace an app's secret; the old one is refused at once and the new one shown only here",
+        description:
+          'For a secret that leaked: requests with the old secret answer 401 from the next one on, on every ' +
+          'instance. The webhook signing secret stays as it is.',
+        params: z.object({ app_id: z.string() }),
+        response: { 200: rotatedApp, ...errors(401, 404) },
+      },
+    },
+    async (request) => {
+      const { app: rotated, appSecret } = await apps.rotateSecret(request.params.app_id);
+      return { ...rotated, app_secret: appSecret };
+    },
   );
 
   app.post(

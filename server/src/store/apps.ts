@@ -1,6 +1,7 @@
 // Apps and their installs: an app's credentials, capabilities and transcript webhook, and which users installed
 // it with which proactive scopes. Every query, and how a row reads back. An app's secrets are made here; only
-// the hash of its secret is stored, and both are returned once, beside the new app.
+// the hash of its secret is stored, and both are returned once, beside the new app (the app secret again once
+// when rotated).
 import type { Kysely } from 'kysely';
 import { APP_SECRET_PREFIX, WEBHOOK_SECRET_PREFIX, hashSecret, newSecret } from '../auth/secrets';
 import type { CAPABILITIES, ProactiveScope } from '../contract/scopes';
@@ -115,6 +116,22 @@ export function appsRepository(db: Kysely<Database>, users: Pick<UsersRepository
     },
 
     findApp,
+
+    /**
+     * A new app secret in place of the old one, which is refused from the next request on, on every instance
+     * (requests read the secret's hash from the database, uncached). NotFound "App" when there is none.
+     */
+    async rotateSecret(appId: string): Promise<{ app: App; appSecret: string }> {
+      const appSecret = newSecret(APP_SECRET_PREFIX);
+      const row = await db
+        .updateTable('apps')
+        .set({ secret_hash: hashSecret(appSecret), updated_at: Date.now() })
+        .where('id', '=', appId)
+        .returningAll()
+        .executeTakeFirst();
+      if (!row) throw new NotFound('App');
+      return { app: decodeApp(row), appSecret };
+    },
 
     /** What authenticating a request of the app needs, if the app exists. */
     async findAppCredentials(appId: string): Promise<AppCredentials | undefined> {
