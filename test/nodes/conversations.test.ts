@@ -42,6 +42,21 @@ describe('Conversation → Create From Text', () => {
       location_type: 'cafe',
     });
   });
+
+  test('refuses a Location with only an address (Latitude and Longitude left at 0) rather than store 0, 0', async () => {
+    const before = await server.count('conversations');
+    const result = await fromText('Lunch with Sam.', { geolocation: { location: { address: 'Munich' } } });
+    expect(result.error?.message).toBe(
+      'Geolocation needs a Latitude and Longitude other than 0, 0 (input item 0)',
+    );
+    expect(result.error?.description).toMatch(/^The API stores a place only with its coordinates/);
+    expect(await server.count('conversations')).toBe(before);
+    // A place on the equator or on the prime meridian is kept.
+    const out = jsonOut(
+      await fromText('Boat trip.', { geolocation: { location: { latitude: 0, longitude: 9.45 } } }),
+    );
+    expect(expectShape(conversation, out[0]).geolocation).toEqual({ latitude: 0, longitude: 9.45 });
+  });
 });
 
 test('Conversation → Create From Text keeps the events given, their start in UTC, defaults filled', async () => {

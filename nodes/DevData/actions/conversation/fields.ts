@@ -1,5 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
+import { itemMessage } from '../../../shared';
 import type { RecordSpec } from '../crud';
 import { simplifyField } from '../common.description';
 import { toUtcIso } from '../dates';
@@ -156,7 +158,7 @@ const latitudeField: INodeProperties = {
   type: 'number',
   typeOptions: { minValue: -90, maxValue: 90, numberPrecision: 6 },
   default: 0,
-  description: 'Latitude in degrees (-90 to 90)',
+  description: 'Latitude in degrees (-90 to 90); Latitude and Longitude both 0 are refused as not set',
 };
 
 /** A place's Longitude. */
@@ -166,7 +168,7 @@ const longitudeField: INodeProperties = {
   type: 'number',
   typeOptions: { minValue: -180, maxValue: 180, numberPrecision: 6 },
   default: 0,
-  description: 'Longitude in degrees (-180 to 180)',
+  description: 'Longitude in degrees (-180 to 180); Latitude and Longitude both 0 are refused as not set',
 };
 
 /** Fields shared by both ways of creating a conversation (the body's `conversationInput`). */
@@ -337,9 +339,25 @@ export function conversationBody(
   if (Object.keys(structured).length > 0) body.structured = structured;
   const location = (geolocation as IDataObject | undefined)?.location as IDataObject | undefined;
   if (location) {
+    const latitude = toNumber.call(this, location.latitude, latitudeField.displayName, itemIndex);
+    const longitude = toNumber.call(this, location.longitude, longitudeField.displayName, itemIndex);
+    // Both fields default to 0, so 0, 0 is what a Location with only an address sends: storing it would put the
+    // conversation in the Gulf of Guinea. The API keeps a place only with its coordinates.
+    if (latitude === 0 && longitude === 0) {
+      throw new NodeOperationError(
+        this.getNode(),
+        itemMessage('Geolocation needs a Latitude and Longitude other than 0, 0', itemIndex),
+        {
+          itemIndex,
+          description:
+            'The API stores a place only with its coordinates, so an address alone cannot be kept. Set Latitude ' +
+            'and Longitude (an address can go in Overview), or remove Geolocation.',
+        },
+      );
+    }
     body.geolocation = {
-      latitude: toNumber.call(this, location.latitude, latitudeField.displayName, itemIndex),
-      longitude: toNumber.call(this, location.longitude, longitudeField.displayName, itemIndex),
+      latitude,
+      longitude,
       ...(location.address ? { address: location.address } : {}),
       ...(location.googlePlaceId ? { google_place_id: location.googlePlaceId } : {}),
       ...(location.locationType ? { location_type: location.locationType } : {}),
