@@ -82,6 +82,42 @@ describe.each(DIALECTS)('administration on %s', (dialect) => {
     expect(await server.count('apps')).toBe(apps);
   });
 
+  it("refuses an app's webhook URL over 2,000 characters, as setting the webhook later does, storing nothing", async () => {
+    const admin = adminClient(server);
+    const webhook = (length: number) =>
+      `http://127.0.0.1:9/${'x'.repeat(length - 'http://127.0.0.1:9/'.length)}`;
+    const create = (webhookUrl: string) =>
+      admin.post('/v1/admin/apps', {
+        name: 'Hook',
+        capabilities: ['external_integration'],
+        external_integration: { triggers_on: 'transcript_processed', webhook_url: webhookUrl },
+      });
+    const apps = await server.count('apps');
+    const tooLong = await create(webhook(2001));
+    expect(tooLong.status).toBe(422);
+    expect(expectShape(validationErrorBody, tooLong.body).detail).toEqual([
+      expect.objectContaining({
+        loc: ['body', 'external_integration', 'webhook_url'],
+        msg: 'URL too long: at most 2000 characters, got 2001',
+      }),
+    ]);
+    expect(await server.count('apps')).toBe(apps);
+
+    const longest = expectShape(createdApp, (await ok(create(webhook(2000)), 201)) as unknown);
+    const put = await client(server.baseUrl, longest.app_secret).put(
+      `/v2/integrations/${longest.id}/webhook`,
+      {
+        webhook_url: webhook(2001),
+      },
+    );
+    expect(expectShape(validationErrorBody, put.body).detail).toEqual([
+      expect.objectContaining({
+        loc: ['body', 'webhook_url'],
+        msg: 'URL too long: at most 2000 characters, got 2001',
+      }),
+    ]);
+  });
+
   it('creates apps, installs and uninstalls them', async () => {
     const admin = adminClient(server);
     const created = await admin.post('/v1/admin/apps', {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dateTime } from './common';
+import { dateTime, httpUrl, MAX_WEBHOOK_URL_LENGTH } from './common';
 import { capability, proactiveScope, scope } from './scopes';
 import { app, externalIntegration } from './notifications';
 
@@ -15,7 +15,12 @@ export const createKeyBody = z.strictObject({
 export const createAppBody = z.strictObject({
   name: z.string().trim().min(1).max(100),
   capabilities: z.array(capability),
-  external_integration: z.strictObject(externalIntegration.partial({ webhook_url: true }).shape).optional(),
+  external_integration: z
+    .strictObject({
+      ...externalIntegration.shape,
+      webhook_url: httpUrl(MAX_WEBHOOK_URL_LENGTH).nullable().optional(),
+    })
+    .optional(),
   proactive_notification: z.strictObject({ scopes: z.array(proactiveScope) }).optional(),
 });
 

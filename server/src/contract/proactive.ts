@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dateTime, httpUrl, limitParam, textIssue } from './common';
+import { dateTime, httpUrl, limitParam, MAX_WEBHOOK_URL_LENGTH, textIssue } from './common';
 import { segmentInput } from './conversations';
 import { cursorPageOf, cursorParam } from './cursor';
 
@@ -141,6 +141,6 @@ export const webhookConfig = z
   .meta({ id: 'WebhookConfig' });
 
 export const putWebhookBody = z.strictObject({
-  webhook_url: httpUrl(2000),
+  webhook_url: httpUrl(MAX_WEBHOOK_URL_LENGTH),
   triggers_on: z.literal('transcript_processed').default('transcript_processed'),
 });

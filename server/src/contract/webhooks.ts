@@ -3,7 +3,7 @@
 // answers for that record (the same response schema the routes write), when the event is sent.
 import { z } from 'zod';
 import { actionItem } from './action-items';
-import { dateTime, httpUrl, limitParam } from './common';
+import { dateTime, httpUrl, limitParam, MAX_WEBHOOK_URL_LENGTH } from './common';
 import { conversation, transcriptSegment } from './conversations';
 import { cursorPageOf, cursorParam } from './cursor';
 import { goal } from './goals';
@@ -63,7 +63,7 @@ const eventSelector = z.enum([...EVENT_TYPES, ALL_EVENTS]).meta({
   description: `An event type, or ${ALL_EVENTS} for all of them`,
 });
 
-const webhookUrl = httpUrl(2000).meta({
+const webhookUrl = httpUrl(MAX_WEBHOOK_URL_LENGTH).meta({
   description: 'Where events are POSTed: https to a public address (loopback in development mode)',
 });
 const SELECTORS: readonly unknown[] = [...EVENT_TYPES, ALL_EVENTS];
