@@ -435,6 +435,74 @@ describe('conversations and memories', () => {
     expect((await trigger.tick()).items).toBeNull();
   });
 
+  test('on a server without conversation status, the start reads one page of sessions, holds none, and a live session is reported once', async () => {
+    // A server from before conversation status: it ignores `statuses` (listing every conversation) and its records
+    // carry no `status`. Shown with hooks on a current server that undo both.
+    const conversationsRead: string[] = [];
+    const older = await startServer(
+      'sqlite',
+      {},
+      {
+        beforeListen: (app) => {
+          app.addHook('onRequest', async (request) => {
+            if (!request.url.startsWith(`${DEV}/conversations`)) return;
+            conversationsRead.push(request.url);
+            (request.query as Record<string, string>).statuses = 'in_progress,completed';
+          });
+          app.addHook('onSend', async (request, _reply, payload) => {
+            // A kept answer comes as the bytes the response cache holds.
+            const text = Buffer.isBuffer(payload) ? payload.toString() : payload;
+            if (!request.url.startsWith(`${DEV}/conversations`) || typeof text !== 'string') return payload;
+            const withoutStatus = (record: IDataObject) => {
+              delete record.status;
+              return record;
+            };
+            const body = JSON.parse(text) as IDataObject | IDataObject[];
+            return JSON.stringify(Array.isArray(body) ? body.map(withoutStatus) : withoutStatus(body));
+          });
+        },
+      },
+    );
+    try {
+      const user = await newUser(older);
+      for (const text of ['First', 'Second', 'Third'])
+        await ok(user.client.post(`${DEV}/conversations`, { text }));
+      const before = await sayInSession(user.client, 'before', 'Open before activation.');
+      const trigger = activePollingWorkflow({ event: 'newConversation' }, credentialsFor(older, user.key));
+      // Activated later than the start looks back, so that only the read of open sessions could hold them.
+      const realNow = Date.now.bind(Date);
+      const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + START_LOOKBACK_MS + 1);
+      try {
+        await trigger.activate();
+      } finally {
+        clock.mockRestore();
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      // The read of open sessions ended at its first record, one not in progress: one request, nothing held.
+      expect(conversationsRead.filter((url) => url.includes('statuses=in_progress'))).toHaveLength(1);
+      expect(trigger.nodeStaticData()).not.toHaveProperty('heldConversations');
+
+      await sayInSession(user.client, 'before', 'Still going.');
+      const after = await sayInSession(user.client, 'after', 'Opened after activation.');
+      const [reported] = (await tickAll({ trigger })).trigger!;
+      expect(reported).toMatchObject({ id: after, source: 'live_transcript' });
+      expect(reported).not.toHaveProperty('status');
+      await sayInSession(user.client, 'after', 'More.');
+      await finishSession(user.client, 'after');
+      await finishSession(user.client, 'before');
+      expect(await tickAll({ trigger })).toEqual({ trigger: null });
+      expect(
+        trigger
+          .emitted()
+          .flat()
+          .map((item) => item.id),
+      ).toEqual([after]);
+      expect(before).not.toBe(after);
+    } finally {
+      await older.close();
+    }
+  });
+
   test('a session deleted while the trigger starts, between its read of open sessions and its walk, is not held', async () => {
     // The deletion is made as the server answers the read of open sessions, and a later change moves the walk's
     // position past it: only the start's own read of deletions can tell.
