@@ -250,7 +250,7 @@ function mcpAgentWorkflow(mcpUrl: string) {
           serverTransport: 'httpStreamable',
           authentication: 'bearerAuth',
           include: 'selected',
-          includeTools: ['create_action_item', 'get_action_items', 'get_conversation'],
+          includeTools: ['create_action_item', 'get_action_items', 'get_conversation_by_id'],
         },
         credentials: { httpBearerAuth: { id: 'devdataMcpBearer1', name: 'DevData MCP key' } },
       },
@@ -276,12 +276,12 @@ const model = scriptedModel([
   { tool: 'Get_conversation', args: longConversation },
   { text: FINAL_ANSWER },
 ]);
-/** The arguments of the MCP get_conversation call: the MCP user's long conversation, known once it is made. */
+/** The arguments of the MCP get_conversation_by_id call: the MCP user's long conversation, known once it is made. */
 const mcpLongConversation: { conversation_id?: string } = {};
 const mcpModel = scriptedModel([
   { tool: 'create_action_item', args: { description: MCP_ACTION_ITEM } },
   { tool: 'get_action_items', args: { query: 'venue offsite' } },
-  { tool: 'get_conversation', args: mcpLongConversation },
+  { tool: 'get_conversation_by_id', args: mcpLongConversation },
   { text: FINAL_ANSWER },
 ]);
 let devdata: DevdataServer;

@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Scope } from '../../server/src/contract/scopes';
 import { HOSTILE_SEARCH_QUERIES, mcpToolCalls } from '../helpers/fuzz';
-import { adminClient, client, devClient, newUser } from '../helpers/http';
+import { adminClient, client, devClient, newUser, ok } from '../helpers/http';
 import { startDatabaseProxy } from '../helpers/proxy';
 import { DIALECTS, forSuite, PG_ADMIN_URL, startServer, type TestServer } from '../helpers/server';
 
@@ -27,8 +27,10 @@ const TOOL_NAMES = [
   'create_memory',
   'delete_action_item',
   'delete_memory',
+  'edit_action_item',
+  'edit_memory',
   'get_action_items',
-  'get_conversation',
+  'get_conversation_by_id',
   'get_conversations',
   'get_goal',
   'get_goals',
@@ -36,8 +38,6 @@ const TOOL_NAMES = [
   'get_people',
   'search_conversations',
   'search_memories',
-  'update_action_item',
-  'update_memory',
 ];
 
 interface ToolResult {
@@ -137,9 +137,9 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
     }
     // Dates are described in words, not by zod's ~600-character regular expressions (the server checks them as
     // strictly: see the refusals of bad dates).
-    expect(Buffer.byteLength(JSON.stringify(tools))).toBeLessThan(15_000);
+    expect(Buffer.byteLength(JSON.stringify(tools))).toBeLessThan(16_000);
     expect(JSON.stringify(tools)).not.toContain('pattern');
-    const get = tools.find((tool) => tool.name === 'get_conversation');
+    const get = tools.find((tool) => tool.name === 'get_conversation_by_id');
     expect(get?.inputSchema.required).toEqual(['conversation_id']);
     expect(get?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     expect(tools.find((tool) => tool.name === 'delete_memory')?.annotations).toMatchObject({
@@ -189,7 +189,7 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
     });
     expect(inRange.conversations).toEqual([]);
 
-    const one = await answer(user.mcp, 'get_conversation', { conversation_id: created.body.id });
+    const one = await answer(user.mcp, 'get_conversation_by_id', { conversation_id: created.body.id });
     const { transcript_segments: segments, ...record } = (
       await rest.get(`/v1/dev/user/conversations/${created.body.id}`, { include_transcript: true })
     ).body;
@@ -298,6 +298,64 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
     expect(await shown({})).toEqual({ listed: finished, found: finished });
   });
 
+  it("answers the real service's eight MCP tools by its names, given the arguments its tools take", async () => {
+    const user = await userWith();
+    const rest = user.client;
+    const work = await ok(
+      rest.post('/v1/dev/user/conversations', {
+        text: 'We planned the pelican survey for the spring.',
+        started_at: '2026-03-02T09:00:00Z',
+        structured: { title: 'Pelican survey', category: 'work' },
+      }),
+    );
+    await ok(
+      rest.post('/v1/dev/user/conversations', {
+        text: 'A pelican flew over the lake on our walk.',
+        started_at: '2026-03-03T09:00:00Z',
+        structured: { title: 'Walk', category: 'personal' },
+      }),
+    );
+    // As its tools' input schemas give them: categories as arrays, dates as yyyy-mm-dd, limit and offset.
+    const listed = await answer(user.mcp, 'get_conversations', {
+      start_date: '2026-03-01',
+      end_date: '2026-03-31',
+      categories: ['work'],
+      limit: 20,
+      offset: 0,
+    });
+    expect(listed.conversations.map((c: { id: string }) => c.id)).toEqual([work.id]);
+    const one = await answer(user.mcp, 'get_conversation_by_id', { conversation_id: work.id });
+    expect(one).toMatchObject({ id: work.id, structured: { title: 'Pelican survey' } });
+    const found = await answer(user.mcp, 'search_conversations', {
+      query: 'pelican survey',
+      start_date: '2026-03-01',
+      end_date: '2026-03-02',
+      limit: 10,
+    });
+    expect(found.results.map((r: { conversation: { id: string } }) => r.conversation.id)).toEqual([work.id]);
+
+    const memory = await answer(user.mcp, 'create_memory', {
+      content: 'Sam counts pelicans every spring',
+      category: 'interesting',
+    });
+    expect(memory).toMatchObject({ content: 'Sam counts pelicans every spring', category: 'interesting' });
+    const memories = await answer(user.mcp, 'get_memories', {
+      categories: ['interesting'],
+      limit: 100,
+      offset: 0,
+    });
+    expect(memories.memories.map((m: { id: string }) => m.id)).toEqual([memory.id]);
+    const edited = await answer(user.mcp, 'edit_memory', {
+      memory_id: memory.id,
+      content: 'Sam counts herons',
+    });
+    expect(edited).toMatchObject({ id: memory.id, content: 'Sam counts herons', edited: true });
+    const searched = await answer(user.mcp, 'search_memories', { query: 'herons', limit: 10 });
+    expect(searched.results.map((r: { memory: { id: string } }) => r.memory.id)).toEqual([memory.id]);
+    expect(await answer(user.mcp, 'delete_memory', { memory_id: memory.id })).toEqual({ success: true });
+    expect((await rest.get('/v1/dev/user/memories')).body).toEqual([]);
+  });
+
   it('creates, lists, updates and deletes memories, and what it writes is what REST reads', async () => {
     const user = await userWith();
     const created = await answer(user.mcp, 'create_memory', {
@@ -313,7 +371,7 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
     expect((await answer(user.mcp, 'get_memories', { categories: ['manual'] })).memories).toEqual([created]);
     expect((await answer(user.mcp, 'get_memories', { categories: ['work'] })).memories).toEqual([]);
 
-    const updated = await answer(user.mcp, 'update_memory', {
+    const updated = await answer(user.mcp, 'edit_memory', {
       memory_id: created.id,
       content: 'Anna drinks green tea',
     });
@@ -348,7 +406,7 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
     expect((await user.client.get('/v1/dev/user/action-items')).body).toEqual([other, created]);
     expect((await answer(user.mcp, 'get_action_items', { limit: 1 })).action_items).toEqual([other]);
 
-    const moved = await answer(user.mcp, 'update_action_item', { action_item_id: created.id, due_at: null });
+    const moved = await answer(user.mcp, 'edit_action_item', { action_item_id: created.id, due_at: null });
     expect(moved).toMatchObject({ id: created.id, due_at: null, completed: false });
     const done = await answer(user.mcp, 'complete_action_item', { action_item_id: created.id });
     expect(done).toMatchObject({ id: created.id, completed: true, completed_at: expect.any(String) });
@@ -415,7 +473,7 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
         /^end_date: Expected a date such as 2026-11-21/,
       ],
       [
-        'update_action_item',
+        'edit_action_item',
         { action_item_id: 'x', due_at: '2026-11-21T24:00:00Z' },
         'invalid_arguments',
         /^due_at: Expected an ISO 8601 date-time/,
@@ -426,8 +484,8 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
         'invalid_arguments',
         /^due_at: Expected an ISO 8601 date-time such as 2026-11-21T09:30:00Z or 2026-11-21T10:30:00\+01:00$/,
       ],
-      ['get_conversation', { conversation_id: 'missing' }, 'not_found', /^Conversation not found$/],
-      ['update_memory', { memory_id: theirs.id, content: 'Mine now' }, 'not_found', /^Memory not found$/],
+      ['get_conversation_by_id', { conversation_id: 'missing' }, 'not_found', /^Conversation not found$/],
+      ['edit_memory', { memory_id: theirs.id, content: 'Mine now' }, 'not_found', /^Memory not found$/],
       ['get_goal', { goal_id: 'x'.repeat(101) }, 'invalid_arguments', /^goal_id: /],
       ['create_action_item', { description: 'x', conversation_id: 'missing' }, 'not_found', /not found$/],
       ['no_such_tool', {}, 'invalid_arguments', /^Unknown tool 'no_such_tool'/],
@@ -462,8 +520,8 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
       ['get_conversations', { limit: 1.5 }, 'limit: expected an integer, got 1.5'],
       ['get_memories', { categories: 'work' }, 'categories: expected an array, got a string'],
       ['create_memory', { content: 'x', tags: ['ok', 7] }, 'tags.1: expected a string, got 7'],
-      ['update_memory', { memory_id: 'x', content: null }, 'content: expected a string, got null'],
-      ['update_memory', { content: 'x' }, 'memory_id: required'],
+      ['edit_memory', { memory_id: 'x', content: null }, 'content: expected a string, got null'],
+      ['edit_memory', { content: 'x' }, 'memory_id: required'],
       ['get_goal', { goal_id: { id: 'x' } }, 'goal_id: expected a string, got an object'],
       ['get_people', { x: 1 }, "Unknown field 'x'; get_people takes no arguments"],
     ];
@@ -752,7 +810,7 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
     async (_, text) => {
       const user = await userWith();
       const conversationId = await longConversation(user.client, text);
-      const read = await call(user.mcp, 'get_conversation', { conversation_id: conversationId });
+      const read = await call(user.mcp, 'get_conversation_by_id', { conversation_id: conversationId });
       expect(read.isError).toBeUndefined();
       expect(wireSize(read)).toBeLessThan(20_000);
       const first = read.structuredContent as Record<string, any>;
@@ -760,7 +818,7 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
       expect(first.transcript_segments.length).toBeGreaterThan(10);
       expect(first.transcript_next_segment_offset).toBe(first.transcript_segments.length);
       expect(first.omitted).toBe(
-        `Transcript segments ${first.transcript_segments.length}–1999 are not shown: call get_conversation with ` +
+        `Transcript segments ${first.transcript_segments.length}–1999 are not shown: call get_conversation_by_id with ` +
           `transcript_segment_offset ${first.transcript_segments.length} for the next ones.`,
       );
       expect(first.transcript_segments.map((s: { text: string }) => s.text)).toEqual(
@@ -771,7 +829,7 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
       const texts: string[] = [];
       let offset: number | null = 0;
       while (offset !== null) {
-        const part = await call(user.mcp, 'get_conversation', {
+        const part = await call(user.mcp, 'get_conversation_by_id', {
           conversation_id: conversationId,
           transcript_segment_offset: offset,
           max_transcript_segments: 1000,
@@ -784,7 +842,7 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
         offset = page.transcript_next_segment_offset;
       }
       expect(texts).toEqual(Array.from({ length: 2000 }, (_, n) => text(n)));
-      const few = await answer(user.mcp, 'get_conversation', {
+      const few = await answer(user.mcp, 'get_conversation_by_id', {
         conversation_id: conversationId,
         transcript_segment_offset: 1998,
         max_transcript_segments: 5,
@@ -792,7 +850,7 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
       expect(few.transcript_segments.map((s: { text: string }) => s.text)).toEqual([text(1998), text(1999)]);
       expect(few.transcript_next_segment_offset).toBeNull();
       expect(few.omitted).toBeUndefined();
-      const past = await answer(user.mcp, 'get_conversation', {
+      const past = await answer(user.mcp, 'get_conversation_by_id', {
         conversation_id: conversationId,
         transcript_segment_offset: 5000,
       });
@@ -810,7 +868,7 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
       ],
     });
     expect(made.status).toBe(200);
-    const read = await call(user.mcp, 'get_conversation', { conversation_id: made.body.id });
+    const read = await call(user.mcp, 'get_conversation_by_id', { conversation_id: made.body.id });
     expect(wireSize(read)).toBeLessThanOrEqual(18_000);
     const [cut] = (read.structuredContent as Record<string, any>).transcript_segments;
     expect(cut.text).toMatch(/^(長い話)+.?.?…$/);
@@ -819,7 +877,7 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
       transcript_next_segment_offset: 1,
       omitted: expect.stringContaining("Segment 0's text is cut to fit, ending in …."),
     });
-    const whole = await answer(user.mcp, 'get_conversation', {
+    const whole = await answer(user.mcp, 'get_conversation_by_id', {
       conversation_id: made.body.id,
       max_transcript_segments: 1,
     });
@@ -847,7 +905,7 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
       ids.push(made.body.id);
     }
     for (const [name, args] of [
-      ['get_conversation', { conversation_id: ids[0] }],
+      ['get_conversation_by_id', { conversation_id: ids[0] }],
       ['get_conversations', {}],
       ['get_conversations', { limit: 3 }],
       ['search_conversations', { query: 'budget' }],
@@ -863,11 +921,11 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
       expect(JSON.parse(result.content[0].text)).toEqual(result.structuredContent);
     }
     const listed = await answer(user.mcp, 'get_conversations', { limit: 3 });
-    expect(listed.omitted).toMatch(/get_conversation with its id gives it whole/);
+    expect(listed.omitted).toMatch(/get_conversation_by_id with its id gives it whole/);
     const [newest] = listed.conversations;
     expect(newest.structured.overview).toMatch(/^予算 budget (概要)+.?…$/);
     // Asked for no segments, a read has a larger cap and shows more of the summary.
-    const summary = await call(user.mcp, 'get_conversation', {
+    const summary = await call(user.mcp, 'get_conversation_by_id', {
       conversation_id: ids[0],
       max_transcript_segments: 0,
     });
@@ -893,7 +951,7 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
     expect(made.status).toBe(200);
     const whole = (await user.client.get(`/v1/dev/user/conversations/${made.body.id}`)).body.structured;
 
-    const summaryOnly = await answer(user.mcp, 'get_conversation', {
+    const summaryOnly = await answer(user.mcp, 'get_conversation_by_id', {
       conversation_id: made.body.id,
       max_transcript_segments: 0,
     });
@@ -901,7 +959,7 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
     expect(summaryOnly.omitted ?? '').not.toMatch(/summary/);
 
     const cutNote = (omitted: string) => omitted.match(/In the summary, [^:.]*(: [^.]*)?\./)?.[0];
-    const withSegments = await answer(user.mcp, 'get_conversation', {
+    const withSegments = await answer(user.mcp, 'get_conversation_by_id', {
       conversation_id: made.body.id,
       max_transcript_segments: 5,
     });
@@ -911,7 +969,7 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
         'than 1000 characters are cut, ending in …, and events and action items past the first 100 left out: ' +
         'ask with max_transcript_segments 0 for more of it.',
     );
-    const byDefault = await answer(user.mcp, 'get_conversation', { conversation_id: made.body.id });
+    const byDefault = await answer(user.mcp, 'get_conversation_by_id', { conversation_id: made.body.id });
     expect(cutNote(byDefault.omitted)).toMatch(/: ask with max_transcript_segments 0 for more of it\.$/);
   });
 

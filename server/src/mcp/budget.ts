@@ -117,7 +117,7 @@ function compactSegment({ text, speaker_name, speaker_id, person_id, is_user, st
 }
 
 /**
- * One conversation as get_conversation answers it within `budget` bytes: its summary (cut only when it alone
+ * One conversation as get_conversation_by_id answers it within `budget` bytes: its summary (cut only when it alone
  * would take more than half the budget, or more than all of it when `count` is 0) and the transcript from segment
  * `offset`, at most `count` segments, as many as fit (a first one too long to fit is cut, ending in …).
  * Unless `count` is 0 already, a cut summary's note says that asking for no segments gives more of it.
@@ -148,7 +148,7 @@ export function conversationWithin(
       ...(next === null
         ? []
         : [
-            `Transcript segments ${next}–${total - 1} are not shown: call get_conversation with ` +
+            `Transcript segments ${next}–${total - 1} are not shown: call get_conversation_by_id with ` +
               `transcript_segment_offset ${next} for the next ones.`,
           ]),
     ];
@@ -202,7 +202,7 @@ export function listWithin<R extends object>(
     ? cutSummaries(records, cutter, (cutRecords) => resultBytes(answer(cutRecords)) <= budget)
     : { records, cut: undefined };
   const summaryNote = cut
-    ? `In each conversation's summary, ${describeCut(cut)}: get_conversation with its id gives it whole.`
+    ? `In each conversation's summary, ${describeCut(cut)}: get_conversation_by_id with its id gives it whole.`
     : undefined;
   // One record is always shown: a memory or an action item has no tool of its own to read it by.
   if (shown.length <= 1 || resultBytes(answer(shown, summaryNote)) <= budget)

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { newActionItem, updateActionItemBody } from '../contract/action-items';
 import { dateBound, instant } from '../contract/common';
-import { CONVERSATION_STATUSES, type ConversationStatus } from '../contract/conversations';
+import { CATEGORIES, CONVERSATION_STATUSES, type ConversationStatus } from '../contract/conversations';
 import { newMemory, memoryCategory, updateMemoryBody } from '../contract/memories';
 import { searchQueryParam } from '../contract/search-query';
 import type { Scope } from '../contract/scopes';
@@ -166,7 +166,7 @@ export const TOOLS: McpTool[] = [
   tool({
     name: 'get_conversations',
     description:
-      "List the user's completed conversations, newest first, without transcripts (use get_conversation for " +
+      "List the user's completed conversations, newest first, without transcripts (use get_conversation_by_id for " +
       'one transcript). Each has an id, when it started and finished, its status, and a summary (title, ' +
       'overview, category, action items). include_in_progress adds live transcripts still going on.',
     scope: 'conversations:read',
@@ -174,6 +174,10 @@ export const TOOLS: McpTool[] = [
     input: z.strictObject({
       start_date: startDate('conversations started'),
       end_date: endDate('conversations started'),
+      categories: z
+        .array(z.enum(CATEGORIES))
+        .optional()
+        .meta({ description: 'Only conversations in these categories (all when absent or empty)' }),
       starred: z
         .boolean()
         .optional()
@@ -206,7 +210,7 @@ export const TOOLS: McpTool[] = [
     name: 'search_conversations',
     description:
       "Find the user's completed conversations about something (their title, overview and transcript), most " +
-      'relevant first, without transcripts (use get_conversation with an id for one). Each result has the ' +
+      'relevant first, without transcripts (use get_conversation_by_id with an id for one). Each result has the ' +
       'conversation and its score. When many match, the most recent are ranked: give start_date/end_date to ' +
       'reach older ones. include_in_progress adds live transcripts still going on.',
     scope: 'conversations:read',
@@ -237,7 +241,7 @@ export const TOOLS: McpTool[] = [
       ),
   }),
   tool({
-    name: 'get_conversation',
+    name: 'get_conversation_by_id',
     description:
       'Read one conversation by its id, with its summary and a part of its transcript: from ' +
       `transcript_segment_offset (default the start), up to ${DEFAULT_TRANSCRIPT_SEGMENTS} segments in ` +
@@ -312,7 +316,7 @@ export const TOOLS: McpTool[] = [
     run: ({ userId, repositories }, args) => repositories.memories.create(userId, args),
   }),
   tool({
-    name: 'update_memory',
+    name: 'edit_memory',
     description: 'Change a memory: only the fields given change. Answers the memory as it now is.',
     scope: 'memories:write',
     kind: 'write',
@@ -385,7 +389,7 @@ export const TOOLS: McpTool[] = [
     run: ({ userId, repositories }, args) => repositories.actionItems.create(userId, args),
   }),
   tool({
-    name: 'update_action_item',
+    name: 'edit_action_item',
     description: 'Change an action item: only the fields given change. Answers the item as it now is.',
     scope: 'action_items:write',
     kind: 'write',
