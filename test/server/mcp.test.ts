@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Scope } from '../../server/src/contract/scopes';
+import { toolAnswer } from '../../server/src/mcp/budget';
 import { HOSTILE_SEARCH_QUERIES, mcpToolCalls } from '../helpers/fuzz';
 import { adminClient, client, devClient, newUser, ok } from '../helpers/http';
 import { startDatabaseProxy } from '../helpers/proxy';
@@ -971,6 +972,47 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
     );
     const byDefault = await answer(user.mcp, 'get_conversation_by_id', { conversation_id: made.body.id });
     expect(cutNote(byDefault.omitted)).toMatch(/: ask with max_transcript_segments 0 for more of it\.$/);
+  });
+
+  it('keeps a read asked for no segments within its budget when the summary alone just fits it', async () => {
+    const user = await userWith();
+    const events = Array.from({ length: 24 }, (_, e) => ({
+      title: `Event ${e}`,
+      description: `Event ${e}: ${'we planned the budget line by line. '.repeat(52)}`,
+      start: '2026-12-01T09:00:00Z',
+    }));
+    const summaryOnly = async (overview: string) => {
+      const made = await user.client.post('/v1/dev/user/conversations', {
+        text: 'Budget review',
+        structured: { title: 'Budget review', overview, events },
+      });
+      expect(made.status).toBe(200);
+      return call(user.mcp, 'get_conversation_by_id', {
+        conversation_id: made.body.id,
+        max_transcript_segments: 0,
+      });
+    };
+    // The summary's own bytes as sent, without the answer's transcript fields and notes.
+    const summaryBytes = (result: ToolResult) => {
+      const answerOnly = new Set([
+        'transcript_segments',
+        'transcript_segments_total',
+        'transcript_segment_offset',
+        'transcript_next_segment_offset',
+        'omitted',
+      ]);
+      const record = Object.fromEntries(
+        Object.entries(result.structuredContent!).filter(([key]) => !answerOnly.has(key)),
+      );
+      return Buffer.byteLength(JSON.stringify(toolAnswer(record)));
+    };
+    const shorter = await summaryOnly('We went through the budget.');
+    const room = 100_000 - summaryBytes(shorter);
+    expect(room).toBeGreaterThan(0);
+    // Each character of the overview counts twice (its JSON text and structuredContent): this summary alone takes
+    // 99,999 or 100,000 bytes, all of the read's budget, which leaves none for the answer's other fields.
+    const fitting = await summaryOnly(`We went through the budget.${'x'.repeat(Math.floor(room / 2))}`);
+    expect(wireSize(fitting)).toBeLessThanOrEqual(100_000);
   });
 
   it('shows the first records of a list that does not fit, and the offset for the next ones', async () => {

@@ -82,20 +82,20 @@ export const cutConversationSummary = <R extends { structured: Structured }>(
 });
 
 /**
- * `records` with their summaries cut as little as `fits` allows (the same cut for each), or cut the hardest when
- * even that does not fit; and the cut made, if any.
+ * `records` with their summaries cut as little as `fits` allows (the same cut for each, which it is told), or cut
+ * the hardest when even that does not fit; and the cut made, if any.
  */
 function cutSummaries<R>(
   records: R[],
   cutter: SummaryCutter<R>,
-  fits: (shown: R[]) => boolean,
+  fits: (shown: R[], cut?: SummaryCut) => boolean,
 ): { records: R[]; cut?: SummaryCut } {
   if (fits(records)) return { records };
   let cut = SUMMARY_CUTS[0];
   let shown = records;
   for (cut of SUMMARY_CUTS) {
     shown = records.map((record) => cutter(record, cut));
-    if (fits(shown)) break;
+    if (fits(shown, cut)) break;
   }
   return { records: shown, cut };
 }
@@ -117,10 +117,10 @@ function compactSegment({ text, speaker_name, speaker_id, person_id, is_user, st
 }
 
 /**
- * One conversation as get_conversation_by_id answers it within `budget` bytes: its summary (cut only when it alone
- * would take more than half the budget, or more than all of it when `count` is 0) and the transcript from segment
- * `offset`, at most `count` segments, as many as fit (a first one too long to fit is cut, ending in …).
- * Unless `count` is 0 already, a cut summary's note says that asking for no segments gives more of it.
+ * One conversation as get_conversation_by_id answers it within `budget` bytes: its summary (cut only when it
+ * alone would take more than half the budget, or when `count` is 0 the answer it is in more than all of it) and the
+ * transcript from segment `offset`, at most `count` segments, as many as fit (a first one too long to fit is cut,
+ * ending in …). Unless `count` is 0 already, a cut summary's note says that asking for no segments gives more of it.
  */
 export function conversationWithin(
   conversation: Conversation,
@@ -128,14 +128,12 @@ export function conversationWithin(
 ) {
   const { transcript_segments: segments = [], ...record } = conversation;
   const total = segments.length;
-  // Half is left for the transcript, unless none of it is wanted.
-  const summaryBudget = count === 0 ? budget : budget / 2;
-  const {
-    records: [summarized],
-    cut,
-  } = cutSummaries([record], cutConversationSummary, ([shown]) => resultBytes(shown) <= summaryBudget);
-  const window = segments.slice(offset, offset + count).map(compactSegment);
-  const build = (shown: ReturnType<typeof compactSegment>[], textCut: boolean) => {
+  const answer = (
+    summarized: typeof record,
+    cut: SummaryCut | undefined,
+    shown: ReturnType<typeof compactSegment>[],
+    textCut: boolean,
+  ) => {
     const next = offset + shown.length < total ? offset + shown.length : null;
     const omitted = [
       ...(cut
@@ -161,6 +159,17 @@ export function conversationWithin(
       ...(omitted.length > 0 && { omitted: omitted.join(' ') }),
     };
   };
+  // Half is left for the transcript; when none of it is wanted the summary may take the whole answer, which is
+  // then measured with its other fields and notes, as sent.
+  const {
+    records: [summarized],
+    cut,
+  } = cutSummaries([record], cutConversationSummary, ([shown], tried) =>
+    count === 0 ? resultBytes(answer(shown, tried, [], false)) <= budget : resultBytes(shown) <= budget / 2,
+  );
+  const window = segments.slice(offset, offset + count).map(compactSegment);
+  const build = (shown: ReturnType<typeof compactSegment>[], textCut: boolean) =>
+    answer(summarized, cut, shown, textCut);
   // Each segment adds its JSON to structuredContent and, escaped, to the text: counted here, then measured whole.
   const segmentBytes = (segment: object) =>
     Buffer.byteLength(JSON.stringify(segment)) +
