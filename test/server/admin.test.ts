@@ -239,6 +239,21 @@ describe.each(DIALECTS)('administration on %s', (dialect) => {
     );
   });
 
+  it("refuses to give the server's own notifying app a secret: nothing authenticates as it", async () => {
+    const appId = await server.app.repositories.webhooks.ensureNotifyingApp();
+    const rotated = await adminClient(server).post(`/v1/admin/apps/${appId}/rotate-secret`, undefined);
+    expect(rotated.status).toBe(409);
+    expect(rotated.body.app_secret).toBeUndefined();
+    const secret = (rotated.body.app_secret as string | undefined) ?? 'none';
+    expect((await client(server.baseUrl, secret).get(`/v2/integrations/${appId}/app`)).status).toBe(401);
+    const stored = await server.store.db
+      .selectFrom('apps')
+      .select('secret_hash')
+      .where('id', '=', appId)
+      .executeTakeFirstOrThrow();
+    expect(stored.secret_hash).toMatch(/^unusable:/);
+  });
+
   it('installs an app again by replacing the granted scopes: 200 with the install as stored, created_at kept', async () => {
     const admin = adminClient(server);
     const ada = (await admin.post('/v1/admin/users', { name: 'Ada' })).body as { id: string };

@@ -125,9 +125,10 @@ const admin: FastifyPluginAsyncZod = async (app) => {
         summary: "Replace an app's secret; the old one is refused at once and the new one shown only here",
         description:
           'For a secret that leaked: requests with the old secret answer 401 from the next one on, on every ' +
-          'instance. The webhook signing secret stays as it is.',
+          'instance. The webhook signing secret stays as it is. 409 for the server’s own notifying app, ' +
+          'which has no secret.',
         params: z.object({ app_id: z.string() }),
-        response: { 200: rotatedApp, ...errors(401, 404) },
+        response: { 200: rotatedApp, ...errors(401, 404, 409) },
       },
     },
     async (request) => {

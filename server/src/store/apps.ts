@@ -9,8 +9,9 @@ import { newId } from '../ids';
 import type { Row } from './db/records';
 import { fromJson, iso, toJson } from './db/rows';
 import type { Database } from './db/schema';
-import { NotFound } from './db/store-errors';
+import { Conflict, NotFound } from './db/store-errors';
 import type { UsersRepository } from './users';
+import { WEBHOOKS_APP_ID } from './webhooks';
 
 type Capability = (typeof CAPABILITIES)[number];
 
@@ -119,9 +120,12 @@ export function appsRepository(db: Kysely<Database>, users: Pick<UsersRepository
 
     /**
      * A new app secret in place of the old one, which is refused from the next request on, on every instance
-     * (requests read the secret's hash from the database, uncached). NotFound "App" when there is none.
+     * (requests read the secret's hash from the database, uncached). NotFound "App" when there is none;
+     * Conflict for the server's own notifying app, which has no secret so that nothing authenticates as it.
      */
     async rotateSecret(appId: string): Promise<{ app: App; appSecret: string }> {
+      if (appId === WEBHOOKS_APP_ID)
+        throw new Conflict(`App ${appId} is the server's own and has no secret: nothing authenticates as it`);
       const appSecret = newSecret(APP_SECRET_PREFIX);
       const row = await db
         .updateTable('apps')
