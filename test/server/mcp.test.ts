@@ -48,9 +48,9 @@ interface ToolResult {
 }
 
 /** An MCP client connected to `server`'s /mcp with `key` as bearer. */
-async function connect(server: TestServer, key: string): Promise<Client> {
+async function connect(server: TestServer, key: string, path = '/mcp'): Promise<Client> {
   const mcp = new Client({ name: 'devdata-test', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL('/mcp', server.baseUrl), {
+  const transport = new StreamableHTTPClientTransport(new URL(path, server.baseUrl), {
     requestInit: { headers: { authorization: `Bearer ${key}` } },
   });
   await mcp.connect(transport);
@@ -299,8 +299,13 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
     expect(await shown({})).toEqual({ listed: finished, found: finished });
   });
 
-  it("answers the real service's eight MCP tools by its names, given the arguments its tools take", async () => {
+  it("answers the real service's eight MCP tools at its path, by its names, given the arguments its tools take", async () => {
+    // At the real service's path too, as a client set up for it connects.
     const user = await userWith();
+    const atItsPath = await connect(server, user.key, '/v1/mcp/sse');
+    open.push(atItsPath);
+    user.mcp = atItsPath;
+    expect((await atItsPath.listTools()).tools.map((tool) => tool.name).sort()).toEqual(TOOL_NAMES);
     const rest = user.client;
     const work = await ok(
       rest.post('/v1/dev/user/conversations', {

@@ -1,7 +1,13 @@
 // POST /mcp: the Model Context Protocol over Streamable HTTP, stateless (no session: a new server and transport
 // per request), so any instance answers any request. The developer key authenticates it as it does /v1/dev, by
 // the same hook: a revoked key is a 401, and every POST counts against the key's rate limit.
-import type { FastifyBaseLogger, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyBaseLogger,
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+  RouteHandlerMethod,
+} from 'fastify';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
@@ -35,6 +41,8 @@ import {
 
 /** Tool arguments are small: far below the developer API's 8 MB, which is there for batches of transcripts. */
 const BODY_LIMIT = 1024 * 1024;
+/** Where the endpoint answers: its own path, and the one the real service's hosted MCP server has. */
+export const MCP_PATHS = ['/mcp', '/v1/mcp/sse'] as const;
 
 const INSTRUCTIONS =
   "Tools over one user's data on devdata-server: conversations (with transcripts), memories (facts about the " +
@@ -265,8 +273,8 @@ const mcp: FastifyPluginAsync<{ limiter: RequestLimiter }> = async (app, { limit
   });
 
   // Stateless, so no GET (a stream of server messages) or DELETE (ending a session): the server's 405 answers them,
-  // naming POST.
-  app.post('/mcp', { bodyLimit: BODY_LIMIT, schema: { hide: true } }, async (request, reply) => {
+  // naming POST. Also at the real service's path, so a client set up for it needs only another host.
+  const handle: RouteHandlerMethod = async (request, reply) => {
     const message = parseMessage(request.body as string | null);
     const callId = toolCallId(message);
     try {
@@ -291,7 +299,8 @@ const mcp: FastifyPluginAsync<{ limiter: RequestLimiter }> = async (app, { limit
     if (callId !== undefined && badArguments(message))
       return answerToolCall(reply, callId, refusal('invalid_arguments', 'arguments must be an object'));
     await answerWithSdk(request, reply, message);
-  });
+  };
+  for (const path of MCP_PATHS) app.post(path, { bodyLimit: BODY_LIMIT, schema: { hide: true } }, handle);
 };
 
 export default mcp;
