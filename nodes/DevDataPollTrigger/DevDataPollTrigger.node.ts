@@ -374,14 +374,25 @@ async function pollEvents(
   return mergeEvents(found);
 }
 
-/** The Options the node was given, Categories read as listValues reads a list (an expression may give text). */
+/**
+ * The Options the node was given, Categories read as listValues reads a list (an expression may give text). A
+ * category the server does not have fails the poll: no memory would ever match it, and New Memory would stay
+ * silent instead of saying why (the DevData node's server answers 422 for it).
+ */
 function triggerOptions(this: IPollFunctions): TriggerOptions {
   const options = this.getNodeParameter('options', {}) as TriggerOptions;
   if (options.categories === undefined) return options;
-  return {
-    ...options,
-    categories: listValues(this.getNode(), options.categories, categoriesOption.displayName),
-  };
+  const categories = listValues(this.getNode(), options.categories, categoriesOption.displayName);
+  const known = MEMORY_CATEGORY_OPTIONS.map((option) => String(option.value));
+  const unknown = categories.filter((category) => !known.includes(category));
+  if (unknown.length) {
+    throw new NodeOperationError(
+      this.getNode(),
+      `Unknown category "${unknown.join('", "')}" in ${categoriesOption.displayName}`,
+      { description: `${categoriesOption.displayName} takes ${known.join(', ')} (lowercase).` },
+    );
+  }
+  return { ...options, categories };
 }
 
 export class DevDataPollTrigger implements INodeType {

@@ -677,6 +677,18 @@ describe('conversations and memories', () => {
     );
     expect(error?.message).toBe('Categories must be a list of values or a comma-separated text, not 5');
   });
+  test('a category the server does not have (an expression giving "Work") fails the poll naming it', async () => {
+    const user = await newUser(server);
+    const trigger = activePollingWorkflow(
+      { event: 'newMemory', options: { categories: '={{ "manual, Work" }}' } },
+      credentialsFor(server, user.key),
+    );
+    const error = await trigger.activate().then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(error?.message).toBe('Unknown category "Work" in Categories');
+  });
 });
 
 describe('Goal Progress Changed', () => {
