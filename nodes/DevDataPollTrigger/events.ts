@@ -189,10 +189,12 @@ function forgetOldest(values: Map<string, number>): void {
 /**
  * New Conversation: the conversations created after `from`, each once it is completed. One read still in progress
  * (a live transcript session going on; a server without `status` has none) is added to `held` instead, or moved to
- * its end when held already; a held one read completed is reported then, though created before `from`, and no
- * longer held. Its session's end is a change of it, so the feed brings it back. A held id leaves `held` otherwise
- * only when its conversation was deleted (forgetDeleted), or as the one read in progress longest ago when more
- * than MAX_HELD_CONVERSATIONS are held (forgetOldestHeld).
+ * its end when held already, whenever it was created: the start held every session open then, so one not held
+ * was opened since and either went unread by a poll the budget cut short (its latest change lay past where that
+ * poll stopped, its creation before) or was forgotten as the oldest of too many. A held one read completed is
+ * reported then, though created before `from`, and no longer held. Its session's end is a change of it, so the
+ * feed brings it back. A held id leaves `held` otherwise only when its conversation was deleted (forgetDeleted),
+ * or as the one read in progress longest ago when more than MAX_HELD_CONVERSATIONS are held (forgetOldestHeld).
  */
 function newConversations(
   records: IDataObject[],
@@ -203,7 +205,8 @@ function newConversations(
   return records.filter((record) => {
     const id = String(record.id);
     if (record.status === 'in_progress') {
-      if (held.delete(id) || createdAfter(record, from)) held.add(id);
+      held.delete(id);
+      held.add(id);
       return false;
     }
     const wasHeld = held.delete(id);

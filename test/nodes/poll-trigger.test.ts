@@ -594,6 +594,27 @@ describe('conversations and memories', () => {
     expect((await trigger.tick()).items).toBeNull();
   }, 60_000);
 
+  test('a session opened before where a poll cut short by the budget stopped, and changed after, is held and reported once finished', async () => {
+    const user = await newUser(server);
+    const trigger = activePollingWorkflow({ event: 'newConversation' }, credentialsFor(server, user.key), {
+      pollBudgetMs: 1,
+    });
+    await trigger.activate();
+    const live = await sayInSession(user.client, 'cut', 'Opened before the backlog.');
+    for (let i = 0; i < 150; i++)
+      await ok(user.client.post(`${DEV}/conversations`, { text: `Backlog ${i}.` }));
+    // Its latest change lies past the first poll's one page; it was created before where that poll stopped.
+    await sayInSession(user.client, 'cut', 'Still going after the backlog.');
+    expect((await trigger.tick()).items).toHaveLength(100);
+    expect(trigger.nodeStaticData()).not.toHaveProperty('heldConversations');
+    expect((await trigger.tick()).items).toHaveLength(50);
+    expect(trigger.nodeStaticData()).toMatchObject({ heldConversations: [live] });
+    await finishSession(user.client, 'cut');
+    expect(ids((await trigger.tick()).items)).toEqual([live]);
+    expect((await trigger.tick()).items).toBeNull();
+    expect(trigger.emitted().flat()).toHaveLength(151);
+  }, 60_000);
+
   test('New Memory reports new memories of the chosen categories, once', async () => {
     const user = await newUser(server);
     const credentials = credentialsFor(server, user.key);
