@@ -443,7 +443,7 @@ test("the AI Agent does the same through n8n's MCP Client Tool on devdata-server
   expect(Object.keys(offered).sort()).toEqual([
     'DevData_MCP_create_action_item',
     'DevData_MCP_get_action_items',
-    'DevData_MCP_get_conversation',
+    'DevData_MCP_get_conversation_by_id',
   ]);
   expect(offered.DevData_MCP_create_action_item.parameters.properties.description.description).toBe(
     'What is to be done (1–2000 characters)',
