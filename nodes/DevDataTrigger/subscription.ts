@@ -5,7 +5,7 @@ import { devDataRequest } from '../shared';
 import { chosenEvents, eventsParameter, subscribedEvents } from './events';
 
 const WEBHOOKS = '/v1/dev/user/webhooks';
-/** Longer workflow names are cut: the description only helps a person find the subscription in a list. */
+/** Longer descriptions are cut (in characters): it only helps a person find the subscription in a list. */
 const MAX_DESCRIPTION_LENGTH = 200;
 
 /** A subscription as the server answers it (`secret` only when it is created). */
@@ -154,10 +154,9 @@ function sameEvents(current: unknown, wanted: string[]): boolean {
 
 /** What the subscription says about itself in the server's list: which workflow and node made it. */
 function descriptionOf(this: IHookFunctions): string {
-  return `n8n workflow "${this.getWorkflow().name ?? this.getWorkflow().id ?? ''}", node "${this.getNode().name}"`.slice(
-    0,
-    MAX_DESCRIPTION_LENGTH,
-  );
+  const description = `n8n workflow "${this.getWorkflow().name ?? this.getWorkflow().id ?? ''}", node "${this.getNode().name}"`;
+  // Cut between characters: half an emoji left at the end is text the server refuses, failing the activation.
+  return Array.from(description).slice(0, MAX_DESCRIPTION_LENGTH).join('');
 }
 
 /**

@@ -305,6 +305,16 @@ describe('activation and deactivation', () => {
     expect(error?.message).toBe('Forbidden: the developer key lacks the "webhooks:write" scope');
   });
 
+  test('a long workflow name is cut to whole characters in the subscription’s description', async () => {
+    // Cut at 200 UTF-16 units, the description would end in half an emoji: text the server refuses.
+    const json = { ...triggerWorkflow(['memory.created']), name: `${'a'.repeat(185)}🏃 run` };
+    const workflow = await serveWorkflow(json, credentialsFor(server));
+    served.push(workflow);
+    await workflow.activate();
+    const subscription = await api.get(`${WEBHOOKS}/${stored(workflow).subscriptionId}`);
+    expect(subscription.body.description).toBe(`n8n workflow "${'a'.repeat(185)}🏃`);
+  });
+
   test('Events given as comma-separated text (a workflow written by hand) subscribe to each; a number fails naming Events', async () => {
     const workflow = await serve('memory.created, action_item.completed');
     await workflow.activate();
