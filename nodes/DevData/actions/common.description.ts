@@ -11,18 +11,18 @@ export const limitField: INodeProperties = {
   displayOptions: { show: { returnAll: [false] } },
 };
 
+/** The Return All of a Get Many operation (see limitOf). */
+export const returnAllField: INodeProperties = {
+  displayName: 'Return All',
+  name: 'returnAll',
+  type: 'boolean',
+  default: false,
+  description: 'Whether to return all results or only up to a given limit',
+};
+
 /** Return All + Limit for a Get Many operation; the node reads as many pages as the limit needs. */
 export function returnAllOrLimit(limitHint?: string): INodeProperties[] {
-  return [
-    {
-      displayName: 'Return All',
-      name: 'returnAll',
-      type: 'boolean',
-      default: false,
-      description: 'Whether to return all results or only up to a given limit',
-    },
-    limitHint === undefined ? limitField : { ...limitField, hint: limitHint },
-  ];
+  return [returnAllField, limitHint === undefined ? limitField : { ...limitField, hint: limitHint }];
 }
 
 /** A record's Name, required: `description` says what it names and its limits. */

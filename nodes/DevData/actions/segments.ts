@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError, jsonParse } from 'n8n-workflow';
 
 import { itemMessage } from '../../shared';
-import { toNumber } from './utils';
+import { toBoolean, toNumber } from './utils';
 
 // Transcript segments as the user gives them, one by one or as JSON: for a conversation created from segments and
 // for the segments added to a live transcript, which the server reads the same way.
@@ -25,6 +25,15 @@ const startField: INodeProperties = {
   default: 0,
   typeOptions: { minValue: 0, numberPrecision: 3 },
   description: 'Start of the segment, in seconds from the start of the conversation',
+};
+
+/** A segment's Is User. */
+const isUserField: INodeProperties = {
+  displayName: 'Is User',
+  name: 'isUser',
+  type: 'boolean',
+  default: false,
+  description: 'Whether the user (rather than someone else) is speaking',
 };
 
 /** The segments as a JSON array (Segments Input: JSON). */
@@ -71,13 +80,7 @@ export const segmentsProperties: INodeProperties[] = [
         name: 'segment',
         values: [
           endField,
-          {
-            displayName: 'Is User',
-            name: 'isUser',
-            type: 'boolean',
-            default: false,
-            description: 'Whether the user (rather than someone else) is speaking',
-          },
+          isUserField,
           {
             displayName: 'Person ID',
             name: 'personId',
@@ -117,7 +120,7 @@ export function segmentsOf(this: IExecuteFunctions, itemIndex: number): IDataObj
       ...segment,
       start: toNumber.call(this, start, startField.displayName, itemIndex),
       end: toNumber.call(this, end, endField.displayName, itemIndex),
-      is_user: isUser === true,
+      is_user: toBoolean.call(this, isUser, isUserField.displayName, itemIndex) ?? false,
       ...(speaker ? { speaker } : {}),
       ...(personId ? { person_id: personId } : {}),
     }));

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { NodeOperationError } from 'n8n-workflow';
 
 import { itemMessage, listValues } from '../../shared';
-import { CLEAR_FIELDS, limitField, UPDATE_FIELDS } from './common.description';
+import { CLEAR_FIELDS, limitField, returnAllField, UPDATE_FIELDS } from './common.description';
 import { toDueInstant, toUtcIso } from './dates';
 
 /** `dueAt` → `due_at`: a parameter's name is its wire field in camelCase. */
@@ -43,8 +43,42 @@ export function toNumber(
 }
 
 /**
+ * A boolean parameter's value as a boolean. An expression may give one as text ("true", from a spreadsheet or a
+ * webhook's query), which a check for `true` would read as off and the server refuses; other text fails the item,
+ * naming the field as the user sees it. Undefined (a field left out) stays undefined.
+ */
+export function toBoolean(
+  this: IExecuteFunctions,
+  value: unknown,
+  displayName: string,
+  itemIndex: number,
+): boolean | undefined {
+  if (value === undefined || typeof value === 'boolean') return value;
+  const text = typeof value === 'string' ? value.trim().toLowerCase() : undefined;
+  if (text === 'true' || text === 'false') return text === 'true';
+  throw new NodeOperationError(
+    this.getNode(),
+    itemMessage(`${displayName} must be true or false, not ${JSON.stringify(value)}`, itemIndex),
+    {
+      itemIndex,
+      description: 'If it comes from an expression, check what it evaluates to for this item.',
+    },
+  );
+}
+
+/** A boolean parameter of the operation (Return All, Simplify), its default when not set, read as toBoolean does. */
+export function booleanParameter(
+  this: IExecuteFunctions,
+  property: Pick<INodeProperties, 'name' | 'displayName' | 'default'>,
+  itemIndex: number,
+): boolean {
+  const value = this.getNodeParameter(property.name, itemIndex, property.default) as unknown;
+  return toBoolean.call(this, value, property.displayName, itemIndex) ?? false;
+}
+
+/**
  * The wire body for the fields of a collection the user set: keys in snake_case, date-time fields converted to
- * ISO 8601 UTC, the fields among `properties` that are numbers as numbers, and nothing for fields left out. An
+ * ISO 8601 UTC, the fields among `properties` that are numbers or booleans as such, and nothing for fields left out. An
  * empty date-time (an expression that maps a missing date to '' or null) counts as left out, as in n8n's own
  * nodes.
  */
@@ -59,8 +93,11 @@ export function toWireFields(
   for (const [name, value] of Object.entries(fields)) {
     const date = dateFields.find((field) => field.property.name === name);
     if (value === undefined || (date && isEmptyDate(value))) continue;
-    const number = properties.find((property) => property.name === name && property.type === 'number');
-    if (number) body[snakeCase(name)] = toNumber.call(this, value, number.displayName, itemIndex);
+    const property = properties.find((candidate) => candidate.name === name);
+    if (property?.type === 'number')
+      body[snakeCase(name)] = toNumber.call(this, value, property.displayName, itemIndex);
+    else if (property?.type === 'boolean')
+      body[snakeCase(name)] = toBoolean.call(this, value, property.displayName, itemIndex);
     else if (!date) body[snakeCase(name)] = value;
     else {
       const convert = date.due ? toDueInstant : toUtcIso;
@@ -152,8 +189,7 @@ export function changesOf(this: IExecuteFunctions, body: IDataObject, itemIndex:
  * gives no whole number of at least 1 fails the item, rather than returning nothing or all but the last records.
  */
 export function limitOf(this: IExecuteFunctions, itemIndex: number): number | undefined {
-  const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
-  if (returnAll) return undefined;
+  if (booleanParameter.call(this, returnAllField, itemIndex)) return undefined;
   const value = this.getNodeParameter(limitField.name, itemIndex, limitField.default) as unknown;
   const limit = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) {

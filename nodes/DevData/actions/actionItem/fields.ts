@@ -38,7 +38,13 @@ export function newActionItem(this: IExecuteFunctions, itemIndex: number): IData
   const additional = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
   return {
     description: this.getNodeParameter('description', itemIndex) as string,
-    ...toWireFields.call(this, withoutEmpty(additional, ['conversationId']), itemIndex, [dueAtDate]),
+    ...toWireFields.call(
+      this,
+      withoutEmpty(additional, ['conversationId']),
+      itemIndex,
+      [dueAtDate],
+      [completedField],
+    ),
   };
 }
 

@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { devDataRequest } from '../../../shared';
 import { updateFields, UPDATE_FIELDS } from '../common.description';
 import { addressedRecord, recordLocator } from '../crud';
-import { assertNotBoth, changesOf, toWireFields } from '../utils';
+import { assertNotBoth, changesOf, toBoolean, toWireFields } from '../utils';
 import { actionItemRecord, completedField, descriptionField, dueAtDate, dueAtField } from './fields';
 
 const clearDueAtField: INodeProperties = {
@@ -26,9 +26,14 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-  const { clearDueAt, ...fields } = this.getNodeParameter(UPDATE_FIELDS.name, itemIndex, {}) as IDataObject;
+  const { clearDueAt: clear, ...fields } = this.getNodeParameter(
+    UPDATE_FIELDS.name,
+    itemIndex,
+    {},
+  ) as IDataObject;
+  const clearDueAt = toBoolean.call(this, clear, clearDueAtField.displayName, itemIndex);
   assertNotBoth.call(this, { ...fields, clearDueAt }, dueAtField, clearDueAtField, itemIndex);
-  const body = toWireFields.call(this, fields, itemIndex, [dueAtDate]);
+  const body = toWireFields.call(this, fields, itemIndex, [dueAtDate], [completedField]);
   if (clearDueAt === true) body.due_at = null;
   return (await devDataRequest.call(this, {
     method: 'PATCH',

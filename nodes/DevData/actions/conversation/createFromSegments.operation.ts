@@ -48,5 +48,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
     },
     itemIndex,
   })) as IDataObject;
-  return createdOutput(answer, includeTranscriptInOutput);
+  return createdOutput.call(this, answer, includeTranscriptInOutput, itemIndex);
 }

@@ -5,7 +5,7 @@ import { itemMessage } from '../../../shared';
 import type { RecordSpec } from '../crud';
 import { simplifyField } from '../common.description';
 import { toUtcIso } from '../dates';
-import { toNumber, toWireFields } from '../utils';
+import { toBoolean, toNumber, toWireFields } from '../utils';
 
 export const CATEGORIES = [
   'architecture',
@@ -88,8 +88,15 @@ export const includeInProgressOption: INodeProperties = {
 };
 
 /** The `statuses` sent for Include In Progress: both when it is on, else none (the server's default, completed). */
-export const statusesFor = (includeInProgress: unknown) =>
-  includeInProgress === true ? 'in_progress,completed' : undefined;
+export function statusesFor(
+  this: IExecuteFunctions,
+  includeInProgress: unknown,
+  itemIndex: number,
+): string | undefined {
+  return toBoolean.call(this, includeInProgress, includeInProgressOption.displayName, itemIndex)
+    ? 'in_progress,completed'
+    : undefined;
+}
 
 const startedAtField: INodeProperties = {
   displayName: 'Started At',
@@ -139,6 +146,15 @@ const eventDurationField: INodeProperties = {
   typeOptions: { minValue: 0, maxValue: 525_600, numberPrecision: 0 },
   default: 30,
   description: 'How long the event lasts, in minutes (at most a year)',
+};
+
+/** An event's Added to Calendar. */
+const eventCreatedField: INodeProperties = {
+  displayName: 'Added to Calendar',
+  name: 'created',
+  type: 'boolean',
+  default: false,
+  description: 'Whether the event has been added to a calendar',
 };
 
 /** An event's Event Start. */
@@ -201,13 +217,7 @@ export const conversationOptions: INodeProperties[] = [
         displayName: 'Event',
         name: 'event',
         values: [
-          {
-            displayName: 'Added to Calendar',
-            name: 'created',
-            type: 'boolean',
-            default: false,
-            description: 'Whether the event has been added to a calendar',
-          },
+          eventCreatedField,
           {
             displayName: 'Description',
             name: 'description',
@@ -333,7 +343,7 @@ export function conversationBody(
         eventDurationField.displayName,
         itemIndex,
       ),
-      created: event.created ?? false,
+      created: toBoolean.call(this, event.created, eventCreatedField.displayName, itemIndex) ?? false,
     }));
   }
   if (Object.keys(structured).length > 0) body.structured = structured;
@@ -444,8 +454,14 @@ export const includeTranscriptInOutputField: INodeProperties = {
 };
 
 /** A create's output: the server's answer, without the transcript unless Include Transcript in Output is on. */
-export function createdOutput(answer: IDataObject, includeTranscript: unknown): IDataObject {
-  if (includeTranscript === true) return answer;
+export function createdOutput(
+  this: IExecuteFunctions,
+  answer: IDataObject,
+  includeTranscript: unknown,
+  itemIndex: number,
+): IDataObject {
+  if (toBoolean.call(this, includeTranscript, includeTranscriptInOutputField.displayName, itemIndex))
+    return answer;
   const compact = { ...answer };
   delete compact.transcript_segments;
   return compact;

@@ -4,21 +4,22 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { devDataRequest } from '../../../shared';
 import { operationOptions } from '../common.description';
 import { addressedRecord, recordLocator } from '../crud';
+import { booleanParameter, toBoolean } from '../utils';
 import { conversationRecord, simplifyConversation, simplifyConversationField } from './fields';
+
+const includeTranscriptOption: INodeProperties = {
+  displayName: 'Include Transcript',
+  name: 'includeTranscript',
+  type: 'boolean',
+  default: true,
+  description:
+    'Whether to include the transcript segments (transcript_segments); when not set, a simplified conversation includes them (capped) and a raw one does not',
+};
 
 const properties: INodeProperties[] = [
   recordLocator(conversationRecord),
   simplifyConversationField,
-  operationOptions([
-    {
-      displayName: 'Include Transcript',
-      name: 'includeTranscript',
-      type: 'boolean',
-      default: true,
-      description:
-        'Whether to include the transcript segments (transcript_segments); when not set, a simplified conversation includes them (capped) and a raw one does not',
-    },
-  ]),
+  operationOptions([includeTranscriptOption]),
 ];
 
 export const description = updateDisplayOptions(
@@ -27,9 +28,11 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-  const simplify = this.getNodeParameter('simplify', itemIndex, true) as boolean;
+  const simplify = booleanParameter.call(this, simplifyConversationField, itemIndex);
   const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-  const includeTranscript = (options.includeTranscript as boolean | undefined) ?? simplify;
+  const includeTranscript =
+    toBoolean.call(this, options.includeTranscript, includeTranscriptOption.displayName, itemIndex) ??
+    simplify;
   const record = (await devDataRequest.call(this, {
     method: 'GET',
     ...addressedRecord.call(this, conversationRecord, itemIndex),

@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { listValues, offsetPaginate } from '../../../shared';
 import { byDisplayName, filters, operationOptions, returnAllOrLimit } from '../common.description';
 import { dateRangeQuery } from '../dates';
-import { limitOf } from '../utils';
+import { booleanParameter, limitOf } from '../utils';
 import {
   CATEGORIES,
   capitalize,
@@ -91,11 +91,13 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
       ),
       include_transcript: options.includeTranscript,
       include_discarded: options.includeDiscarded,
-      statuses: statusesFor(options.includeInProgress),
+      statuses: statusesFor.call(this, options.includeInProgress, itemIndex),
     },
     itemIndex,
     pageSize: PAGE_SIZE,
     limit: limitOf.call(this, itemIndex),
   });
-  return this.getNodeParameter('simplify', itemIndex, true) ? records.map(simplifyConversation) : records;
+  return booleanParameter.call(this, simplifyConversationField, itemIndex)
+    ? records.map(simplifyConversation)
+    : records;
 }

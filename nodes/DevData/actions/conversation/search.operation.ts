@@ -5,6 +5,7 @@ import { devDataRequest } from '../../../shared';
 import { filters, operationOptions } from '../common.description';
 import { dateRangeQuery } from '../dates';
 import { searchLimitField, searchQueryField } from '../search';
+import { booleanParameter, toBoolean } from '../utils';
 import {
   conversationRecord,
   includeInProgressOption,
@@ -15,21 +16,20 @@ import {
   statusesFor,
 } from './fields';
 
+const includeTranscriptOption: INodeProperties = {
+  displayName: 'Include Transcript',
+  name: 'includeTranscript',
+  type: 'boolean',
+  default: false,
+  description: 'Whether to include the transcript segments of each conversation found (they can be long)',
+};
+
 const properties: INodeProperties[] = [
   searchQueryField('conversations', 'title, overview and transcript', 'e.g. promised Anna slides'),
   searchLimitField('conversations'),
   simplifyConversationField,
   filters([startedAfterFilter, startedBeforeFilter]),
-  operationOptions([
-    includeInProgressOption,
-    {
-      displayName: 'Include Transcript',
-      name: 'includeTranscript',
-      type: 'boolean',
-      default: false,
-      description: 'Whether to include the transcript segments of each conversation found (they can be long)',
-    },
-  ]),
+  operationOptions([includeInProgressOption, includeTranscriptOption]),
 ];
 
 export const description = updateDisplayOptions(
@@ -56,13 +56,20 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
         [startedAfterFilter.displayName, startedBeforeFilter.displayName],
         itemIndex,
       ),
-      statuses: statusesFor(options.includeInProgress),
-      include_transcript: options.includeTranscript === true ? true : undefined,
+      statuses: statusesFor.call(this, options.includeInProgress, itemIndex),
+      include_transcript: toBoolean.call(
+        this,
+        options.includeTranscript,
+        includeTranscriptOption.displayName,
+        itemIndex,
+      )
+        ? true
+        : undefined,
     },
     itemIndex,
     list: true,
   })) as IDataObject[];
-  if (!this.getNodeParameter('simplify', itemIndex, true)) return found;
+  if (!booleanParameter.call(this, simplifyConversationField, itemIndex)) return found;
   return found.map(({ conversation, score }) => ({
     ...simplifyConversation(conversation as IDataObject),
     score,

@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { devDataRequest } from '../../../shared';
 import { updateFields, UPDATE_FIELDS } from '../common.description';
 import { addressedRecord, recordLocator } from '../crud';
-import { assertNotBoth, changesOf, toWireFields } from '../utils';
+import { assertNotBoth, changesOf, toBoolean, toWireFields } from '../utils';
 import { conversationRecord, folderIdField } from './fields';
 
 const folderField = folderIdField('Move the conversation to this folder');
@@ -46,19 +46,23 @@ const properties: INodeProperties[] = [
   ]),
 ];
 
+/** The fields under Update Fields, whose types toWireFields reads (Discarded and Starred are booleans). */
+const fieldsToUpdate = (properties[1].options ?? []) as INodeProperties[];
+
 export const description = updateDisplayOptions(
   { show: { resource: ['conversation'], operation: ['update'] } },
   properties,
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-  const { removeFromFolder, ...fields } = this.getNodeParameter(
+  const { removeFromFolder: remove, ...fields } = this.getNodeParameter(
     UPDATE_FIELDS.name,
     itemIndex,
     {},
   ) as IDataObject;
+  const removeFromFolder = toBoolean.call(this, remove, removeFromFolderField.displayName, itemIndex);
   assertNotBoth.call(this, { ...fields, removeFromFolder }, folderField, removeFromFolderField, itemIndex);
-  const body = toWireFields.call(this, fields, itemIndex);
+  const body = toWireFields.call(this, fields, itemIndex, [], fieldsToUpdate);
   if (removeFromFolder === true) body.folder_id = null;
   return (await devDataRequest.call(this, {
     method: 'PATCH',

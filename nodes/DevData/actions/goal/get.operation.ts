@@ -3,6 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../../shared';
 import { addressedRecord, recordLocator } from '../crud';
+import { booleanParameter } from '../utils';
 import { goalRecord, simplifyGoal, simplifyGoalField } from './fields';
 
 const properties: INodeProperties[] = [recordLocator(goalRecord), simplifyGoalField];
@@ -17,5 +18,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
     method: 'GET',
     ...addressedRecord.call(this, goalRecord, itemIndex),
   })) as IDataObject;
-  return this.getNodeParameter('simplify', itemIndex, true) ? simplifyGoal(record) : record;
+  return booleanParameter.call(this, simplifyGoalField, itemIndex) ? simplifyGoal(record) : record;
 }

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../../shared';
 import { operationOptions, returnAllOrLimit } from '../common.description';
-import { limitOf } from '../utils';
+import { booleanParameter, limitOf } from '../utils';
 import { goalRecord, simplifyGoal, simplifyGoalField } from './fields';
 
 /** The most goals the server returns; the goal list has no further pages. */
@@ -38,5 +38,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
     itemIndex,
     list: true,
   })) as IDataObject[];
-  return this.getNodeParameter('simplify', itemIndex, true) ? records.map(simplifyGoal) : records;
+  return booleanParameter.call(this, simplifyGoalField, itemIndex) ? records.map(simplifyGoal) : records;
 }

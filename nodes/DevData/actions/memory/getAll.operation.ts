@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { offsetPaginate } from '../../../shared';
 import { filters, returnAllOrLimit } from '../common.description';
-import { limitOf } from '../utils';
+import { booleanParameter, limitOf } from '../utils';
 import {
   categoriesFilter,
   categoriesQuery,
@@ -35,5 +35,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
     pageSize: PAGE_SIZE,
     limit: limitOf.call(this, itemIndex),
   });
-  return this.getNodeParameter('simplify', itemIndex, true) ? records.map(simplifyMemory) : records;
+  return booleanParameter.call(this, simplifyMemoryField, itemIndex) ? records.map(simplifyMemory) : records;
 }

@@ -4,6 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { devDataRequest } from '../../../shared';
 import { filters } from '../common.description';
 import { searchLimitField, searchQueryField } from '../search';
+import { booleanParameter } from '../utils';
 import {
   categoriesFilter,
   categoriesQuery,
@@ -41,6 +42,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
     itemIndex,
     list: true,
   })) as IDataObject[];
-  if (!this.getNodeParameter('simplify', itemIndex, true)) return found;
+  if (!booleanParameter.call(this, simplifyMemoryField, itemIndex)) return found;
   return found.map(({ memory, score }) => ({ ...simplifyMemory(memory as IDataObject), score }));
 }
