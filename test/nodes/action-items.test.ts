@@ -81,6 +81,28 @@ describe('Action Item → Create', () => {
     });
     expect(expectShape(actionItem, jsonOut(result)[0]).due_at).toBe('2026-11-21T14:30:00.000Z');
   });
+
+  test('reads a date-time written otherwise ("11/21/2026 09:30", as a spreadsheet holds it) in the workflow timezone', async () => {
+    const due = async (dueAt: string) => {
+      const result = await runDevData(
+        server,
+        {
+          resource: 'actionItem',
+          operation: 'create',
+          description: 'Call back',
+          additionalFields: { dueAt },
+        },
+        { settings: { timezone: 'America/New_York' } },
+      );
+      return expectShape(actionItem, jsonOut(result)[0]).due_at;
+    };
+    // 09:30 in New York (UTC-5 in November) is 14:30 UTC, not 09:30 on the clock of the n8n process.
+    expect(await due('11/21/2026 09:30')).toBe('2026-11-21T14:30:00.000Z');
+    expect(await due('Sat, 21 Nov 2026 09:30:00')).toBe('2026-11-21T14:30:00.000Z');
+    // One that names its zone keeps its instant.
+    expect(await due('Sat, 21 Nov 2026 09:30:00 GMT')).toBe('2026-11-21T09:30:00.000Z');
+    expect(await due('Sat, 21 Nov 2026 09:30:00 +0200')).toBe('2026-11-21T07:30:00.000Z');
+  });
 });
 
 describe('a date alone as Due At is due at the end of that UTC day, whatever the workflow timezone', () => {

@@ -6,6 +6,8 @@ import { itemMessage } from '../../shared';
 const DATE_TIME =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+/** A date-time Date.parse reads names its zone: Z, GMT, UTC, an offset (+0200, -05:00) or a US zone (EST, PDT). */
+const NAMES_ZONE = /\b(?:Z|GMT|UTC?|[ECMP][SD]T)\b|\s[+-]\d{4}\b|[\d\s][+-]\d{2}:\d{2}(?![:\d])/i;
 const DAY_MS = 86_400_000;
 
 /** The UTC offset of `timeZone` at the instant `utcMs`, in ms (positive east of Greenwich). */
@@ -44,7 +46,15 @@ function parseInstant(value: string, timeZone: string): number | undefined {
   const match = DATE_TIME.exec(value.trim());
   if (!match) {
     const parsed = Date.parse(value);
-    return Number.isNaN(parsed) ? undefined : parsed;
+    if (Number.isNaN(parsed)) return undefined;
+    if (NAMES_ZONE.test(value)) return parsed;
+    // Without a zone ("11/21/2026 09:30", as a spreadsheet holds it), Date.parse reads the wall clock in the n8n
+    // process's timezone: read the same wall clock in the workflow's.
+    const local = new Date(parsed);
+    const wallClock = new Date(0);
+    wallClock.setUTCFullYear(local.getFullYear(), local.getMonth(), local.getDate());
+    wallClock.setUTCHours(local.getHours(), local.getMinutes(), local.getSeconds(), local.getMilliseconds());
+    return fromWallClock(wallClock.getTime(), timeZone);
   }
   const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '', offset] = match;
   const ms = Number(frac.padEnd(3, '0').slice(0, 3));
