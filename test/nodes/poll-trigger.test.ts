@@ -686,29 +686,28 @@ describe('conversations and memories', () => {
     expect(out.v2).toEqual([tea, job].map((memory) => ({ ...memory, event: 'newMemory' })));
   });
 
-  test('Categories that are no list (an expression giving a number) fail the poll naming Categories', async () => {
+  test.each([
+    [
+      'Categories that are no list (an expression giving a number)',
+      '={{ 5 }}',
+      'Categories must be a list of values or a comma-separated text, not 5',
+    ],
+    [
+      'a category the server does not have (an expression giving "Work")',
+      '={{ "manual, Work" }}',
+      'Unknown category "Work" in Categories',
+    ],
+  ])('%s fails the poll, saying so', async (_case, categories, message) => {
     const user = await newUser(server);
     const trigger = activePollingWorkflow(
-      { event: 'newMemory', options: { categories: '={{ 5 }}' } },
+      { event: 'newMemory', options: { categories } },
       credentialsFor(server, user.key),
     );
     const error = await trigger.activate().then(
       () => undefined,
       (e: Error) => e,
     );
-    expect(error?.message).toBe('Categories must be a list of values or a comma-separated text, not 5');
-  });
-  test('a category the server does not have (an expression giving "Work") fails the poll naming it', async () => {
-    const user = await newUser(server);
-    const trigger = activePollingWorkflow(
-      { event: 'newMemory', options: { categories: '={{ "manual, Work" }}' } },
-      credentialsFor(server, user.key),
-    );
-    const error = await trigger.activate().then(
-      () => undefined,
-      (e: Error) => e,
-    );
-    expect(error?.message).toBe('Unknown category "Work" in Categories');
+    expect(error?.message).toBe(message);
   });
 });
 
