@@ -51,14 +51,14 @@ export function batchCreate<F extends string, N extends z.ZodType, R extends z.Z
 
 const HTTP_URL_MESSAGE = 'Must be an http or https URL, e.g. https://example.com/webhook';
 
+/** The longest URL a webhook may be registered with (an app's transcript webhook, an event subscription). */
+export const MAX_WEBHOOK_URL_LENGTH = 2000;
+
 /**
  * A URL the server calls: http or https (the outbound rules say which hosts), refused in words that say so, and
  * at most `maxLength` characters when given. Each refusal says its own reason: a schema-wide `error` would also
  * answer for the length check and for null, so it answers only for what is not a URL.
  */
-/** The longest URL a webhook may be registered with (an app's transcript webhook, an event subscription). */
-export const MAX_WEBHOOK_URL_LENGTH = 2000;
-
 export function httpUrl(maxLength?: number) {
   const url = z.url({
     protocol: /^https?$/,

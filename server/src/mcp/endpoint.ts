@@ -1,6 +1,6 @@
-// POST /mcp: the Model Context Protocol over Streamable HTTP, stateless (no session: a new server and transport
-// per request), so any instance answers any request. The developer key authenticates it as it does /v1/dev, by
-// the same hook: a revoked key is a 401, and every POST counts against the key's rate limit.
+// POST /mcp (and /v1/mcp/sse): the Model Context Protocol over Streamable HTTP, stateless (no session: a new
+// server and transport per request), so any instance answers any request. The developer key authenticates it as
+// it does /v1/dev, by the same hook: a revoked key is a 401, and every POST counts against the key's rate limit.
 import type {
   FastifyBaseLogger,
   FastifyPluginAsync,
@@ -42,7 +42,7 @@ import {
 /** Tool arguments are small: far below the developer API's 8 MB, which is there for batches of transcripts. */
 const BODY_LIMIT = 1024 * 1024;
 /** Where the endpoint answers: its own path, and the one the real service's hosted MCP server has. */
-export const MCP_PATHS = ['/mcp', '/v1/mcp/sse'] as const;
+const MCP_PATHS = ['/mcp', '/v1/mcp/sse'] as const;
 
 const INSTRUCTIONS =
   "Tools over one user's data on devdata-server: conversations (with transcripts), memories (facts about the " +
