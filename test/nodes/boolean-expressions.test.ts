@@ -83,7 +83,8 @@ test('a segment with Is User "true" is the user speaking', async () => {
   expect(created.transcript_segments[0].is_user).toBe(true);
 });
 
-test('text that is neither true nor false fails the item, naming the field', async () => {
+test('text that is neither true nor false fails the item, naming the field, and sends nothing', async () => {
+  const before = await server.count('action_items');
   const result = await runDevData(
     server,
     {
@@ -95,4 +96,5 @@ test('text that is neither true nor false fails the item, naming the field', asy
     { items: [{ done: 'yes' }] },
   );
   expect(result.error?.message).toBe('Completed must be true or false, not "yes" (input item 0)');
+  expect(await server.count('action_items')).toBe(before);
 });
