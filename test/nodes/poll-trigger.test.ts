@@ -74,6 +74,22 @@ async function sayInSession(api: Client, session: string, text: string): Promise
 const finishSession = (api: Client, session: string) =>
   ok(api.post(`${DEV}/transcripts/${session}/finish`, {}));
 
+/**
+ * Activates `trigger` with the clock moved past the start's look-back, so that only the start's read of the sessions
+ * open finds one opened before (the server stamps no write meanwhile). The position is then 1 ms after activation's
+ * real time: this waits until a later write is stamped after it.
+ */
+async function activateAfterLookback(trigger: ActivePollingWorkflow): Promise<void> {
+  const realNow = Date.now.bind(Date);
+  const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + START_LOOKBACK_MS + 1);
+  try {
+    await trigger.activate();
+  } finally {
+    clock.mockRestore();
+  }
+  await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
 /** Polls every trigger once and returns what each emitted, failing on a tick error. */
 async function tickAll<K extends string>(triggers: Record<K, ActivePollingWorkflow>) {
   const out = {} as Record<K, IDataObject[] | null>;
@@ -387,19 +403,10 @@ describe('conversations and memories', () => {
     '%s: a session open when the trigger starts is held from activation and reported once when finished',
     async (_version, parameters, options) => {
       const user = await newUser(server);
-      // Opened before activation, and silent for longer than the start looks back: only the start's read of the
-      // sessions open finds it. (The clock moves for the activation alone; the server stamps no write meanwhile.)
+      // Opened before activation, and silent for longer than the start looks back.
       const open = await sayInSession(user.client, 'all-hands', 'Welcome everyone.');
       const trigger = activePollingWorkflow(parameters, credentialsFor(server, user.key), options);
-      const realNow = Date.now.bind(Date);
-      const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + START_LOOKBACK_MS + 1);
-      try {
-        await trigger.activate();
-      } finally {
-        clock.mockRestore();
-      }
-      // The position is 1 ms after activation's real time: a later write is stamped after it.
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await activateAfterLookback(trigger);
       const state = (saved: IDataObject) =>
         options.typeVersion === 2 ? (saved as any).states.newConversation : saved;
       expect(state(trigger.savedStaticData()[STATIC_KEY] as IDataObject)).toMatchObject({
@@ -470,14 +477,7 @@ describe('conversations and memories', () => {
       const before = await sayInSession(user.client, 'before', 'Open before activation.');
       const trigger = activePollingWorkflow({ event: 'newConversation' }, credentialsFor(older, user.key));
       // Activated later than the start looks back, so that only the read of open sessions could hold them.
-      const realNow = Date.now.bind(Date);
-      const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + START_LOOKBACK_MS + 1);
-      try {
-        await trigger.activate();
-      } finally {
-        clock.mockRestore();
-      }
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await activateAfterLookback(trigger);
       // The read of open sessions ended at its first record, one not in progress: one request, nothing held.
       expect(conversationsRead.filter((url) => url.includes('statuses=in_progress'))).toHaveLength(1);
       expect(trigger.nodeStaticData()).not.toHaveProperty('heldConversations');
