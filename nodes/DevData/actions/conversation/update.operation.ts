@@ -17,37 +17,34 @@ const removeFromFolderField: INodeProperties = {
   description: 'Whether to take the conversation out of its folder (sends folder_id: null)',
 };
 
-const properties: INodeProperties[] = [
-  recordLocator(conversationRecord),
-  updateFields([
-    {
-      displayName: 'Discarded',
-      name: 'discarded',
-      type: 'boolean',
-      default: true,
-      description: 'Whether the conversation is discarded (hidden from lists unless asked for)',
-    },
-    folderField,
-    removeFromFolderField,
-    {
-      displayName: 'Starred',
-      name: 'starred',
-      type: 'boolean',
-      default: true,
-      description: 'Whether the conversation is starred',
-    },
-    {
-      displayName: 'Title',
-      name: 'title',
-      type: 'string',
-      default: '',
-      description: 'New title of the conversation',
-    },
-  ]),
+/** The fields under Update Fields, whose types toWireFields reads (Discarded and Starred are booleans). */
+const fieldsToUpdate: INodeProperties[] = [
+  {
+    displayName: 'Discarded',
+    name: 'discarded',
+    type: 'boolean',
+    default: true,
+    description: 'Whether the conversation is discarded (hidden from lists unless asked for)',
+  },
+  folderField,
+  removeFromFolderField,
+  {
+    displayName: 'Starred',
+    name: 'starred',
+    type: 'boolean',
+    default: true,
+    description: 'Whether the conversation is starred',
+  },
+  {
+    displayName: 'Title',
+    name: 'title',
+    type: 'string',
+    default: '',
+    description: 'New title of the conversation',
+  },
 ];
 
-/** The fields under Update Fields, whose types toWireFields reads (Discarded and Starred are booleans). */
-const fieldsToUpdate = (properties[1].options ?? []) as INodeProperties[];
+const properties: INodeProperties[] = [recordLocator(conversationRecord), updateFields(fieldsToUpdate)];
 
 export const description = updateDisplayOptions(
   { show: { resource: ['conversation'], operation: ['update'] } },
