@@ -227,6 +227,22 @@ describe.each(DIALECTS)('fields and statuses of the real service on %s', (dialec
     ]);
   });
 
+  it('answers an empty batch with 200 and nothing created, as the real service does', async () => {
+    const user = await newUser(server);
+    const memories = await user.client.post(`${DEV}/memories/batch`, { memories: [] });
+    expect({ status: memories.status, body: memories.body }).toEqual({
+      status: 200,
+      body: { memories: [], created_count: 0 },
+    });
+    const items = await user.client.post(`${DEV}/action-items/batch`, { action_items: [] });
+    expect({ status: items.status, body: items.body }).toEqual({
+      status: 200,
+      body: { action_items: [], created_count: 0 },
+    });
+    expect(await server.count('memories', { user_id: user.id })).toBe(0);
+    expect(await server.count('action_items', { user_id: user.id })).toBe(0);
+  });
+
   it('still refuses a person body with an unknown field', async () => {
     const reply = await api.post(`${DEV}/people`, { name: 'Grace', nam: 'x' });
     expect(expect422(reply)[0]).toMatchObject({

@@ -30,7 +30,7 @@ export function errors<S extends ErrorStatus>(...statuses: S[]): Pick<typeof err
 export const success = z.object({ success: z.literal(true) });
 
 /**
- * A batch create: its body holds 1 to `max` new records under `field`, created all or none; its answer lists the
+ * A batch create: its body holds up to `max` new records under `field`, created all or none; its answer lists the
  * records made under the same `field`, with their count.
  */
 export function batchCreate<F extends string, N extends z.ZodType, R extends z.ZodType>(
@@ -41,7 +41,7 @@ export function batchCreate<F extends string, N extends z.ZodType, R extends z.Z
 ) {
   return {
     field,
-    body: z.strictObject({ [field]: z.array(newRecord).min(1).max(max) } as { [K in F]: z.ZodArray<N> }),
+    body: z.strictObject({ [field]: z.array(newRecord).max(max) } as { [K in F]: z.ZodArray<N> }),
     response: z.object({
       ...({ [field]: z.array(record) } as { [K in F]: z.ZodArray<R> }),
       created_count: z.number().int(),
