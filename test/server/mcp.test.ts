@@ -526,7 +526,7 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
       ['get_conversations', { limit: 1.5 }, 'limit: expected an integer, got 1.5'],
       ['get_memories', { categories: 'work' }, 'categories: expected an array, got a string'],
       ['create_memory', { content: 'x', tags: ['ok', 7] }, 'tags.1: expected a string, got 7'],
-      ['edit_memory', { memory_id: 'x', content: null }, 'content: expected a string, got null'],
+      ['edit_memory', { memory_id: null, content: 'x' }, 'memory_id: expected a string, got null'],
       ['edit_memory', { content: 'x' }, 'memory_id: required'],
       ['get_goal', { goal_id: { id: 'x' } }, 'goal_id: expected a string, got an object'],
       ['get_people', { x: 1 }, "Unknown field 'x'; get_people takes no arguments"],

@@ -1,5 +1,6 @@
 import { actionItem } from '../../server/src/contract/action-items';
 import { validationErrorBody } from '../../server/src/contract/common';
+import { conversation } from '../../server/src/contract/conversations';
 import { folder } from '../../server/src/contract/folders';
 import { goal } from '../../server/src/contract/goals';
 import { MEMORY_CATEGORIES, memory } from '../../server/src/contract/memories';
@@ -241,6 +242,67 @@ describe.each(DIALECTS)('fields and statuses of the real service on %s', (dialec
     });
     expect(await server.count('memories', { user_id: user.id })).toBe(0);
     expect(await server.count('action_items', { user_id: user.id })).toBe(0);
+  });
+
+  it('takes null as not given where the real service does (its Optional fields)', async () => {
+    const made = await api.post(`${DEV}/memories`, { content: 'Likes tea', category: null });
+    expect(made.status).toBe(200);
+    const tea = expectShape(memory, made.body);
+    expect(tea.category).toBe('manual');
+    const unchanged = await api.patch(`${DEV}/memories/${tea.id}`, {
+      content: null,
+      category: null,
+      visibility: null,
+      tags: null,
+    });
+    expect(unchanged.status).toBe(200);
+    expect(expectShape(memory, unchanged.body)).toMatchObject({
+      content: 'Likes tea',
+      category: 'manual',
+      visibility: 'private',
+      tags: [],
+      edited: false,
+    });
+    const shared = await api.patch(`${DEV}/memories/${tea.id}`, { content: null, visibility: 'public' });
+    expect(expectShape(memory, shared.body)).toMatchObject({ content: 'Likes tea', visibility: 'public' });
+
+    const item = expectShape(
+      actionItem,
+      (await api.post(`${DEV}/action-items`, { description: 'Buy milk', due_at: '2026-12-01T10:00:00Z' }))
+        .body,
+    );
+    const done = await api.patch(`${DEV}/action-items/${item.id}`, { description: null, completed: true });
+    expect(done.status).toBe(200);
+    expect(expectShape(actionItem, done.body)).toMatchObject({
+      description: 'Buy milk',
+      completed: true,
+      due_at: '2026-12-01T10:00:00.000Z',
+    });
+    const kept = await api.patch(`${DEV}/action-items/${item.id}`, { completed: null });
+    expect(expectShape(actionItem, kept.body).completed).toBe(true);
+
+    const talk = expectShape(
+      conversation,
+      (await api.post(`${DEV}/conversations`, { text: 'Ship on Friday.' })).body,
+    );
+    const hidden = await api.patch(`${DEV}/conversations/${talk.id}`, { title: null, discarded: true });
+    expect(hidden.status).toBe(200);
+    expect(expectShape(conversation, hidden.body)).toMatchObject({
+      structured: { title: talk.structured.title },
+      discarded: true,
+    });
+    const back = await api.patch(`${DEV}/conversations/${talk.id}`, { title: 'Release', discarded: null });
+    expect(expectShape(conversation, back.body)).toMatchObject({
+      structured: { title: 'Release' },
+      discarded: true,
+    });
+
+    const segments = await api.post(`${DEV}/conversations/from-segments`, {
+      transcript_segments: [{ text: 'Hello there', start: 0, end: 1 }],
+      source: null,
+    });
+    expect(segments.status).toBe(200);
+    expect(expectShape(conversation, segments.body).source).toBe('api');
   });
 
   it('still refuses a person body with an unknown field', async () => {

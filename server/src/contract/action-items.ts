@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import { afterIdParam, feedQueryRules, orderParam, updatedSinceParam } from './change-feed';
-import { batchCreate, dateBound, dateTime, instant, limitParam, offsetParam, queryBool } from './common';
+import {
+  batchCreate,
+  dateBound,
+  dateTime,
+  instant,
+  limitParam,
+  offsetParam,
+  optionalOrNull,
+  queryBool,
+} from './common';
 import { searchQueryParam } from './search-query';
 
 export const actionItem = z
@@ -63,7 +72,7 @@ export const MAX_ACTION_ITEM_BATCH = 50;
 export const actionItemsBatch = batchCreate('action_items', newActionItem, MAX_ACTION_ITEM_BATCH, actionItem);
 
 export const updateActionItemBody = z.strictObject({
-  description: description.optional(),
-  completed: z.boolean().optional(),
+  description: optionalOrNull(description),
+  completed: optionalOrNull(z.boolean()),
   due_at: instant.nullable().optional().meta({ description: 'New due date; null removes it' }),
 });

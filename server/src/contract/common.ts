@@ -30,6 +30,17 @@ export function errors<S extends ErrorStatus>(...statuses: S[]): Pick<typeof err
 export const success = z.object({ success: z.literal(true) });
 
 /**
+ * An optional body field that also takes null, meaning not given: the real service's Optional fields do, and
+ * clients written for it send their unset fields as null.
+ */
+export function optionalOrNull<T extends z.ZodType>(schema: T) {
+  return schema
+    .nullable()
+    .optional()
+    .transform((value) => value ?? undefined);
+}
+
+/**
  * A batch create: its body holds up to `max` new records under `field`, created all or none; its answer lists the
  * records made under the same `field`, with their count.
  */

@@ -1,7 +1,16 @@
 import { z } from 'zod';
 import { actionItem } from './action-items';
 import { afterIdParam, feedQueryRules, orderParam, updatedSinceParam } from './change-feed';
-import { valuesParam, dateBound, dateTime, instant, limitParam, offsetParam, queryBool } from './common';
+import {
+  valuesParam,
+  dateBound,
+  dateTime,
+  instant,
+  limitParam,
+  offsetParam,
+  optionalOrNull,
+  queryBool,
+} from './common';
 import { UnprocessableError } from '../http/http-errors';
 
 /** The source of a conversation a live transcript session made, and of no other. */
@@ -228,7 +237,9 @@ const conversationInput = {
     .refine((source) => source !== LIVE_TRANSCRIPT_SOURCE, {
       message: `${LIVE_TRANSCRIPT_SOURCE} is the source of the conversations live transcript sessions make: give another, e.g. api`,
     })
-    .default('api'),
+    .nullable()
+    .default('api')
+    .transform((source) => source ?? 'api'),
   geolocation: z.strictObject(geolocation.shape).nullable().optional(),
   folder_id: z.string().min(1).nullable().optional(),
   structured: structuredInput.optional(),
@@ -329,8 +340,8 @@ export const createFromSegmentsBody = z.strictObject({
 });
 
 export const updateConversationBody = z.strictObject({
-  title: z.string().trim().min(1).max(MAX_TITLE).optional(),
-  discarded: z.boolean().optional(),
+  title: optionalOrNull(z.string().trim().min(1).max(MAX_TITLE)),
+  discarded: optionalOrNull(z.boolean()),
   starred: z.boolean().optional().meta({ description: 'An extension of devdata-server' }),
   folder_id: z
     .string()

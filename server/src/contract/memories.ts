@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { afterIdParam, feedQueryRules, orderParam, updatedSinceParam } from './change-feed';
-import { batchCreate, valuesParam, dateTime, limitParam, offsetParam } from './common';
+import { batchCreate, valuesParam, dateTime, limitParam, offsetParam, optionalOrNull } from './common';
 
 /**
  * The categories a memory may have: the real service's current ones (interesting, system, manual) and its older
@@ -57,7 +57,11 @@ export const listMemoriesQuery = z
 
 export const newMemory = z.strictObject({
   content: z.string().trim().min(1).max(5000),
-  category: memoryCategory.default('manual'),
+  // null is not given, as on the real service (which classifies the text; nothing here does).
+  category: memoryCategory
+    .nullable()
+    .default('manual')
+    .transform((category) => category ?? 'manual'),
   visibility: z.enum(['private', 'public']).default('private'),
   tags: z.array(z.string().trim().min(1).max(50)).max(20).default([]),
 });
@@ -66,8 +70,8 @@ export const MAX_MEMORY_BATCH = 25;
 export const memoriesBatch = batchCreate('memories', newMemory, MAX_MEMORY_BATCH, memory);
 
 export const updateMemoryBody = z.strictObject({
-  content: newMemory.shape.content.optional(),
-  category: memoryCategory.optional(),
-  visibility: z.enum(['private', 'public']).optional(),
-  tags: newMemory.shape.tags.unwrap().optional(),
+  content: optionalOrNull(newMemory.shape.content),
+  category: optionalOrNull(memoryCategory),
+  visibility: optionalOrNull(z.enum(['private', 'public'])),
+  tags: optionalOrNull(newMemory.shape.tags.unwrap()),
 });
