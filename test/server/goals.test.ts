@@ -29,6 +29,7 @@ describe.each(DIALECTS)('goals on %s', (dialect) => {
     await clearOfBoundary(DAY_MS, 30_000);
     const numeric = await create(api, {
       title: 'Run 100 km',
+      goal_type: 'numeric',
       target_value: 100,
       current_value: 12.5,
       unit: 'km',
@@ -66,9 +67,19 @@ describe.each(DIALECTS)('goals on %s', (dialect) => {
     expect(scale).toMatchObject({ min_value: 0, max_value: 10, target_value: 10, current_value: 4 });
 
     // numeric: max defaults to the larger of target and current; current defaults to min.
-    const down = await create(api, { title: 'Fewer tabs', target_value: 10, current_value: 40 });
+    const down = await create(api, {
+      title: 'Fewer tabs',
+      goal_type: 'numeric',
+      target_value: 10,
+      current_value: 40,
+    });
     expect(down).toMatchObject({ min_value: 0, max_value: 40, target_value: 10, current_value: 40 });
-    const fromMin = await create(api, { title: 'Read', target_value: 30, min_value: 5 });
+    const fromMin = await create(api, {
+      title: 'Read',
+      goal_type: 'numeric',
+      target_value: 30,
+      min_value: 5,
+    });
     expect(fromMin).toMatchObject({ min_value: 5, max_value: 30, target_value: 30, current_value: 5 });
 
     // Creating records the first history entry, for today.
@@ -80,7 +91,7 @@ describe.each(DIALECTS)('goals on %s', (dialect) => {
   // Issue 26, decision 4: no cross-field range checks (the real service stores such numbers as given).
   it('refuses bad fields with a loc naming the field, not numbers outside min–max', async () => {
     const cases: [Record<string, unknown>, (string | number)[]][] = [
-      [{ title: 'No target' }, ['body', 'target_value']],
+      [{ title: 'No target', goal_type: 'numeric' }, ['body', 'target_value']],
       [{ title: 'No target', goal_type: 'numeric', current_value: 3 }, ['body', 'target_value']],
       [{ title: 'x', goal_type: 'weekly' }, ['body', 'goal_type']],
       [{ title: 'x', target_value: 'ten' }, ['body', 'target_value']],

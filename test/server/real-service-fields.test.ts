@@ -202,6 +202,18 @@ describe.each(DIALECTS)('fields and statuses of the real service on %s', (dialec
     expect((await api.post(`${DEV}/goals`, { title: 'g'.repeat(501), target_value: 1 })).status).toBe(422);
   });
 
+  it('makes a goal sent without goal_type a scale goal from 0 to 10, as the real service does', async () => {
+    const reply = await api.post(`${DEV}/goals`, { title: 'Sleep well', target_value: 8 });
+    expect(reply.status).toBe(200);
+    expect(expectShape(goal, reply.body)).toMatchObject({
+      goal_type: 'scale',
+      min_value: 0,
+      max_value: 10,
+      target_value: 8,
+      current_value: 0,
+    });
+  });
+
   it("gives folders the real service's defaults and takes its icon and order", async () => {
     const plain = expectShape(folder, (await api.post(`${DEV}/folders`, { name: 'Plain' })).body);
     expect(plain).toMatchObject({

@@ -79,7 +79,8 @@ const editable = {
 export const createGoalBody = z.strictObject({
   title: editable.title,
   desired_outcome: editable.desired_outcome.default(''),
-  goal_type: goalType.default('numeric'),
+  // The real service's default: a scale from 0 to 10.
+  goal_type: goalType.default('scale'),
   source: z.enum(GOAL_SOURCES).default('user'),
   status: editable.status.default('focused'),
   target_value: editable.target_value.optional().meta({ description: 'Required for numeric goals' }),
