@@ -315,6 +315,24 @@ describe.each(DIALECTS)('fields and statuses of the real service on %s', (dialec
     });
     expect(segments.status).toBe(200);
     expect(expectShape(conversation, segments.body).source).toBe('api');
+
+    const run = expectShape(goal, (await api.post(`${DEV}/goals`, { title: 'Run', target_value: 5 })).body);
+    const nothing = {
+      title: null,
+      target_value: null,
+      current_value: null,
+      min_value: null,
+      max_value: null,
+    };
+    const further = await api.patch(`${DEV}/goals/${run.id}`, { ...nothing, target_value: 7 });
+    expect(further.status).toBe(200);
+    expect(expectShape(goal, further.body)).toMatchObject({
+      title: 'Run',
+      target_value: 7,
+      current_value: 0,
+      min_value: 0,
+      max_value: 10,
+    });
   });
 
   it('still refuses a person body with an unknown field', async () => {

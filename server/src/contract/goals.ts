@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { afterIdParam, feedQueryRules, orderParam, updatedSinceParam } from './change-feed';
-import { dateTime, instant, limitParam, queryBool, queryInteger, queryNumber } from './common';
+import {
+  dateTime,
+  instant,
+  limitParam,
+  optionalOrNull,
+  queryBool,
+  queryInteger,
+  queryNumber,
+} from './common';
 import { UnprocessableError } from '../http/http-errors';
 
 export const GOAL_TYPES = ['boolean', 'scale', 'numeric'] as const;
@@ -94,8 +102,18 @@ export const createGoalBody = z.strictObject({
   why_it_matters: editable.why_it_matters.optional(),
 });
 
-/** A goal's update: any of its editable fields, each optional. */
-export const updateGoalBody = z.strictObject(editable).partial();
+/**
+ * A goal's update: any of its editable fields, each optional. null is not given for the fields the real service
+ * has (an Optional there); `unit` takes null to remove it, as on create.
+ */
+export const updateGoalBody = z.strictObject({
+  ...z.strictObject(editable).partial().shape,
+  title: optionalOrNull(editable.title),
+  target_value: optionalOrNull(editable.target_value),
+  current_value: optionalOrNull(editable.current_value),
+  min_value: optionalOrNull(editable.min_value),
+  max_value: optionalOrNull(editable.max_value),
+});
 
 export const progressQuery = z.object({
   current_value: queryNumber().meta({
