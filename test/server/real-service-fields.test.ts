@@ -335,6 +335,30 @@ describe.each(DIALECTS)('fields and statuses of the real service on %s', (dialec
     });
   });
 
+  it('reads every boolean query value the real service reads, t and f among them', async () => {
+    const user = await newUser(server);
+    await user.client.post(`${DEV}/action-items/batch`, {
+      action_items: [{ description: 'Open' }, { description: 'Done', completed: true }],
+    });
+    const descriptions = async (completed: string) => {
+      const reply = await user.client.get(`${DEV}/action-items`, { completed });
+      expect({ completed, status: reply.status }).toEqual({ completed, status: 200 });
+      return expectShape(actionItem.array(), reply.body).map((item) => item.description);
+    };
+    for (const yes of ['true', 'True', '1', 'on', 't', 'T', 'y', 'yes'])
+      expect(await descriptions(yes)).toEqual(['Done']);
+    for (const no of ['false', 'FALSE', '0', 'off', 'f', 'F', 'n', 'no'])
+      expect(await descriptions(no)).toEqual(['Open']);
+    const talk = expectShape(
+      conversation,
+      (await user.client.post(`${DEV}/conversations`, { text: 'Hi' })).body,
+    );
+    const withTranscript = await user.client.get(`${DEV}/conversations/${talk.id}`, {
+      include_transcript: 't',
+    });
+    expect(expectShape(conversation, withTranscript.body).transcript_segments).toHaveLength(1);
+  });
+
   it('still refuses a person body with an unknown field', async () => {
     const reply = await api.post(`${DEV}/people`, { name: 'Grace', nam: 'x' });
     expect(expect422(reply)[0]).toMatchObject({

@@ -235,8 +235,14 @@ export function dateBound(side: 'start' | 'end') {
 
 export const dateTime = z.iso.datetime();
 
-/** A boolean in a query string: true/false (also 1/0, yes/no, on/off). */
-export const queryBool = z.stringbool();
+/**
+ * A boolean in a query string, in any case: true/false, 1/0, yes/no, on/off, y/n, enabled/disabled, and t/f (the
+ * real service's parser reads those too).
+ */
+export const queryBool = z.stringbool({
+  truthy: ['true', '1', 'yes', 'on', 'y', 'enabled', 't'],
+  falsy: ['false', '0', 'no', 'off', 'n', 'disabled', 'f'],
+});
 
 // Numbers in a query string are decimal. JavaScript's Number() also reads `0x1A`, `0b101`, `0o7`, ` 5 ` and an
 // empty value (as 0), none of which a client writing a count or a value means. A value (not a count) may have an
