@@ -315,6 +315,21 @@ describe.each(DIALECTS)('fields and statuses of the real service on %s', (dialec
     });
     expect(segments.status).toBe(200);
     expect(expectShape(conversation, segments.body).source).toBe('api');
+    // A place as the real service answers it (its unset fields null) can be sent back as it is.
+    const place = {
+      latitude: 59.9,
+      longitude: 10.7,
+      address: 'Oslo',
+      google_place_id: null,
+      location_type: null,
+    };
+    const placed = await api.post(`${DEV}/conversations`, { text: 'Met in Oslo.', geolocation: place });
+    expect(placed.status).toBe(200);
+    expect(expectShape(conversation, placed.body).geolocation).toEqual({
+      latitude: 59.9,
+      longitude: 10.7,
+      address: 'Oslo',
+    });
 
     const run = expectShape(goal, (await api.post(`${DEV}/goals`, { title: 'Run', target_value: 5 })).body);
     const nothing = {

@@ -75,6 +75,14 @@ export const geolocation = z
   })
   .meta({ id: 'Geolocation' });
 
+/** A place sent with a conversation: its optional fields also take null, as the real service answers them. */
+const geolocationInput = z.strictObject({
+  ...geolocation.shape,
+  address: optionalOrNull(geolocation.shape.address.unwrap()),
+  google_place_id: optionalOrNull(geolocation.shape.google_place_id.unwrap()),
+  location_type: optionalOrNull(geolocation.shape.location_type.unwrap()),
+});
+
 /** An action item as a conversation's structured summary shows it: without its id and conversation. */
 export const embeddedActionItem = actionItem.omit({ id: true, conversation_id: true });
 
@@ -240,7 +248,7 @@ const conversationInput = {
     .nullable()
     .default('api')
     .transform((source) => source ?? 'api'),
-  geolocation: z.strictObject(geolocation.shape).nullable().optional(),
+  geolocation: geolocationInput.nullable().optional(),
   folder_id: z.string().min(1).nullable().optional(),
   structured: structuredInput.optional(),
 };
