@@ -770,6 +770,36 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
     await ok(owner.client.delete(`${BASE}/${made.id}`));
   });
 
+  test('a delivery that waited out a pause longer than the retry window is still retried after the resume, and one failed attempt does not disable the subscription', async () => {
+    // The first call after the resume fails (an endpoint still coming up), every later one succeeds.
+    const hook = await receiver((_event, index) => ({ status: index === 0 ? 503 : 200 }));
+    const owner = await newUser(server);
+    const made = await subscribe(owner.client, hook.url, ['ping']);
+    await ok(owner.client.patch(`${BASE}/${made.id}`, { active: false }));
+    const ping = expectShape(webhookDelivery, await ok(owner.client.post(`${BASE}/${made.id}/ping`)));
+    // Paused for longer than a delivery is retried and a subscription may fail: neither clock ran meanwhile.
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.max(EVENTS.retryForMs, EVENTS.disableAfterMs) + 500),
+    );
+    expect(hook.received).toHaveLength(0);
+
+    await ok(owner.client.patch(`${BASE}/${made.id}`, { active: true }));
+    const [settled] = await eventually(
+      () => deliveriesOf(owner.client, made.id),
+      ([d]) => d.status !== 'pending',
+    );
+    expect(settled).toMatchObject({
+      id: ping.id,
+      status: 'delivered',
+      attempt_count: 2,
+      last_status_code: 200,
+    });
+    expect(await ok(owner.client.get(`${BASE}/${made.id}`))).toMatchObject({ active: true });
+    const inbox = await ok(owner.client.get('/v1/dev/user/notifications'));
+    expect(inbox.notifications).toEqual([]);
+    await ok(owner.client.delete(`${BASE}/${made.id}`));
+  });
+
   test('rotation: both secrets sign during the grace period, then only the new one', async () => {
     const hook = await receiver();
     const made = await subscribe(api, hook.url, ['ping']);

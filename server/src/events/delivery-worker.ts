@@ -156,7 +156,7 @@ export class EventDeliveryWorker {
     const outcome = await this.send(delivery);
     const now = Date.now();
     const retryAt =
-      outcome.ok || now - delivery.createdAt >= this.settings.retryForMs
+      outcome.ok || now - delivery.retryFrom >= this.settings.retryForMs
         ? null
         : now + retryDelay(this.settings, delivery.attemptCount + 1);
     const { disabled } = await this.webhooks.finish(

@@ -66,8 +66,12 @@ export interface ClaimedDelivery {
   /** The event's record as stored (JSON). */
   data: string;
   eventCreatedAt: number;
-  /** When the delivery was made: retries go on until the retry window from here has passed. */
-  createdAt: number;
+  /**
+   * Where the delivery's retry window and its subscription's failing time begin: when the delivery was made, or
+   * when its subscription was last changed (resumed, given a new URL) if later, so that a delivery that waited out
+   * a pause still has its retries, and an endpoint just resumed is not disabled by its first failed attempt.
+   */
+  retryFrom: number;
   attemptCount: number;
   /** This claim's lease (PostgreSQL; null on SQLite): only its holder may record the attempt's outcome. */
   lease: string | null;
@@ -467,6 +471,7 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
             's.secret',
             's.previous_secret',
             's.previous_secret_until',
+            's.updated_at as subscription_updated_at',
           ])
           .where('d.id', 'in', picked)
           .orderBy('d.next_attempt_at')
@@ -485,7 +490,7 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
           eventType: row.type as EventType,
           data: row.data,
           eventCreatedAt: row.event_created_at,
-          createdAt: row.created_at,
+          retryFrom: Math.max(row.created_at, row.subscription_updated_at),
           attemptCount: row.attempt_count,
           lease,
         }));
@@ -495,8 +500,8 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
 
     /**
      * Records how the attempt on `claimed` went, if its lease still holds: delivered; or pending again at
-     * `retryAt`; or failed when `retryAt` is null. A failure marks the subscription failing (since the delivery
-     * was made, unless it already was) and disables it once it has been failing for `disableAfterMs`; returns the subscription when
+     * `retryAt`; or failed when `retryAt` is null. A failure marks the subscription failing (since the delivery's
+     * retry window began, unless it already was) and disables it once it has been failing for `disableAfterMs`; returns the subscription when
      * this call disabled it (so its user is told once).
      */
     async finish(
@@ -531,11 +536,11 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
             .execute();
           return { disabled: null };
         }
-        // Failing since this delivery was made: its last attempt, a retry window later, then finds the
+        // Failing since this delivery's retry window began: its last attempt, a retry window later, then finds the
         // subscription failing for at least that long.
         await trx
           .updateTable('webhook_subscriptions')
-          .set({ failing_since: claimed.createdAt })
+          .set({ failing_since: claimed.retryFrom })
           .where('id', '=', claimed.subscriptionId)
           .where('failing_since', 'is', null)
           .execute();
