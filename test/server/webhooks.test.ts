@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
+import pg from 'pg';
 import { configFromEnv } from '../../server/src/config';
 import { errorBody } from '../../server/src/contract/common';
 import { MAX_MEMORY_BATCH } from '../../server/src/contract/memories';
@@ -959,6 +960,62 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
     await hook.until((r) => r.length === 1);
     await ok(api.delete(`${BASE}/${made.id}`));
     expect(await server.count('webhook_deliveries', { subscription_id: made.id })).toBe(0);
+  });
+});
+
+// The disablement and the user's notification of it are one change: committed together, or (a crash between them)
+// neither, so a subscription never reads as disabled while its user was not told. Shown on PostgreSQL, where a
+// lock held on the inbox makes the notification's insert wait: whatever the server has committed by then is seen.
+describe('disabling a failing subscription, on postgres', () => {
+  const server = forSuite<TestServer>(() => startServer('postgres', { events: EVENTS }));
+  const receivers: EventReceiver[] = [];
+  afterAll(() => Promise.all(receivers.map((r) => r.close())));
+
+  test('is committed with the notification that tells the user, never before it', async () => {
+    const hook = await eventReceiver(() => ({ status: 503 }));
+    receivers.push(hook);
+    const owner = await newUser(server);
+    const made = await subscribe(owner.client, hook.url, ['ping']);
+    // One connection holds the lock; another sees the server's statements (outside a transaction, which would
+    // read the activity once).
+    const inbox = new pg.Client({ connectionString: server.databaseUrl });
+    const watcher = new pg.Client({ connectionString: server.databaseUrl });
+    await inbox.connect();
+    await watcher.connect();
+    try {
+      // Reads of the inbox go on; a notification's insert waits until this transaction ends.
+      await inbox.query('begin');
+      await inbox.query('lock table notifications in exclusive mode');
+      await ok(owner.client.post(`${BASE}/${made.id}/ping`));
+      await eventually(
+        async () =>
+          (
+            await watcher.query(
+              `select count(*)::int as n from pg_stat_activity
+               where wait_event_type = 'Lock' and query like 'insert into "notifications"%'`,
+            )
+          ).rows[0].n,
+        (waiting) => waiting > 0,
+      );
+      const told = (await ok(owner.client.get('/v1/dev/user/notifications'))).notifications;
+      expect({ told, active: (await ok(owner.client.get(`${BASE}/${made.id}`))).active }).toEqual({
+        told: [],
+        active: true,
+      });
+      await inbox.query('commit');
+    } finally {
+      await inbox.end();
+      await watcher.end();
+    }
+    const disabled = await eventually(
+      () => ok(owner.client.get(`${BASE}/${made.id}`)),
+      (w) => w.active === false,
+    );
+    expect(disabled.active).toBe(false);
+    const page = await ok(owner.client.get('/v1/dev/user/notifications'));
+    expect(page.notifications).toHaveLength(1);
+    expect(page.notifications[0]).toMatchObject({ title: 'Webhook disabled', app_id: 'devdata-webhooks' });
+    expect(page.notifications[0].text).toContain(hook.url);
   });
 });
 

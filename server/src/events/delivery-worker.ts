@@ -165,8 +165,9 @@ export class EventDeliveryWorker {
       now,
       retryAt,
       this.settings.disableAfterMs,
+      (url) => this.disabledNotice(url),
     );
-    if (disabled) await this.tellDisabled(delivery.userId, disabled.url);
+    if (disabled) await this.pusher.pushed(delivery.userId, disabled);
   }
 
   /**
@@ -212,19 +213,16 @@ export class EventDeliveryWorker {
     }
   }
 
-  private async tellDisabled(userId: string, url: string): Promise<void> {
+  /** What the user is told when their subscription to `url` is disabled. */
+  private disabledNotice(url: string): { title: string; text: string } {
     const hours = Math.round(this.settings.disableAfterMs / 3_600_000);
-    await this.pusher.push({
-      userId,
-      appId: await this.webhooks.ensureNotifyingApp(),
-      kind: 'direct',
+    return {
       title: 'Webhook disabled',
       text:
         `Your webhook ${url} was disabled: its deliveries failed for ${hours > 0 ? `${hours} h` : 'too long'}. ` +
         'Changes made while it is disabled are not sent to it; its deliveries so far are kept and can be ' +
         'redelivered. Fix the endpoint, then PATCH the webhook with active: true to resume.',
-      generated: false,
-    });
+    };
   }
 
   private async pruneWhenDue(): Promise<void> {

@@ -42,15 +42,20 @@ export class Pusher {
   /** Stores the notification in the user's inbox (read by the inbox endpoints), then streams and forwards it. */
   async push(push: NewNotification): Promise<Notification> {
     const notification = await this.inbox.create(push);
-    this.events.emit(`user:${push.userId}`, notification);
-    await this.announce({ userId: push.userId, notification });
+    await this.pushed(push.userId, notification);
+    return notification;
+  }
+
+  /** Streams and forwards a notification already stored in the inbox of `userId` (by a change it goes with). */
+  async pushed(userId: string, notification: Notification): Promise<void> {
+    this.events.emit(`user:${userId}`, notification);
+    await this.announce({ userId, notification });
     if (this.pushUrl) {
-      const forward = this.forward(this.pushUrl, push.userId, notification).finally(() =>
+      const forward = this.forward(this.pushUrl, userId, notification).finally(() =>
         this.forwards.delete(forward),
       );
       this.forwards.add(forward);
     }
-    return notification;
   }
 
   /** Tells the other instances, whose streams may be open for this user too. */

@@ -42,6 +42,30 @@ function decodeNotification(row: Row<'notifications'>): Notification {
   };
 }
 
+/**
+ * Stores a notification in its user's inbox, with its `notification.pushed` event, in the transaction `trx` (run by
+ * outboxTransaction): for a change that the notification must be committed with.
+ */
+export async function insertNotification(
+  trx: Kysely<Database>,
+  notification: NewNotification,
+): Promise<Notification> {
+  const row = {
+    id: newId(),
+    user_id: notification.userId,
+    app_id: notification.appId,
+    kind: notification.kind,
+    title: notification.title,
+    text: notification.text,
+    generated: toFlag(notification.generated),
+    created_at: Date.now(),
+  };
+  const created = decodeNotification(row);
+  await trx.insertInto('notifications').values(row).execute();
+  await recordEvents(trx, notification.userId, 'notification.pushed', [created], row.created_at);
+  return created;
+}
+
 export function notificationsRepository(db: Kysely<Database>) {
   return {
     /** Newest first: up to `take`, before the position `before` (created_at in epoch ms and id) when given. */
@@ -59,22 +83,7 @@ export function notificationsRepository(db: Kysely<Database>) {
 
     /** Stores a notification in its user's inbox, with its `notification.pushed` event. */
     async create(notification: NewNotification): Promise<Notification> {
-      const row = {
-        id: newId(),
-        user_id: notification.userId,
-        app_id: notification.appId,
-        kind: notification.kind,
-        title: notification.title,
-        text: notification.text,
-        generated: toFlag(notification.generated),
-        created_at: Date.now(),
-      };
-      const created = decodeNotification(row);
-      await outboxTransaction(db, async (trx) => {
-        await trx.insertInto('notifications').values(row).execute();
-        await recordEvents(trx, notification.userId, 'notification.pushed', [created], row.created_at);
-      });
-      return created;
+      return outboxTransaction(db, (trx) => insertNotification(trx, notification));
     },
   };
 }

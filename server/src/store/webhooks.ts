@@ -14,6 +14,7 @@ import { fromFlag, fromJson, iso, toFlag, toJson } from './db/rows';
 import type { Database } from './db/schema';
 import { NotFound } from './db/store-errors';
 import { transaction } from './db/transaction';
+import { insertNotification, type Notification } from './notifications';
 
 export interface Webhook {
   id: string;
@@ -97,6 +98,28 @@ export const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
 /** The app that notifications about a user's webhooks come from (made the first time one is needed). */
 export const WEBHOOKS_APP_ID = 'devdata-webhooks';
+
+/** Makes the app that notifications about webhooks come from, in `db` (or a transaction), if it is not there yet. */
+async function ensureNotifyingApp(db: Kysely<Database>): Promise<string> {
+  const now = Date.now();
+  await db
+    .insertInto('apps')
+    .values({
+      id: WEBHOOKS_APP_ID,
+      name: 'DevData webhooks',
+      capabilities: '[]',
+      external_integration: null,
+      proactive_notification: null,
+      // No secret: nothing can authenticate as this app.
+      secret_hash: `unusable:${randomBytes(16).toString('hex')}`,
+      webhook_secret: randomBytes(16).toString('hex'),
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
+  return WEBHOOKS_APP_ID;
+}
 
 function decodeWebhook(row: Row<'webhook_subscriptions'>): Webhook {
   return {
@@ -501,8 +524,9 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
     /**
      * Records how the attempt on `claimed` went, if its lease still holds: delivered; or pending again at
      * `retryAt`; or failed when `retryAt` is null. A failure marks the subscription failing (since the delivery's
-     * retry window began, unless it already was) and disables it once it has been failing for `disableAfterMs`; returns the subscription when
-     * this call disabled it (so its user is told once).
+     * retry window began, unless it already was) and disables it once it has been failing for `disableAfterMs`; when this call
+     * disabled it, it stores `disabledNotice` in the user's inbox with it, and returns that notification (so the
+     * user is told once).
      */
     async finish(
       claimed: ClaimedDelivery,
@@ -510,8 +534,9 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
       now: number,
       retryAt: number | null,
       disableAfterMs: number,
-    ): Promise<{ disabled: { url: string } | null }> {
-      return transaction(db, async (trx) => {
+      disabledNotice: (url: string) => { title: string; text: string },
+    ): Promise<{ disabled: Notification | null }> {
+      return outboxTransaction(db, async (trx) => {
         const { numUpdatedRows } = await trx
           .updateTable('webhook_deliveries')
           .set({
@@ -552,31 +577,21 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
           .where('failing_since', '<=', now - disableAfterMs)
           .returning('url')
           .executeTakeFirst();
-        return { disabled: disabled ?? null };
+        if (!disabled) return { disabled: null };
+        // The user is told in the disabling transaction: a crash cannot disable the subscription untold.
+        const notification = await insertNotification(trx, {
+          userId: claimed.userId,
+          appId: await ensureNotifyingApp(trx),
+          kind: 'direct',
+          ...disabledNotice(disabled.url),
+          generated: false,
+        });
+        return { disabled: notification };
       });
     },
 
     /** Makes the app that notifications about webhooks come from, if it is not there yet. */
-    async ensureNotifyingApp(): Promise<string> {
-      const now = Date.now();
-      await db
-        .insertInto('apps')
-        .values({
-          id: WEBHOOKS_APP_ID,
-          name: 'DevData webhooks',
-          capabilities: '[]',
-          external_integration: null,
-          proactive_notification: null,
-          // No secret: nothing can authenticate as this app.
-          secret_hash: `unusable:${randomBytes(16).toString('hex')}`,
-          webhook_secret: randomBytes(16).toString('hex'),
-          created_at: now,
-          updated_at: now,
-        })
-        .onConflict((oc) => oc.column('id').doNothing())
-        .execute();
-      return WEBHOOKS_APP_ID;
-    },
+    ensureNotifyingApp: () => ensureNotifyingApp(db),
 
     /** Deletes delivered and failed deliveries made before `before`, then the events no delivery needs. */
     async prune(before: number): Promise<void> {
