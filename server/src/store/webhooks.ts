@@ -524,9 +524,9 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
     /**
      * Records how the attempt on `claimed` went, if its lease still holds: delivered; or pending again at
      * `retryAt`; or failed when `retryAt` is null. A failure marks the subscription failing (since the delivery's
-     * retry window began, unless it already was) and disables it once it has been failing for `disableAfterMs`; when this call
-     * disabled it, it stores `disabledNotice` in the user's inbox with it, and returns that notification (so the
-     * user is told once).
+     * retry window began, unless it already was) and disables it once it has been failing for `disableAfterMs`;
+     * when this call disabled it, it stores `disabledNotice` in the user's inbox with it, and returns that
+     * notification (so the user is told once).
      */
     async finish(
       claimed: ClaimedDelivery,
