@@ -1,15 +1,7 @@
 import { z } from 'zod';
 import { afterIdParam, feedQueryRules, orderParam, updatedSinceParam } from './change-feed';
-import {
-  batchCreate,
-  dateBound,
-  dateTime,
-  instant,
-  limitParam,
-  offsetParam,
-  optionalOrNull,
-  queryBool,
-} from './common';
+import { batchCreate, dateTime, instant, optionalOrNull } from './common';
+import { dateBound, limitParam, offsetParam, queryBool } from './common';
 import { searchQueryParam } from './search-query';
 
 export const actionItem = z
