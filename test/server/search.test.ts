@@ -267,6 +267,28 @@ describe.each(DIALECTS)('search on %s', (dialect) => {
         'query',
       ]);
     });
+
+    it('finds an accented word by its letters with or without the accents, composed or decomposed', async () => {
+      const user = await newUser(server);
+      const found = async (query: string) =>
+        expectShape(
+          memorySearchResult.array(),
+          await ok(user.client.get(`${USER}/memories/search`, { query })),
+        )
+          .map((r) => r.memory.content)
+          .sort();
+      const composed = 'Lunch with Müller at the café';
+      const decomposed = 'Met Mu\u0308ller about the re\u0301sume\u0301';
+      for (const content of [composed, decomposed])
+        await ok(user.client.post(`${USER}/memories`, { content }));
+      // A name typed on another keyboard (or by a model) comes composed, decomposed or without its accents.
+      for (const query of ['Müller', 'Mu\u0308ller', 'muller', 'MULLER'])
+        expect({ query, found: await found(query) }).toEqual({ query, found: [composed, decomposed] });
+      for (const query of ['café', 'cafe', 'cafe\u0301'])
+        expect({ query, found: await found(query) }).toEqual({ query, found: [composed] });
+      for (const query of ['résumé', 'resume', '"met muller"'])
+        expect({ query, found: await found(query) }).toEqual({ query, found: [decomposed] });
+    });
   });
 
   describe('action items', () => {

@@ -11,6 +11,7 @@ import * as deliveriesBySubscription from './0010_deliveries_by_subscription';
 import * as searchPlanning from './0011_search_planning';
 import * as searchTokens from './0012_search_tokens';
 import * as searchNewest from './0013_search_newest';
+import * as searchAccents from './0014_search_accents';
 
 // Versioned migrations, applied in key order. Never change what one that has shipped does (its statements are
 // pinned by test/server/migrations-frozen.test.ts); add the next file.
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   '0011_search_planning': searchPlanning,
   '0012_search_tokens': searchTokens,
   '0013_search_newest': searchNewest,
+  '0014_search_accents': searchAccents,
 };
