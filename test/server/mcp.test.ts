@@ -1038,6 +1038,40 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
     );
   });
 
+  it('keeps a list of long goals within its budget too, and reaches the others by offset', async () => {
+    const user = await userWith();
+    const ids: string[] = [];
+    for (let n = 0; n < 8; n++) {
+      const made = await ok(
+        user.client.post('/v1/dev/user/goals', {
+          title: `Goal ${n}`,
+          goal_type: 'numeric',
+          target_value: 100,
+          desired_outcome: 'Outcome '.repeat(125),
+          success_criteria: Array.from({ length: 3 }, () => 'Criterion '.repeat(30)),
+          why_it_matters: 'Why '.repeat(125),
+        }),
+      );
+      ids.unshift(made.id);
+    }
+    const seen: string[] = [];
+    let pages = 0;
+    while (seen.length < ids.length) {
+      const listed = await call(user.mcp, 'get_goals', { offset: seen.length });
+      expect(listed.isError).toBeUndefined();
+      expect(wireSize(listed)).toBeLessThanOrEqual(18_000);
+      const goals = listed.structuredContent?.goals as { id: string }[];
+      seen.push(...goals.map((goal) => goal.id));
+      pages += 1;
+      if (seen.length < ids.length)
+        expect(listed.structuredContent?.omitted).toMatch(
+          `call again with offset ${seen.length} for the next ones`,
+        );
+    }
+    expect(seen).toEqual(ids);
+    expect(pages).toBeGreaterThan(1);
+  });
+
   it('refuses an argument named constructor, prototype or __proto__ as an unknown field, whatever its value', async () => {
     const user = await userWith();
     // The SDK's client, as an agent would send it.

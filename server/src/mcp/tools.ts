@@ -433,10 +433,14 @@ export const TOOLS: McpTool[] = [
         .default(false)
         .meta({ description: 'Include achieved and abandoned goals (default false)' }),
       limit: limit(100, 10),
+      offset,
     }),
-    run: async ({ userId, repositories }, args) => ({
-      goals: await repositories.goals.list(userId, { ...args, order: 'created_at_desc' }),
-    }),
+    // A goal's texts (its outcome, criteria and why) can take kB each: a list is kept to the budget as others are.
+    run: async ({ userId, repositories }, args) =>
+      listWithin('goals', await repositories.goals.list(userId, { ...args, order: 'created_at_desc' }), {
+        budget: RESULT_BYTES,
+        more: (shown) => `call again with offset ${args.offset + shown} for the next ones`,
+      }),
   }),
   tool({
     name: 'get_goal',

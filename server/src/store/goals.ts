@@ -63,6 +63,8 @@ export interface GoalFilter extends FeedQuery {
   /** Absent: achieved and abandoned goals are left out, unless the query asks for changes. */
   include_inactive?: boolean;
   limit: number;
+  /** How many to skip (the MCP tool pages by it; the REST list has no offset). */
+  offset?: number;
 }
 
 /** One day's entry of a goal's history: the day's last value. */
@@ -131,7 +133,10 @@ export function goalsRepository(db: Kysely<Database>) {
       let query = db.selectFrom('goals').selectAll().where('user_id', '=', userId);
       if (!(filter.include_inactive ?? asksForChanges(filter)))
         query = query.where('status', 'not in', INACTIVE_STATUSES);
-      const rows = await inFeedOrder(query, filter).limit(filter.limit).execute();
+      const rows = await inFeedOrder(query, filter)
+        .limit(filter.limit)
+        .offset(filter.offset ?? 0)
+        .execute();
       return rows.map(decodeGoal);
     },
 
