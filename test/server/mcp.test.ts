@@ -362,6 +362,26 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
     expect((await rest.get('/v1/dev/user/memories')).body).toEqual([]);
   });
 
+  it("takes a null start_date or end_date as no bound, as the real service's tools do", async () => {
+    const user = await userWith();
+    await ok(user.client.post('/v1/dev/user/conversations', { text: 'The heron survey starts in May.' }));
+    await ok(user.client.post('/v1/dev/user/action-items', { description: 'Count the herons' }));
+    const noBounds = { start_date: null, end_date: null };
+    for (const [name, args] of [
+      ['get_conversations', {}],
+      ['search_conversations', { query: 'heron' }],
+      ['get_action_items', {}],
+      ['get_action_items', { query: 'herons' }],
+    ] as const) {
+      const unbounded = await answer(user.mcp, name, args);
+      expect(Object.values(unbounded)[0]).toHaveLength(1);
+      expect({ name, answer: await answer(user.mcp, name, { ...args, ...noBounds }) }).toEqual({
+        name,
+        answer: unbounded,
+      });
+    }
+  });
+
   it('creates, lists, updates and deletes memories, and what it writes is what REST reads', async () => {
     const user = await userWith();
     const created = await answer(user.mcp, 'create_memory', {

@@ -50,9 +50,12 @@ export const TOOL_LIST = TOOLS.map((tool) => {
       unrepresentable: 'any',
       // A date's format and its field's description say what it takes: zod's regular expression for it is
       // ~600 characters a field, repeated in every date field. The server checks dates as strictly without it.
+      // A field's description covers the forms it takes (a date or null): theirs would repeat it.
       override: ({ zodSchema, jsonSchema }) => {
         if (zodSchema instanceof z.ZodISODate || zodSchema instanceof z.ZodISODateTime)
           delete jsonSchema.pattern;
+        if (jsonSchema.description !== undefined)
+          for (const form of jsonSchema.anyOf ?? []) delete form.description;
       },
     }),
   };

@@ -97,18 +97,26 @@ const offset = z
   .default(0)
   .meta({ description: 'How many records to skip, for the next page (default 0)' });
 
+/**
+ * A date filter. null is no bound, as absent is: the real service's tools take it so, and a model that fills every
+ * argument sends null for the ones it leaves open.
+ */
+const dateFilter = (side: 'start' | 'end', description: string) =>
+  dateBound(side)
+    .nullable()
+    .optional()
+    .transform((bound) => bound ?? undefined)
+    .meta({ description });
 const startDate = (what: string) =>
-  dateBound('start')
-    .optional()
-    .meta({
-      description: `Only those ${what} on or after this: YYYY-MM-DD (the whole UTC day) or an ISO 8601 date-time`,
-    });
+  dateFilter(
+    'start',
+    `Only those ${what} on or after this: YYYY-MM-DD (the whole UTC day) or an ISO 8601 date-time; null for none`,
+  );
 const endDate = (what: string) =>
-  dateBound('end')
-    .optional()
-    .meta({
-      description: `Only those ${what} on or before this: YYYY-MM-DD (the whole UTC day) or an ISO 8601 date-time`,
-    });
+  dateFilter(
+    'end',
+    `Only those ${what} on or before this: YYYY-MM-DD (the whole UTC day) or an ISO 8601 date-time; null for none`,
+  );
 
 const memoryCategories = z
   .array(memoryCategory)
