@@ -5,9 +5,9 @@ import { isPostgres, raw } from './postgres';
 // there "cafe" finds "café" and "Müller" finds a Müller stored decomposed (u and a combining diaeresis), but
 // PostgreSQL's english configuration indexes the word as written: a name typed without its accents, or composed
 // where the text has it decomposed (or the other way round), found nothing. The text is now folded before it is
-// parsed, by search_folded (which store/db/search.ts applies to a query's words too): decomposed, stripped of the
-// combining diacritical marks (U+0300–U+036F, the accents of Latin, Greek and Cyrillic letters; the vowel signs of
-// other scripts stay), and composed again. Every stored document is rebuilt.
+// parsed, by search_folded (which store/db/search.ts applies to a query's words too): decomposed, the combining
+// diacritical marks (U+0300–U+036F) after a Latin letter dropped, and composed again. Other scripts' marks stay, as
+// SQLite keeps them: in Cyrillic, й (и and a breve) is a letter of its own. Every stored document is rebuilt.
 //
 // Unicode normalization needs a UTF8 database; in any other the fold is the text as it is.
 
@@ -62,7 +62,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     utf8: boolean;
   }>`select current_setting('server_encoding') = 'UTF8' as utf8`.execute(db);
   const fold = rows[0].utf8
-    ? `normalize(regexp_replace(normalize($1, NFD), '[\\u0300-\\u036f]', '', 'g'), NFC)`
+    ? `normalize(regexp_replace(normalize($1, NFD), '([A-Za-z\\u00c0-\\u024f\\u1e00-\\u1eff])[\\u0300-\\u036f]+', '\\1', 'g'), NFC)`
     : '$1';
   await raw(
     db,
