@@ -549,7 +549,7 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
       ['edit_memory', { memory_id: null, content: 'x' }, 'memory_id: expected a string, got null'],
       ['edit_memory', { content: 'x' }, 'memory_id: required'],
       ['get_goal', { goal_id: { id: 'x' } }, 'goal_id: expected a string, got an object'],
-      ['get_people', { x: 1 }, "Unknown field 'x'; get_people takes no arguments"],
+      ['get_people', { x: 1 }, "Unknown field 'x'; fields here: offset"],
     ];
     for (const [tool, args, message] of cases) {
       const error = await refusal(user.mcp, tool, args);
@@ -1092,6 +1092,26 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
     expect(pages).toBeGreaterThan(1);
   });
 
+  it('keeps a long list of people within its budget, and reaches the others by offset', async () => {
+    const user = await userWith();
+    for (let n = 0; n < 80; n++)
+      await ok(user.client.post('/v1/dev/user/people', { name: `Person ${100 + n} ${'Q'.repeat(25)}` }));
+    const all = (await user.client.get('/v1/dev/user/people')).body.people.map((p: { id: string }) => p.id);
+    expect(all).toHaveLength(80);
+    const seen: string[] = [];
+    while (seen.length < all.length) {
+      const listed = await call(user.mcp, 'get_people', { offset: seen.length });
+      expect(listed.isError).toBeUndefined();
+      expect(wireSize(listed)).toBeLessThanOrEqual(18_000);
+      seen.push(...(listed.structuredContent?.people as { id: string }[]).map((person) => person.id));
+      if (seen.length < all.length)
+        expect(listed.structuredContent?.omitted).toMatch(
+          `call again with offset ${seen.length} for the next ones`,
+        );
+    }
+    expect(seen).toEqual(all);
+  });
+
   it('refuses an argument named constructor, prototype or __proto__ as an unknown field, whatever its value', async () => {
     const user = await userWith();
     // The SDK's client, as an agent would send it.
@@ -1100,7 +1120,7 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
         value,
         error: {
           code: 'invalid_arguments',
-          message: "Unknown field 'constructor'; get_people takes no arguments",
+          message: "Unknown field 'constructor'; fields here: offset",
         },
       });
     }

@@ -131,8 +131,6 @@ function argumentProblems(tool: McpTool, issues: z.core.$ZodIssue[]): string {
     if (issue.code === 'unrecognized_keys') {
       // Tool arguments are flat, so an unknown key sits beside the tool's own arguments.
       const known = Object.keys(tool.input.shape);
-      if (known.length === 0)
-        return issue.keys.map((key) => `Unknown field '${key}'; ${tool.name} takes no arguments`);
       return issue.keys.map((key) => unknownFieldMessage(key, known));
     }
     return issueProblem(issue, at || 'arguments');

@@ -463,7 +463,12 @@ export const TOOLS: McpTool[] = [
     description: 'List the people the user knows (speakers in conversations), by name, each with their id.',
     scope: 'people:read',
     kind: 'read',
-    input: z.strictObject({}),
-    run: async ({ userId, repositories }) => ({ people: await repositories.people.list(userId) }),
+    input: z.strictObject({ offset }),
+    // All of them, as the REST list answers (a user has few): those from offset that fit in the answer.
+    run: async ({ userId, repositories }, args) =>
+      listWithin('people', (await repositories.people.list(userId)).slice(args.offset), {
+        budget: RESULT_BYTES,
+        more: (shown) => `call again with offset ${args.offset + shown} for the next ones`,
+      }),
   }),
 ];
