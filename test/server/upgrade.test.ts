@@ -620,12 +620,15 @@ async function writeEverything(
   // The second user's own records.
   const other = client(baseUrl, secondKey.key);
   await ok(other.post('/v1/dev/user/memories', { content: 'Second user memory' }));
-  // An address and a version, which PostgreSQL indexed whole before 0012_search_tokens and now by their words.
+  // An address and a version, which PostgreSQL indexed whole before 0012_search_tokens and now by their words;
+  // a name with accents, which it indexed as written before 0014_search_accents and now folded.
   const supportTalk = await ok(
     other.post('/v1/dev/user/conversations', { text: 'Email bob@zetacorp.dev the logs of build 3.14.2' }),
   );
   const supportNote = await ok(
-    other.post('/v1/dev/user/memories', { content: 'Support writes from bob@zetacorp.dev' }),
+    other.post('/v1/dev/user/memories', {
+      content: 'Support writes from bob@zetacorp.dev, signed Zoë Müller',
+    }),
   );
   const otherConversation = await ok(other.post('/v1/dev/user/conversations', { text: 'Second user talk' }));
   await ok(
@@ -973,7 +976,12 @@ describe.each(DIALECTS)('upgrading from the previous landed version on %s', (dia
         [support.conversation],
       ]);
     }
-    const notes = await ok(second.get('/v1/dev/user/memories/search', { query: 'zetacorp' }));
-    expect(notes.map((r: { memory: { id: string } }) => r.memory.id)).toEqual([support.memory]);
+    for (const query of ['zetacorp', 'Zoë Müller', 'zoe muller']) {
+      const notes = await ok(second.get('/v1/dev/user/memories/search', { query }));
+      expect([query, notes.map((r: { memory: { id: string } }) => r.memory.id)]).toEqual([
+        query,
+        [support.memory],
+      ]);
+    }
   }, 180_000);
 });
