@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { isPostgres, raw } from './postgres';
+import { isPostgres, punctuationAsSpaces, raw, reindexSearch } from './postgres';
 
 // PostgreSQL only: accents no longer keep a word from being found. SQLite's tokenizer (unicode61) folds them, so
 // there "cafe" finds "café" and "Müller" finds a Müller stored decomposed (u and a combining diaeresis), but
@@ -11,50 +11,9 @@ import { isPostgres, raw } from './postgres';
 //
 // Unicode normalization needs a UTF8 database; in any other the fold is the text as it is.
 
-const TABLES = ['conversations', 'memories', 'action_items'] as const;
-// As in 0012.
-const TRANSCRIPT_CHARS = 300_000;
-const PUNCTUATION = `!"#$%&'()*+,-./:;<=>?@[\\]^_\`{|}~`;
-
-/** `text` weighted for ranking, its punctuation made spaces (as 0012 does) and, when `folded`, its accents gone. */
-function weighted(text: string, weight: string, folded: boolean): string {
-  const source = `coalesce(${text}, '')`;
-  const words = `translate(${folded ? `search_folded(${source})` : source}, '${PUNCTUATION.replaceAll("'", "''")}', '${' '.repeat(PUNCTUATION.length)}')`;
-  return `setweight(to_tsvector('english', ${words}), '${weight}')`;
-}
-
-/** The document of the row `r` of `table`: its indexed columns, as 0008 weighted them. */
-function document(table: (typeof TABLES)[number], r: string, folded: boolean): string {
-  if (table === 'memories') return weighted(`${r}.content`, 'A', folded);
-  if (table === 'action_items') return weighted(`${r}.description`, 'A', folded);
-  const transcript = `left((select string_agg(s ->> 'text', ' ')
-    from jsonb_array_elements(${r}.transcript_segments::jsonb) s), ${TRANSCRIPT_CHARS})`;
-  return [
-    weighted(`${r}.structured::jsonb ->> 'title'`, 'A', folded),
-    weighted(`${r}.structured::jsonb ->> 'overview'`, 'B', folded),
-    weighted(transcript, 'C', folded),
-  ].join(' || ');
-}
-
 /** Indexes each record's text folded (or, back down, as 0012 did), from now on and for the rows stored. */
-async function reindex(db: Kysely<unknown>, folded: boolean): Promise<void> {
-  for (const table of TABLES) {
-    const search = `${table}_search`;
-    await raw(
-      db,
-      `create or replace function ${search}_sync() returns trigger language plpgsql as $$
-       begin
-         insert into ${search} (id, document) values (new.id, ${document(table, 'new', folded)})
-           on conflict (id) do update set document = excluded.document;
-         return null;
-       end $$`,
-    );
-    await raw(
-      db,
-      `update ${search} s set document = ${document(table, 'r', folded)} from ${table} r where r.id = s.id`,
-    );
-  }
-}
+const reindex = (db: Kysely<unknown>, folded: boolean) =>
+  reindexSearch(db, (text) => punctuationAsSpaces(folded ? `search_folded(${text})` : text));
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   if (!isPostgres(db)) return;
