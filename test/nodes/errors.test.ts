@@ -176,6 +176,20 @@ test('the error item of a refused field names it as the user sees it, in its det
   expect(item.details).toMatch(/^In this node: Description \(description\)\. body\.description: /);
 });
 
+test('the error items of a refused Create Many batch name the field as the user sees it, in their details', async () => {
+  const result = await runDevData(
+    server,
+    { resource: 'memory', operation: 'createMany', content: '={{ $json.fact }}' },
+    { items: [{ fact: 'Drinks tea' }, { fact: '' }], onError: 'continueRegularOutput' },
+  );
+  const items = jsonOut(result);
+  expect(items).toHaveLength(2);
+  for (const item of items) {
+    expect(item.error).toMatch(/^Invalid input: body\.memories\[1\]\.content: .+ \(input item 1\)$/);
+    expect(item.details).toMatch(/^In this node: Content \(content\)\. body\.memories\[1\]\.content: /);
+  }
+});
+
 test('the error item of an error without a description is {error} alone, with no details', async () => {
   const result = await runDevData(
     server,

@@ -43,12 +43,14 @@ function withEarlierBatches(error: unknown, written: number): unknown {
  * Creates one record per input item in as few requests as the endpoint allows, sent one after another in
  * input order. Each output item is the created record (or the entry as sent, where the endpoint answers a count),
  * paired with the input item it came from. The server
- * writes a batch all-or-nothing, so when a batch fails, Continue On Fail marks every item of that batch.
+ * writes a batch all-or-nothing, so when a batch fails, Continue On Fail marks every item of that batch, with the
+ * error as `named` gives it (the refused fields named as the user sees them).
  */
 export async function createInBatches(
   this: IExecuteFunctions,
   items: INodeExecutionData[],
   spec: BatchSpec,
+  named: (error: unknown) => unknown,
 ): Promise<INodeExecutionData[]> {
   const continueOnFail = this.continueOnFail();
   const results: INodeExecutionData[][] = items.map(() => []);
@@ -91,7 +93,8 @@ export async function createInBatches(
       try {
         response = await send();
       } catch (error) {
-        for (const entry of batch) results[entry.itemIndex] = [errorItem(error as Error, entry.itemIndex)];
+        const refusal = named(error) as Error;
+        for (const entry of batch) results[entry.itemIndex] = [errorItem(refusal, entry.itemIndex)];
         continue;
       }
     }
@@ -131,8 +134,8 @@ export function createManyOperation(
       },
       ...fields,
     ]),
-    async executeBatch(this: IExecuteFunctions, items: INodeExecutionData[]) {
-      return await createInBatches.call(this, items, batch);
+    async executeBatch(this: IExecuteFunctions, items: INodeExecutionData[], named) {
+      return await createInBatches.call(this, items, batch, named);
     },
   };
 }

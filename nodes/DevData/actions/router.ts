@@ -154,10 +154,11 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
     );
   }
   // A refusal by the server names its fields as this operation's parameters too.
+  const named = (error: unknown) => withFieldNames(error, op.description);
   const nameFields = (error: unknown): never => {
-    throw withFieldNames(error, op.description);
+    throw named(error);
   };
-  if ('executeBatch' in op) return [await op.executeBatch.call(this, items).catch(nameFields)];
+  if ('executeBatch' in op) return [await op.executeBatch.call(this, items, named).catch(nameFields)];
 
   const returnData: INodeExecutionData[] = [];
   const run = async (itemIndex: number) => {

@@ -6,10 +6,17 @@ export interface ItemOperation {
   execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject | IDataObject[]>;
 }
 
-/** An operation that takes every input item at once (Create Many) and pairs its output items itself. */
+/**
+ * An operation that takes every input item at once (Create Many) and pairs its output items itself. `named` adds
+ * to a server's refusal the operation's parameters it names, for the error items it puts out with Continue On Fail.
+ */
 export interface BatchOperation {
   description: INodeProperties[];
-  executeBatch(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]>;
+  executeBatch(
+    this: IExecuteFunctions,
+    items: INodeExecutionData[],
+    named: (error: unknown) => unknown,
+  ): Promise<INodeExecutionData[]>;
 }
 
 export type Operation = ItemOperation | BatchOperation;
