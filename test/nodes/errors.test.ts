@@ -497,4 +497,42 @@ describe('an Update with nothing to change fails before sending, naming the item
     );
     expect(result.error?.context.itemIndex).toBe(0);
   });
+
+  // The server takes null as not given, so the PATCH it would make changes nothing either.
+  test.each([
+    [
+      'Action Item',
+      'actionItem',
+      'actionItemId',
+      '/v1/dev/user/action-items',
+      { description: 'a' },
+      'description',
+    ],
+    [
+      'Conversation',
+      'conversation',
+      'conversationId',
+      '/v1/dev/user/conversations',
+      { text: 'Hi there.' },
+      'title',
+    ],
+    ['Folder', 'folder', 'folderId', '/v1/dev/user/folders', { name: 'Given nothing' }, 'name'],
+    ['Goal', 'goal', 'goalId', '/v1/dev/user/goals', { title: 'Run', goal_type: 'boolean' }, 'targetValue'],
+    ['Memory', 'memory', 'memoryId', '/v1/dev/user/memories', { content: 'Likes tea' }, 'content'],
+    ['Person', 'person', 'personId', '/v1/dev/user/people', { name: 'Given Nothing' }, 'name'],
+  ])('%s → Update with a field whose expression gives null or nothing', async (...row) => {
+    const [, resource, idName, path, created, field] = row;
+    const { id } = (await devClient(server).post(path, created)).body;
+    const patches = server.requestsTo('PATCH', `${path}/${id}`).length;
+    const result = await runDevData(
+      server,
+      { resource, operation: 'update', [idName]: id, updateFields: { [field]: '={{ $json.value }}' } },
+      { items: [{ value: null }, {}], onError: 'continueRegularOutput' },
+    );
+    expect(jsonOut(result)).toEqual([
+      { error: 'Nothing to update: add at least one field under Update Fields (input item 0)' },
+      { error: 'Nothing to update: add at least one field under Update Fields (input item 1)' },
+    ]);
+    expect(server.requestsTo('PATCH', `${path}/${id}`)).toHaveLength(patches);
+  });
 });

@@ -2,9 +2,9 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest, type DevDataRequest } from '../../shared';
-import { recordId, updateFields, UPDATE_FIELDS } from './common.description';
+import { recordId, updateFields } from './common.description';
 import type { ItemOperation } from './types';
-import { changesOf } from './utils';
+import { changesOf, updateFieldsOf } from './utils';
 
 export interface RecordSpec {
   /** The resource value, e.g. `folder`. */
@@ -81,11 +81,7 @@ export function updateById(
         ...addressedRecord.call(this, spec, itemIndex),
         body: changesOf.call(
           this,
-          toWire.call(
-            this,
-            this.getNodeParameter(UPDATE_FIELDS.name, itemIndex, {}) as IDataObject,
-            itemIndex,
-          ),
+          toWire.call(this, updateFieldsOf.call(this, itemIndex), itemIndex),
           itemIndex,
         ),
       })) as IDataObject;

@@ -170,6 +170,18 @@ export function assertNotBoth(
 }
 
 /**
+ * The fields added under Update Fields that hold a value. One whose expression gives nothing (a missing value, or
+ * null) counts as not added: the server takes null as not given, so sent, it would change nothing while the item
+ * succeeded, where an update left without changes fails (see changesOf).
+ */
+export function updateFieldsOf(this: IExecuteFunctions, itemIndex: number): IDataObject {
+  const fields = this.getNodeParameter(UPDATE_FIELDS.name, itemIndex, {}) as IDataObject;
+  return Object.fromEntries(
+    Object.entries(fields).filter(([, value]) => value !== undefined && value !== null),
+  );
+}
+
+/**
  * `body`, the changes of an Update, when it holds at least one: with none (no field added, or only switches left
  * off) the item fails before anything is sent, rather than sending a request that changes nothing.
  */

@@ -2,9 +2,9 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../../shared';
-import { updateFields, UPDATE_FIELDS } from '../common.description';
+import { updateFields } from '../common.description';
 import { addressedRecord, recordLocator } from '../crud';
-import { assertNotBoth, changesOf, toBoolean, toWireFields } from '../utils';
+import { assertNotBoth, changesOf, toBoolean, toWireFields, updateFieldsOf } from '../utils';
 import { actionItemRecord, completedField, descriptionField, dueAtDate, dueAtField } from './fields';
 
 const clearDueAtField: INodeProperties = {
@@ -26,11 +26,7 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-  const { clearDueAt: clear, ...fields } = this.getNodeParameter(
-    UPDATE_FIELDS.name,
-    itemIndex,
-    {},
-  ) as IDataObject;
+  const { clearDueAt: clear, ...fields } = updateFieldsOf.call(this, itemIndex);
   const clearDueAt = toBoolean.call(this, clear, clearDueAtField.displayName, itemIndex);
   assertNotBoth.call(this, { ...fields, clearDueAt }, dueAtField, clearDueAtField, itemIndex);
   const body = toWireFields.call(this, fields, itemIndex, [dueAtDate], [completedField]);

@@ -2,9 +2,9 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../../shared';
-import { updateFields, UPDATE_FIELDS } from '../common.description';
+import { updateFields } from '../common.description';
 import { addressedRecord, recordLocator } from '../crud';
-import { assertNotBoth, changesOf, toBoolean, toWireFields } from '../utils';
+import { assertNotBoth, changesOf, toBoolean, toWireFields, updateFieldsOf } from '../utils';
 import { conversationRecord, folderIdField } from './fields';
 
 const folderField = folderIdField('Move the conversation to this folder');
@@ -52,11 +52,7 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-  const { removeFromFolder: remove, ...fields } = this.getNodeParameter(
-    UPDATE_FIELDS.name,
-    itemIndex,
-    {},
-  ) as IDataObject;
+  const { removeFromFolder: remove, ...fields } = updateFieldsOf.call(this, itemIndex);
   const removeFromFolder = toBoolean.call(this, remove, removeFromFolderField.displayName, itemIndex);
   assertNotBoth.call(this, { ...fields, removeFromFolder }, folderField, removeFromFolderField, itemIndex);
   const body = toWireFields.call(this, fields, itemIndex, [], fieldsToUpdate);

@@ -2,9 +2,9 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../../shared';
-import { byDisplayName, clearFieldsOption, updateFields, UPDATE_FIELDS } from '../common.description';
+import { byDisplayName, clearFieldsOption, updateFields } from '../common.description';
 import { addressedRecord, recordLocator } from '../crud';
-import { changesOf, clearedFields, toWireFields } from '../utils';
+import { changesOf, clearedFields, toWireFields, updateFieldsOf } from '../utils';
 import { goalFields, goalRecord, horizonAtDate, titleField } from './fields';
 
 /** The fields a goal may be without: Update removes them by sending null. */
@@ -25,11 +25,7 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-  const { clearFields = [], ...fields } = this.getNodeParameter(
-    UPDATE_FIELDS.name,
-    itemIndex,
-    {},
-  ) as IDataObject;
+  const { clearFields = [], ...fields } = updateFieldsOf.call(this, itemIndex);
   const body = clearedFields.call(
     this,
     toWireFields.call(this, fields, itemIndex, [horizonAtDate], goalFields),
