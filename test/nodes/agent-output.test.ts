@@ -208,6 +208,7 @@ test('Memory → Get Many and Search simplified: id, content, category, tags and
 test('Goal → Get and Get Many simplified: no goal_id nor metric (each repeats other fields); raw keeps them', async () => {
   const created = await user.client.post('/v1/dev/user/goals', {
     title: 'Run 100 km',
+    goal_type: 'numeric',
     target_value: 100,
     unit: 'km',
   });
