@@ -107,6 +107,25 @@ test('Goal → Create (numeric and scale), Get, Update, Update Progress, Get His
   ]);
 });
 
+// With Goal Type an expression the editor cannot tell the type: it hides the numeric goal's own Target Value and
+// shows the one under Additional Fields, which is where the user (or an AI agent's $fromAI) sets it.
+test('Goal → Create with Goal Type by expression takes the Target Value set under Additional Fields', async () => {
+  const created = jsonOut(
+    await runDevData(
+      server,
+      {
+        resource: 'goal',
+        operation: 'create',
+        title: '={{ $json.title }}',
+        goalType: '={{ $json.type }}',
+        additionalFields: { targetValue: '={{ $json.target }}' },
+      },
+      { credentials, items: [{ title: 'Run 42 km', type: 'numeric', target: 42 }] },
+    ),
+  );
+  expect(created).toMatchObject([{ title: 'Run 42 km', goal_type: 'numeric', target_value: 42 }]);
+});
+
 // Issue 26, decision 4: like the real service, the server stores a value outside min–max as given.
 test('Goal → Update Progress outside the range stores the value as given', async () => {
   const created = jsonOut(

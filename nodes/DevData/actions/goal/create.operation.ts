@@ -69,7 +69,12 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
     goal_type: goalType,
     ...toWireFields.call(this, additional, itemIndex, [horizonAtDate], goalFields),
   };
-  if (goalType === 'numeric') {
+  // With Goal Type an expression (an AI agent's $fromAI too), the editor hides the numeric goal's own Target Value
+  // and shows the one under Additional Fields: a Target Value set there is the one the user gave.
+  const typeByExpression = String(
+    this.getNodeParameter('goalType', itemIndex, '', { rawExpressions: true }),
+  ).startsWith('=');
+  if (goalType === 'numeric' && !(typeByExpression && body.target_value !== undefined)) {
     const target = this.getNodeParameter(targetValueField.name, itemIndex) as IDataObject[string];
     body.target_value = toNumber.call(this, target, targetValueField.displayName, itemIndex);
   }
