@@ -766,6 +766,43 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
     expect(await outcomes('both')).toEqual(['message_pushed', 'message_pushed', 'pushed', 'rate_limited']);
   });
 
+  it("pushes a reply's message even when its notification is malformed, and records why the notification was not", async () => {
+    // The real service pushes the message before it reads the notification, so a broken notification (an n8n
+    // expression that came out empty, a prompt of the wrong type) never costs the message.
+    const cases = {
+      empty_string: '',
+      number_prompt: { prompt: 5, params: [] },
+      nul_prompt: { prompt: 'Hello\u0000 there', params: [] },
+      params_not_a_list: { prompt: 'Say hi to {{user_name}}', params: 'user_name' },
+    };
+    const user = await newUser(server);
+    const apps: Record<string, TestApp> = {};
+    for (const [name, notification] of Object.entries(cases)) {
+      replies.set(`/half/${name}`, () => ({ json: { message: `Message of ${name}`, notification } }));
+      apps[name] = await makeApp(server, { name: `Half ${name}`, webhookUrl: `${hooks.url}/half/${name}` });
+      await install(server, apps[name].id, user.id);
+    }
+    await user.client.post('/v1/dev/user/transcripts/half/segments', segments('Hi'));
+    await settle();
+
+    const inbox = (await user.client.get('/v1/dev/user/notifications', { limit: 100 })).body.notifications;
+    for (const name of Object.keys(cases)) {
+      const records = await deliveriesOf(apps[name]);
+      expect({ name, outcomes: records.map((r) => r.outcome).sort() }).toEqual({
+        name,
+        outcomes: ['invalid_reply', 'message_pushed'],
+      });
+      const refused = records.find((r) => r.outcome === 'invalid_reply')!;
+      expect(refused).toMatchObject({ status_code: 200, notification_id: null });
+      expect(refused.detail).toContain('notification');
+      const pushed = inbox.filter((n: { app_id: string }) => n.app_id === apps[name].id);
+      expect(pushed.map((n: { text: string }) => n.text)).toEqual([`Message of ${name}`]);
+    }
+    expect(
+      (await deliveriesOf(apps.nul_prompt)).find((r) => r.outcome === 'invalid_reply')!.detail,
+    ).toContain('notification.prompt: Text must not contain NUL (U+0000) characters');
+  });
+
   it('takes an empty 2xx answer (204, or 200 without a body) as no notification, never as a failure', async () => {
     const user = await newUser(server);
     const apps: Record<string, TestApp> = {};

@@ -56,29 +56,45 @@ export const webhookPayload = z
 /** A reply `message` is pushed when it is longer than this many characters, as the real service does. */
 export const MESSAGE_MIN_EXCLUSIVE = 5;
 
+/** Text that cannot be stored and read back unchanged (a NUL, a lone surrogate) is refused, never altered. */
+const refuseUnstorableText = (value: unknown, ctx: z.RefinementCtx) => {
+  const issue = textIssue(value);
+  if (issue) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.msg });
+};
+const refuseUnstorableMessage = (reply: { message?: string | null }, ctx: z.RefinementCtx) =>
+  refuseUnstorableText({ message: reply.message }, ctx);
+
+/** A reply's `notification`: a prompt template and the scopes whose variables it uses. */
+export const replyNotification = z
+  .object({
+    prompt: z.string(),
+    params: z.array(z.string()).default([]),
+  })
+  .superRefine(refuseUnstorableText);
+
+const replyEnvelope = {
+  session_id: z.unknown().optional(),
+  message: z.string().nullable().optional(),
+};
+
 /**
  * The app's reply. `session_id` may be anything or absent: the real service never reads it, so neither do we.
  * `message` is pushed as it is; `notification` goes through the template and generation. `params` names are
  * checked against the app's and the user's scopes, not here.
  */
 export const webhookReply = z
-  .object({
-    session_id: z.unknown().optional(),
-    message: z.string().nullable().optional(),
-    notification: z
-      .object({
-        prompt: z.string(),
-        params: z.array(z.string()).default([]),
-      })
-      .nullable()
-      .optional(),
-  })
-  .superRefine((reply, ctx) => {
-    // Text that cannot be stored and read back unchanged (a NUL, a lone surrogate) is refused, never altered.
-    const issue = textIssue({ message: reply.message, notification: reply.notification });
-    if (issue) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.msg });
-  });
-export type WebhookReply = z.infer<typeof webhookReply>;
+  .object({ ...replyEnvelope, notification: replyNotification.nullable().optional() })
+  .superRefine(refuseUnstorableMessage);
+
+/**
+ * The reply as the pipeline reads it: its `notification` is checked on its own (`replyNotification`), so that a
+ * malformed one does not cost the message, which the real service pushes before it reads the notification.
+ */
+export const webhookReplyParts = z
+  .object({ ...replyEnvelope, notification: z.unknown().optional() })
+  .superRefine(refuseUnstorableMessage);
+export type WebhookReplyParts = z.infer<typeof webhookReplyParts>;
+export type ReplyNotification = z.infer<typeof replyNotification>;
 
 // Delivery records.
 

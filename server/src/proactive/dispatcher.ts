@@ -1,11 +1,14 @@
 import axios from 'axios';
 import type { FastifyBaseLogger } from 'fastify';
+import type { z } from 'zod';
 import type { ServerConfig } from '../config';
 import {
   MESSAGE_MIN_EXCLUSIVE,
-  webhookReply,
+  replyNotification,
+  webhookReplyParts,
   type Outcome,
-  type WebhookReply,
+  type ReplyNotification,
+  type WebhookReplyParts,
   type WebhookSegment,
 } from '../contract/proactive';
 import { PROACTIVE_SCOPES, type ProactiveScope } from '../contract/scopes';
@@ -54,6 +57,13 @@ type PartResult = Omit<Result, 'statusCode'>;
 /** The length of a text in characters (code points), as the real service counts them, not in UTF-16 units. */
 function characters(text: string): number {
   return [...text].length;
+}
+
+/** Why a reply (or its notification, under `prefix`) does not match the shape, for the delivery record. */
+function replyMismatch(error: z.ZodError, prefix: string[] = []): string {
+  const issue = error.issues[0];
+  const path = [...prefix, ...issue.path].join('.') || '(root)';
+  return `The reply does not match {session_id?, message?, notification?:{prompt, params}}: ${path}: ${issue.message}`;
 }
 
 /** Errors thrown before any HTTP answer; classified into the transport outcomes. */
@@ -243,16 +253,9 @@ export class Dispatcher {
       return [{ outcome: 'invalid_reply', statusCode, detail }];
     }
     this.breakers.success(job.url);
-    const parsed = webhookReply.safeParse(json);
+    const parsed = webhookReplyParts.safeParse(json);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      return [
-        {
-          outcome: 'invalid_reply',
-          statusCode,
-          detail: `The reply does not match {session_id?, message?, notification?:{prompt, params}}: ${issue.path.join('.') || '(root)'}: ${issue.message}`,
-        },
-      ];
+      return [{ outcome: 'invalid_reply', statusCode, detail: replyMismatch(parsed.error) }];
     }
     return (await this.handle(job, parsed.data)).map((result) => ({ ...result, statusCode }));
   }
@@ -260,13 +263,13 @@ export class Dispatcher {
   /**
    * Decides what a valid reply leads to: its `message` (more than 5 characters) is pushed as it is, as the real
    * service does; its `notification` is pushed when it passes every check. Each part that is there gives one
-   * result; a reply with neither gives `no_notification`.
+   * result; a reply with neither gives `no_notification`. A malformed notification is its own `invalid_reply`.
    */
-  private async handle(job: Call, reply: WebhookReply): Promise<PartResult[]> {
+  private async handle(job: Call, reply: WebhookReplyParts): Promise<PartResult[]> {
     const message = reply.message ?? '';
     const hasMessage = characters(message) > MESSAGE_MIN_EXCLUSIVE;
-    const notification = reply.notification;
-    if (!hasMessage && !notification) return [{ outcome: 'no_notification', detail: null }];
+    const notification = reply.notification ?? undefined;
+    if (!hasMessage && notification === undefined) return [{ outcome: 'no_notification', detail: null }];
 
     const app = await this.repositories.apps.findApp(job.appId).catch((error: unknown) => {
       if (error instanceof NotFound) return undefined;
@@ -276,7 +279,7 @@ export class Dispatcher {
     const install = await this.repositories.apps.findInstall(job.appId, job.userId);
     const results: PartResult[] = [];
     if (hasMessage) results.push(await this.pushMessage(job, app, install, message));
-    if (notification) results.push(await this.notify(job, app, install, notification));
+    if (notification !== undefined) results.push(await this.notify(job, app, install, notification));
     return results;
   }
 
@@ -299,14 +302,17 @@ export class Dispatcher {
     return { outcome: 'message_pushed', detail: null, notificationId: row.id };
   }
 
-  /** A reply's `notification`: checked, filled, generated and pushed, or dropped with the reason. */
+  /** A reply's `notification`, as the app sent it: checked, filled, generated and pushed, or dropped with the reason. */
   private async notify(
     job: Call,
     app: App,
     install: Install | undefined,
-    notification: NonNullable<WebhookReply['notification']>,
+    sent: unknown,
   ): Promise<PartResult> {
     const drop = (outcome: Outcome, detail: string) => ({ outcome, detail });
+    const parsed = replyNotification.safeParse(sent);
+    if (!parsed.success) return drop('invalid_reply', replyMismatch(parsed.error, ['notification']));
+    const notification: ReplyNotification = parsed.data;
     if (!app.capabilities.includes('proactive_notification')) {
       return drop('capability_missing', 'The app lacks the proactive_notification capability');
     }
