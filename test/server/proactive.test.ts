@@ -539,6 +539,41 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
     expect(inbox.map((n: { app_id: string }) => n.app_id)).toEqual([apps.longest.id]);
   });
 
+  it('does not let a prompt that repeats a placeholder multiply the text sent to the LLM', async () => {
+    // The app writes the user's chat with it itself (its pushed messages): 128,000 characters of `{{user_chat}}`
+    // would otherwise become ~9,800 copies of it, hundreds of MB in one request built in this process.
+    const user = await newUser(server);
+    const app = await makeApp(server, {
+      name: 'Repeats',
+      webhookUrl: `${hooks.url}/repeats`,
+      scopes: ['user_chat'],
+    });
+    await install(server, app.id, user.id, ['user_chat']);
+    const chat = 'c'.repeat(130_000);
+    const rounds = [
+      { json: { message: chat } },
+      notify('{{user_chat}}'.repeat(3), ['user_chat']),
+      // One copy of each variable is always room enough, even past the 128,000 characters of the prompt itself.
+      notify('Chat so far: {{user_chat}}', ['user_chat']),
+    ];
+    const llmCalls = llm.calls.length;
+    for (const [i, answer] of rounds.entries()) {
+      replies.set('/repeats', () => answer);
+      await user.client.post('/v1/dev/user/transcripts/repeats/segments', segments(`Round ${i}`));
+      await settle();
+    }
+
+    const records = await deliveriesOf(app);
+    expect(records.map((r) => r.outcome)).toEqual(['pushed', 'prompt_too_long', 'message_pushed']);
+    expect(records[1]).toMatchObject({ status_code: 200, notification_id: null });
+    // "Repeats: " and the 130,000 characters, three times.
+    expect(records[1].detail).toBe(
+      'The filled prompt is too long: 390027 characters, more than the 128000 of a prompt and one copy of each variable (258009)',
+    );
+    const sent = llm.calls.slice(llmCalls).map((c) => JSON.parse(c.body).messages[0].content as string);
+    expect(sent.map((prompt) => prompt.length)).toEqual([`Chat so far: Repeats: ${chat}`.length]);
+  });
+
   it('pushes a generated text without the NUL characters the model sent', async () => {
     const user = await newUser(server);
     const app = await makeApp(server, { name: 'Nul', webhookUrl: `${hooks.url}/nul` });

@@ -22,7 +22,7 @@ import type { OutboundPolicy } from '../outbound/policy';
 import type { Pusher } from './push';
 import { WorkQueue } from './queue';
 import { sign } from './signature';
-import { contextValues, fill } from './template';
+import { contextValues, fill, filledLength } from './template';
 
 export const MIN_PROMPT = 5;
 /** The real service's limit (its max_prompt_char_limit): a longer prompt is not sent to the LLM. */
@@ -348,10 +348,17 @@ export class Dispatcher {
       const variables = notification.params.filter((p): p is ProactiveScope =>
         (PROACTIVE_SCOPES as readonly string[]).includes(p),
       );
-      const filled = fill(
-        notification.prompt,
-        await contextValues(this.repositories.proactive, job.userId, job.appId, variables),
-      );
+      const values = await contextValues(this.repositories.proactive, job.userId, job.appId, variables);
+      // Room for the prompt and one copy of each variable: more only comes of repeating placeholders.
+      const room = Object.values(values).reduce((sum, value) => sum + characters(value), MAX_PROMPT);
+      const length = filledLength(notification.prompt, values, characters);
+      if (length > room) {
+        return drop(
+          'prompt_too_long',
+          `The filled prompt is too long: ${length} characters, more than the ${MAX_PROMPT} of a prompt and one copy of each variable (${room})`,
+        );
+      }
+      const filled = fill(notification.prompt, values);
       const generation = await generate(this.config, filled);
       if (!generation.ok) return drop('generation_failed', generation.reason);
       if (characters(generation.text) < MIN_GENERATED) {

@@ -13,6 +13,24 @@ export function fill(prompt: string, values: Partial<Record<ProactiveScope, stri
   );
 }
 
+/**
+ * The length `fill` would give, as `measure` counts it, without building the text: a prompt repeating a
+ * placeholder multiplies its variable's text, which is to be refused before it takes the memory.
+ */
+export function filledLength(
+  prompt: string,
+  values: Partial<Record<ProactiveScope, string>>,
+  measure: (text: string) => number,
+): number {
+  const lengths = new Map(Object.entries(values).map(([name, value]) => [name, measure(value)]));
+  let length = measure(prompt);
+  for (const [placeholder, name] of prompt.matchAll(PLACEHOLDER)) {
+    const value = lengths.get(name);
+    if (value !== undefined) length += value - measure(placeholder);
+  }
+  return length;
+}
+
 /** The text of each template variable asked for, read from the user's data. */
 export async function contextValues(
   proactive: ProactiveRepository,
