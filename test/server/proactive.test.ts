@@ -574,6 +574,23 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
     expect(sent.map((prompt) => prompt.length)).toEqual([`Chat so far: Repeats: ${chat}`.length]);
   });
 
+  it('names at most ten refused params in the delivery record, however many the reply lists', async () => {
+    // 50,000 names made a 389 kB detail in every record, and a page of 100 records tens of MB.
+    const user = await newUser(server);
+    const app = await makeApp(server, { name: 'Params', webhookUrl: `${hooks.url}/params` });
+    await install(server, app.id, user.id);
+    const params = ['user_name', ...Array.from({ length: 50_000 }, (_, i) => `p${i % 25_000}`)];
+    replies.set('/params', () => notify('Hello {{user_name}}', params));
+    await user.client.post('/v1/dev/user/transcripts/params/segments', segments('Hi'));
+    await settle();
+    const [{ outcome, detail }] = await deliveriesOf(app);
+    // A long detail is shown by its length, so a failure does not print it.
+    expect([outcome, detail!.length > 200 ? `${detail!.length} characters` : detail]).toEqual([
+      'scopes_not_granted',
+      'Not declared by the app or not granted by the user: p0, p1, p2, p3, p4, p5, p6, p7, p8, p9 and 24990 more',
+    ]);
+  });
+
   it('pushes a generated text without the NUL characters the model sent', async () => {
     const user = await newUser(server);
     const app = await makeApp(server, { name: 'Nul', webhookUrl: `${hooks.url}/nul` });

@@ -28,6 +28,8 @@ export const MIN_PROMPT = 5;
 /** The real service's limit (its max_prompt_char_limit): a longer prompt is not sent to the LLM. */
 export const MAX_PROMPT = 128_000;
 export const MIN_GENERATED = 5;
+/** How many refused params a `scopes_not_granted` record names. */
+const REFUSED_PARAMS_SHOWN = 10;
 /** Delivery records are kept this long; older ones are pruned, at most once an hour per server instance. */
 export const DELIVERY_RETENTION_MS = 30 * 86_400_000;
 const DELIVERY_PRUNE_INTERVAL_MS = 3_600_000;
@@ -322,9 +324,14 @@ export class Dispatcher {
     const granted: string[] = install.granted_scopes;
     const refused = notification.params.filter((p) => !declared.includes(p) || !granted.includes(p));
     if (refused.length > 0) {
+      // The first few names say what is wrong; a reply may list thousands, each record would keep them all.
+      const names = [...new Set(refused)];
+      const shown = names.slice(0, REFUSED_PARAMS_SHOWN).join(', ');
+      const more =
+        names.length > REFUSED_PARAMS_SHOWN ? ` and ${names.length - REFUSED_PARAMS_SHOWN} more` : '';
       return drop(
         'scopes_not_granted',
-        `Not declared by the app or not granted by the user: ${[...new Set(refused)].join(', ')}`,
+        `Not declared by the app or not granted by the user: ${shown}${more}`,
       );
     }
     // Characters are code points here as for a reply's message, so an emoji counts once.
