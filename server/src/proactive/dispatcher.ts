@@ -270,7 +270,8 @@ export class Dispatcher {
   /**
    * Decides what a valid reply leads to: its `message` (more than 5 characters) is pushed as it is, as the real
    * service does; its `notification` is pushed when it passes every check. Each part that is there gives one
-   * result; a reply with neither gives `no_notification`. A malformed notification is its own `invalid_reply`.
+   * result; a reply with neither gives `no_notification`. A malformed notification is its own
+   * `invalid_reply`.
    */
   private async handle(job: Call, reply: WebhookReplyParts): Promise<PartResult[]> {
     const message = reply.message ?? '';
@@ -309,7 +310,10 @@ export class Dispatcher {
     return { outcome: 'message_pushed', detail: null, notificationId: row.id };
   }
 
-  /** A reply's `notification`, as the app sent it: checked, filled, generated and pushed, or dropped with the reason. */
+  /**
+   * A reply's `notification`, as the app sent it: checked, filled, generated and pushed, or dropped with the
+   * reason.
+   */
   private async notify(
     job: Call,
     app: App,
