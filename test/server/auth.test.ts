@@ -91,6 +91,10 @@ describe('the per-key rate limit', () => {
     expect(replies.map((r) => r.status)).toEqual([200, 200, 200, 429]);
     expect(replies[0].headers.get('x-ratelimit-limit')).toBe('3');
     expect(replies[2].headers.get('x-ratelimit-remaining')).toBe('0');
+    // The seconds until the minute's window ends, not an epoch time.
+    const reset = Number(replies[0].headers.get('x-ratelimit-reset'));
+    expect(reset).toBeGreaterThanOrEqual(1);
+    expect(reset).toBeLessThanOrEqual(60);
     const limited = replies[3];
     expect(expectShape(errorBody, limited.body).detail).toMatch(/^Rate limit exceeded/);
     const retryAfter = Number(limited.headers.get('retry-after'));

@@ -37,11 +37,19 @@ describe.each(DIALECTS)('direct notifications and the inbox on %s', (dialect) =>
   });
 
   it('pushes a message into the user inbox, newest first, with cursor pages', async () => {
+    // X-RateLimit-Reset: the seconds left of the UTC clock hour when the server answered (the real service's).
+    const secondsLeftOfHour = () => Math.ceil((HOUR_MS - (Date.now() % HOUR_MS)) / 1000);
+    await clearOfBoundary(HOUR_MS, 10_000);
     for (const message of ['first', 'second', 'third']) {
+      const before = secondsLeftOfHour();
       const reply = await notify({ uid: server.init.user_id, message });
+      const after = secondsLeftOfHour();
       expect(reply.status).toBe(200);
       expect(expectShape(directNotificationResponse, reply.body)).toEqual({ status: 'Ok' });
       expect(reply.headers.get('x-ratelimit-limit')).toBe('10');
+      const reset = Number(reply.headers.get('x-ratelimit-reset'));
+      expect(reset).toBeGreaterThanOrEqual(after);
+      expect(reset).toBeLessThanOrEqual(before);
     }
     const inbox = devClient(server);
     const first = expectShape(

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookH
 import { nulPath } from '../contract/common';
 import type { Scope } from '../contract/scopes';
 import { HttpError } from '../http/http-errors';
-import type { RequestLimiter } from './rate-limit';
+import { resetSeconds, type RequestLimiter } from './rate-limit';
 import { bearerToken, hashSecret } from './secrets';
 
 export interface DeveloperKey {
@@ -60,7 +60,7 @@ export function developerAuth(limiter: RequestLimiter): onRequestAsyncHookHandle
     const window = counted instanceof Promise ? await counted : counted;
     reply.header('x-ratelimit-limit', String(limiter.max));
     reply.header('x-ratelimit-remaining', String(window.remaining));
-    reply.header('x-ratelimit-reset', String(Math.ceil(window.resetAt / 1000)));
+    reply.header('x-ratelimit-reset', String(resetSeconds(window.resetAt, now)));
     if (!window.allowed) {
       const retryAfter = Math.max(1, Math.ceil((window.resetAt - now) / 1000));
       throw new HttpError(429, `Rate limit exceeded. Retry after ${retryAfter} seconds`, {

@@ -93,3 +93,7 @@ export class RedisWindowLimiter implements RequestLimiter {
     return counted(count, this.max, start, this.windowMs);
   }
 }
+
+/** X-RateLimit-Reset: the seconds until the window ends at `resetAt`, as the real service sends it. */
+export const resetSeconds = (resetAt: number, now = Date.now()): number =>
+  Math.max(0, Math.ceil((resetAt - now) / 1000));

@@ -2,6 +2,7 @@
 // watch the transcript webhook that feeds proactive notifications. Tagged "Notifications" in the API docs.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { resetSeconds } from '../auth/rate-limit';
 import { errors } from '../contract/common';
 import {
   app as appSchema,
@@ -16,11 +17,11 @@ import { directNotifications, type HourlyWindow } from '../usecases/direct-notif
 
 const tags = ['Notifications'];
 
-/** The X-RateLimit-* headers of the hourly window of direct notifications (reset in epoch seconds). */
+/** The X-RateLimit-* headers of the hourly window of direct notifications. */
 const rateLimitHeaders = ({ limit, remaining, resetAt }: HourlyWindow) => ({
   'x-ratelimit-limit': String(limit),
   'x-ratelimit-remaining': String(remaining),
-  'x-ratelimit-reset': String(Math.ceil(resetAt / 1000)),
+  'x-ratelimit-reset': String(resetSeconds(resetAt)),
 });
 const params = z.object({ app_id: z.string() });
 
