@@ -752,12 +752,17 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
       not_a_string: { message: 42 },
       // session_id is never read, whatever its type.
       numeric_session_id: { session_id: 12345, message: 'hello from the app' },
+      // A falsy reply says nothing, as the real service reads it; a truthy one that is no object is malformed.
+      null_reply: null,
+      false_reply: false,
+      empty_array_reply: [],
+      array_reply: [{ message: 'Drink some water!' }],
     };
     const user = await newUser(server);
     const apps: Record<string, TestApp> = {};
     for (const [name, reply] of Object.entries(cases)) {
       replyOf.set(`/message/${name}`, reply);
-      replies.set(`/message/${name}`, ({ path }) => ({ json: replyOf.get(path) }));
+      replies.set(`/message/${name}`, ({ path }) => ({ text: JSON.stringify(replyOf.get(path)) }));
       // The message needs no proactive_notification capability (the real service checks none for it).
       apps[name] = await makeApp(server, {
         name: `App ${name}`,
@@ -780,6 +785,9 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
     expect(await outcomes('both')).toEqual(['message_pushed', 'pushed']);
     expect(await outcomes('not_a_string')).toEqual(['invalid_reply']);
     expect(await outcomes('numeric_session_id')).toEqual(['message_pushed']);
+    for (const name of ['null_reply', 'false_reply', 'empty_array_reply'])
+      expect({ name, outcomes: await outcomes(name) }).toEqual({ name, outcomes: ['no_notification'] });
+    expect(await outcomes('array_reply')).toEqual(['invalid_reply']);
     expect((await deliveriesOf(apps.not_a_string))[0].detail).toContain('message');
 
     const inbox = (await user.client.get('/v1/dev/user/notifications', { limit: 100 })).body

@@ -260,6 +260,10 @@ export class Dispatcher {
       return [{ outcome: 'invalid_reply', statusCode, detail }];
     }
     this.breakers.success(job.url);
+    // A reply of null, false, 0, "" or [] says nothing, as the real service reads it (it stops at a falsy reply).
+    if (!json || (Array.isArray(json) && json.length === 0)) {
+      return [{ outcome: 'no_notification', statusCode, detail: null }];
+    }
     const parsed = webhookReplyParts.safeParse(json);
     if (!parsed.success) {
       return [{ outcome: 'invalid_reply', statusCode, detail: replyMismatch(parsed.error) }];
