@@ -353,20 +353,49 @@ async function newestCreated(
   return [...found.values()].reverse();
 }
 
-/** The latest SAMPLE_SIZE changes that `keep` accepts, looking back a day, then a week, then 30 days. */
+/**
+ * The last SAMPLE_SIZE of the records changed since a day ago that `pick` picks (in the order it gives them, feed
+ * order by default), looking back a week, then 30 days while fewer were picked.
+ */
 async function latestChanges(
   this: IPollFunctions,
   feed: Feed,
-  keep: (record: IDataObject) => boolean,
+  pick: (records: IDataObject[], from: Position) => IDataObject[],
 ): Promise<IDataObject[]> {
   let found: IDataObject[] = [];
   for (const windowMs of SAMPLE_WINDOWS_MS) {
     const from = { at: new Date(Date.now() - windowMs).toISOString(), id: '' };
     const { records } = await walk.call(this, feed, from, pollBudgetMs.call(this));
-    found = latestStates(records).filter(keep).slice(-SAMPLE_SIZE);
+    found = pick(latestStates(records), from).slice(-SAMPLE_SIZE);
     if (found.length >= SAMPLE_SIZE) break;
   }
   return found;
+}
+
+/** Records in the order they were created (created_at, then id), as the feed orders their creations. */
+const byCreation = (a: IDataObject, b: IDataObject) =>
+  Date.parse(String(a.created_at)) - Date.parse(String(b.created_at)) ||
+  (String(a.id) < String(b.id) ? -1 : 1);
+
+/**
+ * New Conversation's sample: the newest created conversations that the event would report (completed, passing
+ * the options). The list orders conversations by when they started, so one created today that started long ago
+ * (imported) would be left out there: the change feed finds the ones created lately, and the list adds older
+ * ones when fewer than SAMPLE_SIZE were created in 30 days.
+ */
+async function newestCreatedConversations(
+  this: IPollFunctions,
+  options: TriggerOptions,
+): Promise<IDataObject[]> {
+  const reported = (record: IDataObject) =>
+    record.status !== 'in_progress' && passesFilters('newConversation', record, options);
+  const recent = await latestChanges.call(this, feedOf('newConversation', options), (records, from) =>
+    records.filter((record) => createdAfter(record, from) && reported(record)).sort(byCreation),
+  );
+  if (recent.length >= SAMPLE_SIZE) return recent;
+  const older = await newestCreated.call(this, 'newConversation', options);
+  const byId = new Map([...older, ...recent].map((record) => [String(record.id), record]));
+  return [...byId.values()].sort(byCreation).slice(-SAMPLE_SIZE);
 }
 
 /**
@@ -381,17 +410,16 @@ export async function sample(
   const feed = feedOf(event, options);
   switch (event) {
     case 'newActionItem':
-    case 'newConversation':
     case 'newMemory':
       return await newestCreated.call(this, event, options);
+    case 'newConversation':
+      return await newestCreatedConversations.call(this, options);
     case 'updatedActionItem':
-      return await latestChanges.call(
-        this,
-        feed,
-        (record) => edited(record) && passesFilters(event, record, options),
+      return await latestChanges.call(this, feed, (records) =>
+        records.filter((record) => edited(record) && passesFilters(event, record, options)),
       );
     case 'deletedActionItem':
-      return await latestChanges.call(this, feed, () => true);
+      return await latestChanges.call(this, feed, (records) => records);
     case 'goalProgressChanged': {
       // Goals are few: read them all, and show the most recently changed ones (edited ones first choice).
       const { records } = await walk.call(this, feed, null, pollBudgetMs.call(this));

@@ -1108,6 +1108,28 @@ describe('manual runs', () => {
     expect(conversations[0].transcript_segments).toHaveLength(1);
   });
 
+  test('New Conversation shows the newest created conversations, as the event reports them, whenever they started', async () => {
+    const user = await newUser(server);
+    const credentials = credentialsFor(server, user.key);
+    const conversations = [];
+    for (const text of range(5, 'Talk today'))
+      conversations.push(await ok(user.client.post(`${DEV}/conversations`, { text }), 200));
+    // Created last, started weeks ago (imported): the list's default order (newest started first) puts it last.
+    const imported = await ok(
+      user.client.post(`${DEV}/conversations`, {
+        text: 'Imported talk',
+        started_at: '2026-10-01T10:00:00Z',
+        finished_at: '2026-10-01T10:30:00Z',
+      }),
+      200,
+    );
+    const run = await runPollManually({ event: 'newConversation' }, credentials);
+    expect(run.result.error).toBeUndefined();
+    expect(ids(run.result.output(POLL_TRIGGER).map((i) => i.json))).toEqual(
+      ids([...conversations.slice(1), imported]),
+    );
+  });
+
   test('the New events find their matches behind more than a page of newer records that do not match', async () => {
     const user = await newUser(server);
     const credentials = credentialsFor(server, user.key);
