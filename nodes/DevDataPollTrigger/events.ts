@@ -354,8 +354,8 @@ async function newestCreated(
 }
 
 /**
- * The last SAMPLE_SIZE of the records changed since a day ago that `pick` picks (in the order it gives them, feed
- * order by default), looking back a week, then 30 days while fewer were picked.
+ * The last SAMPLE_SIZE records that `pick` picks, in its order, among the latest states of those changed since a
+ * day ago (given in feed order), looking back a week, then 30 days while fewer were picked.
  */
 async function latestChanges(
   this: IPollFunctions,
