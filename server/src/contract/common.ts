@@ -34,10 +34,14 @@ export const success = z.object({ success: z.literal(true) });
  * clients written for it send their unset fields as null.
  */
 export function optionalOrNull<T extends z.ZodType>(schema: T) {
+  // Said in the API's document: beside fields where null removes a value (due_at, unit), a bare nullable reads
+  // as one more of them.
+  const description = [schema.description, 'null is taken as not given'].filter(Boolean).join('; ');
   return schema
     .nullable()
     .optional()
-    .transform((value) => value ?? undefined);
+    .transform((value) => value ?? undefined)
+    .meta({ description });
 }
 
 /**
