@@ -104,7 +104,7 @@ export const createGoalBody = z.strictObject({
 
 /**
  * A goal's update: any of its editable fields, each optional. null is not given for the fields the real service
- * has (an Optional there); `unit` takes null to remove it, as on create.
+ * has (an Optional there); `unit`, `focus_rank`, `horizon_at` and `why_it_matters` take null to remove the value.
  */
 export const updateGoalBody = z.strictObject({
   ...z.strictObject(editable).partial().shape,
@@ -113,6 +113,10 @@ export const updateGoalBody = z.strictObject({
   current_value: optionalOrNull(editable.current_value),
   min_value: optionalOrNull(editable.min_value),
   max_value: optionalOrNull(editable.max_value),
+  unit: editable.unit.optional().meta({ description: 'null removes the unit' }),
+  focus_rank: editable.focus_rank.optional().meta({ description: 'null removes the rank' }),
+  horizon_at: editable.horizon_at.optional().meta({ description: 'New horizon, ISO 8601; null removes it' }),
+  why_it_matters: editable.why_it_matters.optional().meta({ description: 'null removes it' }),
 });
 
 export const progressQuery = z.object({
