@@ -17,6 +17,8 @@ import {
 import { freePort } from '../helpers/ports.ts';
 
 const workDir = resolve('.demo');
+/** The running demo's process id, in its folder: a second demo of the clone would delete the first one's files. */
+const pidFile = join(workDir, 'demo.pid');
 const owner = {
   email: process.env.DEMO_N8N_EMAIL ?? 'demo@devdata.local',
   password: process.env.DEMO_N8N_PASSWORD ?? 'DevData-demo-1',
@@ -37,6 +39,24 @@ function portTaken(port: number): Promise<boolean> {
     );
     probe.listen(port, '127.0.0.1', () => probe.close(() => resolvePromise(false)));
   });
+}
+
+/** The process id in `.demo/demo.pid` when that process still runs (a demo of this clone); else undefined. */
+function runningDemo(): number | undefined {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(pidFile, 'utf8'));
+  } catch {
+    return undefined;
+  }
+  if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) return undefined;
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM' ? pid : undefined;
+  }
 }
 
 /** A port setting from the environment, in plain decimal digits from 1 to 65535; `fallback` when unset or empty. */
@@ -92,6 +112,17 @@ async function main() {
     );
   }
 
+  // Then: another demo of this clone keeps its database and n8n's folder in .demo/, which this one would delete
+  // under it. Said before the ports, whose suggestion (other ports) would not help.
+  const otherDemo = runningDemo();
+  if (otherDemo !== undefined)
+    throw new Error(
+      `Another \`npm run demo\` of this clone is running (process ${otherDemo}), with its files in ${workDir}, ` +
+        `which this one would delete.\n` +
+        `Stop it first (Ctrl+C in its terminal), or run the second demo from another clone. ` +
+        `(No demo running? Delete ${pidFile}.)`,
+    );
+
   // Then: with a port taken, another server would answer in place of the demo's (with keys the demo's n8n does
   // not hold), so nothing is started or installed.
   for (const [index, { what, variable, port }] of ports.entries())
@@ -113,6 +144,7 @@ async function main() {
 
   rmSync(workDir, { recursive: true, force: true });
   mkdirSync(workDir, { recursive: true });
+  writeFileSync(pidFile, String(process.pid));
   console.log('Starting devdata-server with demo data…');
   const devdata = await startDevdataServer(processes, workDir, { seed: true, port: ports[0].port });
   const { user_id, developer_key, app_id, app_secret, webhook_secret, admin_token } = devdata.credentials;

@@ -4,7 +4,7 @@
 // test/e2e/demo.ts as `npm run demo` does); the n8n cache it would install into is an empty folder that must stay
 // empty.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -23,14 +23,15 @@ function occupy(port: number): Promise<Server | undefined> {
   });
 }
 
-function runDemo(env: NodeJS.ProcessEnv) {
+/** The demo run from `cwd` (the folder its .demo/ is in), the repository by default. */
+function runDemo(env: NodeJS.ProcessEnv, cwd = REPO) {
   const cache = mkdtempSync(join(tmpdir(), 'devdata-demo-cache-'));
   try {
     const result = spawnSync(
       process.execPath,
-      ['--disable-warning=MODULE_TYPELESS_PACKAGE_JSON', 'test/e2e/demo.ts'],
+      ['--disable-warning=MODULE_TYPELESS_PACKAGE_JSON', join(REPO, 'test/e2e/demo.ts')],
       {
-        cwd: REPO,
+        cwd,
         env: {
           ...process.env,
           DEMO_DEVDATA_PORT: undefined,
@@ -149,5 +150,36 @@ describe('npm run demo with a port setting it cannot use', () => {
       `Give them different ports: DEMO_DEVDATA_PORT=${port} DEMO_N8N_PORT=${suggested} npm run demo\n`,
     );
     expect(suggested).toBeGreaterThan(port);
+  });
+});
+
+describe('npm run demo while another demo of the clone runs', () => {
+  it("refuses before it builds or touches the other demo's files, naming its process and how to go on", async () => {
+    const clone = mkdtempSync(join(tmpdir(), 'devdata-demo-clone-'));
+    try {
+      // The running demo: its folder, with its process id (this test's, which runs) and a file of its own.
+      mkdirSync(join(clone, '.demo'));
+      writeFileSync(join(clone, '.demo', 'demo.pid'), String(process.pid));
+      writeFileSync(join(clone, '.demo', 'devdata.sqlite'), "the running demo's database");
+      const result = runDemo(
+        { DEMO_DEVDATA_PORT: String(await freePort()), DEMO_N8N_PORT: String(await freePort()) },
+        clone,
+      );
+      expect(result).toEqual({
+        status: 1,
+        stdout: '',
+        stderr: expect.stringContaining(
+          `Another \`npm run demo\` of this clone is running (process ${process.pid}), with its files in ` +
+            `${join(clone, '.demo')}, which this one would delete.\nStop it first (Ctrl+C in its terminal)`,
+        ),
+        cache: [],
+      });
+      expect(readdirSync(join(clone, '.demo')).sort()).toEqual(['demo.pid', 'devdata.sqlite']);
+      expect(readFileSync(join(clone, '.demo', 'devdata.sqlite'), 'utf8')).toBe(
+        "the running demo's database",
+      );
+    } finally {
+      rmSync(clone, { recursive: true, force: true });
+    }
   });
 });
