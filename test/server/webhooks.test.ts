@@ -1019,6 +1019,76 @@ describe('disabling a failing subscription, on postgres', () => {
   });
 });
 
+// A redelivery stores a copy of a delivery for its event; the hourly prune deletes old events no delivery needs.
+// A redelivery of an old delivery racing the prune must neither answer 500 (its copy's event deleted under it) nor
+// lose its copy (deleted with the event). Shown on PostgreSQL by holding the redelivery just before it stores the
+// copy (a trigger waits on an advisory lock the test holds) while the prune runs.
+describe('redelivering while the prune runs, on postgres', () => {
+  const server = forSuite<TestServer>(() => startServer('postgres', { events: EVENTS }));
+  const receivers: EventReceiver[] = [];
+  afterAll(() => Promise.all(receivers.map((r) => r.close())));
+
+  test('keeps the event for the copy, which is sent again under the same webhook-id', async () => {
+    const hook = await eventReceiver(() => ({ status: 200 }));
+    receivers.push(hook);
+    const owner = await newUser(server);
+    const made = await subscribe(owner.client, hook.url, ['ping']);
+    await ok(owner.client.post(`${BASE}/${made.id}/ping`));
+    const [original] = (
+      await eventually(
+        () => ok(owner.client.get(`${BASE}/${made.id}/deliveries`)),
+        (page) => page.deliveries[0]?.status === 'delivered',
+      )
+    ).deliveries;
+    // Made before the retention began: the prune deletes the delivery, then the event it alone needed.
+    const past = Date.now() - server.app.config.events.retentionMs - 86_400_000;
+    await server.store.db
+      .updateTable('webhook_deliveries')
+      .set({ created_at: past })
+      .where('id', '=', original.id)
+      .execute();
+    await server.store.db
+      .updateTable('webhook_events')
+      .set({ created_at: past })
+      .where('id', '=', original.event_id)
+      .execute();
+
+    const gate = new pg.Client({ connectionString: server.databaseUrl });
+    const watcher = new pg.Client({ connectionString: server.databaseUrl });
+    await gate.connect();
+    await watcher.connect();
+    try {
+      await gate.query('select pg_advisory_lock(4242)');
+      await gate.query(`create function hold_delivery_insert() returns trigger language plpgsql as $$
+        begin perform pg_advisory_lock(4242); perform pg_advisory_unlock(4242); return new; end $$`);
+      await gate.query(`create trigger hold_delivery_insert before insert on webhook_deliveries
+        for each row execute function hold_delivery_insert()`);
+      const redelivered = owner.client.post(`${BASE}/${made.id}/deliveries/${original.id}/redeliver`);
+      await eventually(
+        async () =>
+          (
+            await watcher.query(
+              `select count(*)::int as n from pg_stat_activity
+               where wait_event_type = 'Lock' and wait_event = 'advisory'`,
+            )
+          ).rows[0].n,
+        (waiting) => waiting > 0,
+      );
+      await server.app.repositories.webhooks.prune(past + 1);
+      await gate.query('select pg_advisory_unlock(4242)');
+      const copy = await ok(redelivered);
+      expect(copy).toMatchObject({ event_id: original.event_id, status: 'pending' });
+    } finally {
+      await gate.query('drop trigger if exists hold_delivery_insert on webhook_deliveries');
+      await gate.query('drop function if exists hold_delivery_insert()');
+      await gate.end();
+      await watcher.end();
+    }
+    const again = await hook.until((received) => received.length === 2);
+    expect(again[1].headers['webhook-id']).toBe(original.event_id);
+  });
+});
+
 describe('the retry delay', () => {
   // As the server manual documents: 10 s, then doubling up to 1 h, each delay ±20 % at random.
   const settings = DEFAULT_EVENT_SETTINGS;

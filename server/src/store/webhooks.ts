@@ -381,12 +381,16 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
     ): Promise<WebhookDelivery> {
       return outboxTransaction(db, async (trx) => {
         await findRowToDeliver(trx, userId, id);
+        // PostgreSQL: the event is held (FOR KEY SHARE, as the copy's foreign key will hold it) from this read on,
+        // so the prune, which passes over held events, cannot delete it before the copy is stored; a prune that
+        // deleted it first leaves nothing to read here (a 404). SQLite runs one write at a time.
         const original = await trx
           .selectFrom('webhook_deliveries as d')
           .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
           .select(['d.event_id', 'e.type'])
           .where('d.id', '=', deliveryId)
           .where('d.subscription_id', '=', id)
+          .$if(dialect === 'postgres', (q) => q.forKeyShare('e'))
           .executeTakeFirst();
         if (!original) throw new NotFound('Delivery');
         maySend(original.type as EventType);
@@ -593,26 +597,32 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
     /** Makes the app that notifications about webhooks come from, if it is not there yet. */
     ensureNotifyingApp: () => ensureNotifyingApp(db),
 
-    /** Deletes delivered and failed deliveries made before `before`, then the events no delivery needs. */
+    /**
+     * Deletes delivered and failed deliveries made before `before`, then the events no delivery needs. PostgreSQL:
+     * an event another transaction holds (a redelivery about to store its copy) is passed over, not waited for:
+     * deleted after that transaction, it would take the copy with it (its deliveries cascade).
+     */
     async prune(before: number): Promise<void> {
       await db
         .deleteFrom('webhook_deliveries')
         .where('status', 'in', ['delivered', 'failed'])
         .where('created_at', '<', before)
         .execute();
-      await db
-        .deleteFrom('webhook_events')
-        .where('created_at', '<', before)
+      const unneeded = db
+        .selectFrom('webhook_events as e')
+        .select('e.id')
+        .where('e.created_at', '<', before)
         .where(({ not, exists, selectFrom }) =>
           not(
             exists(
-              selectFrom('webhook_deliveries')
+              selectFrom('webhook_deliveries as d')
                 .select(sql`1`.as('one'))
-                .whereRef('webhook_deliveries.event_id', '=', 'webhook_events.id'),
+                .whereRef('d.event_id', '=', 'e.id'),
             ),
           ),
         )
-        .execute();
+        .$if(dialect === 'postgres', (q) => q.forUpdate().skipLocked());
+      await db.deleteFrom('webhook_events').where('id', 'in', unneeded).execute();
     },
   };
 }
