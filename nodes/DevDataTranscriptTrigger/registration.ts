@@ -21,6 +21,16 @@ const WHAT: Record<string, string> = {
   DELETE: 'remove the webhook URL',
 };
 
+/** What the server said of the webhook URL in a 422 body (`{detail: [{loc: [..., "webhook_url"], msg}]}`), if anything. */
+function urlRefusal(body: unknown): string | undefined {
+  const detail = (body as { detail?: unknown } | null)?.detail;
+  if (!Array.isArray(detail)) return undefined;
+  const issue = (detail as Array<{ loc?: unknown; msg?: unknown }>).find(
+    (i) => Array.isArray(i?.loc) && i.loc.at(-1) === 'webhook_url' && typeof i.msg === 'string',
+  );
+  return issue?.msg as string | undefined;
+}
+
 /** Whether this trigger registers its URL itself ("Automatic") or the user pastes it in the portal. */
 export function isAutomatic(this: IHookFunctions): boolean {
   return this.getNodeParameter('registration', 'automatic') === 'automatic';
@@ -79,6 +89,16 @@ export async function webhookRegistration(
       message: 'This DevData service has no webhook registration API',
       description: `${method} ${url} answered HTTP ${response.statusCode}. Set Registration to Manual and paste the trigger's Production URL into the app's webhook URL in the DevData developer portal.`,
       httpCode: String(response.statusCode),
+    });
+  }
+  const refusal = method === 'PUT' && response.statusCode === 422 ? urlRefusal(response.body) : undefined;
+  if (refusal !== undefined) {
+    // The URL is n8n's, not the user's input: the fix is n8n's address, which the server's field name hides.
+    const which = this.getMode() === 'manual' ? 'Test URL' : 'Production URL';
+    throw new NodeApiError(this.getNode(), response.body as JsonObject, {
+      message: `DevData refused this trigger's ${which} as the app's webhook URL: ${refusal}`,
+      description: `${String(body?.webhook_url)} was refused. DevData calls only https URLs at public addresses (a devdata-server started with DEVDATA_ALLOW_LOOPBACK_WEBHOOKS=1 also loopback, for development). The trigger's URLs start with n8n's WEBHOOK_URL: set it to an https address at which DevData can reach this n8n (a tunnel, say), restart n8n and activate the workflow again.`,
+      httpCode: '422',
     });
   }
   if (response.statusCode >= 400) {

@@ -215,3 +215,28 @@ describe('a Base URL that is not a DevData server', () => {
     expect(`${error?.message} ${error?.description}`).not.toContain('<');
   });
 });
+
+describe('a server whose outbound rules refuse n8n’s address', () => {
+  // Without the development allowance a devdata-server takes only https URLs at public addresses, so the
+  // trigger's http://127.0.0.1 URLs are refused at registration.
+  const strict = forSuite(() => startNodeTestServer({ allowLoopbackWebhooks: false }));
+
+  test.each([
+    ['published', 'Production URL', 'webhook'],
+    ['listening for a test event', 'Test URL', 'manual'],
+  ] as const)('%s: activation fails naming the %s and n8n’s WEBHOOK_URL', async (_, which, mode) => {
+    const workflow = await serve(proactiveWorkflow(), appCredentials(strict), { mode });
+    const error = await workflow.activate().then(
+      () => undefined,
+      (e: Error & { description?: string }) => e,
+    );
+    expect(error?.name).toBe('NodeApiError');
+    expect(error?.message).toBe(
+      `DevData refused this trigger's ${which} as the app's webhook URL: URL must use https`,
+    );
+    expect(error?.description).toMatch(
+      new RegExp(`^${workflow.webhookUrl().replace(/[.?]/g, '\\$&')} was refused\\..*n8n's WEBHOOK_URL`),
+    );
+    expect(error?.message).not.toContain('body.webhook_url');
+  });
+});
