@@ -53,7 +53,10 @@ export async function webhookRegistration(
   body?: IDataObject,
 ): Promise<WebhookConfig> {
   const credentials = await this.getCredentials('devDataAppApi');
-  const baseUrl = String(credentials.baseUrl ?? '').replace(/\/+$/, '');
+  // Pasted with a space around it, as the credential's test and the other DevData requests tolerate.
+  const baseUrl = String(credentials.baseUrl ?? '')
+    .trim()
+    .replace(/\/+$/, '');
   const path = `/v2/integrations/${encodeURIComponent(String(credentials.appId ?? ''))}/webhook`;
   const url = `${baseUrl}${path}`;
 

@@ -65,6 +65,18 @@ test('Automatic: activation registers the production URL, deactivation removes i
   expect(await workflow.runHook('checkExists')).toBe(false);
 });
 
+test('Automatic: a Base URL pasted with spaces and a trailing slash around it registers as the others use it', async () => {
+  // The credential's test and every other DevData request trim the Base URL; registration did not, and failed
+  // saying the service has no registration API.
+  const credentials = appCredentials(server);
+  credentials.devDataAppApi.baseUrl = ` ${server.baseUrl}/ `;
+  const workflow = await serve(proactiveWorkflow(), credentials);
+  await workflow.activate();
+  expect(await registered()).toBe(workflow.webhookUrl());
+  await workflow.deactivate();
+  expect(await registered()).toBeNull();
+});
+
 test('Automatic: registering also gives the app the external_integration capability', async () => {
   const workflow = await serve(proactiveWorkflow(), appCredentials(server));
   await workflow.activate();
