@@ -169,7 +169,8 @@ export class DevDataTranscriptTrigger implements INodeType {
       const request = this.getRequestObject();
       const now = Date.now();
       const signature = headerValue(this.getHeaderData()['x-signature']);
-      const check = verifySignature(webhookSecret, request.rawBody, signature, now);
+      // Pasted with a space or line break around it, as the App Secret is tolerated: a secret has none inside.
+      const check = verifySignature(webhookSecret.trim(), request.rawBody, signature, now);
       if (!check.valid) return refuse.call(this, 401, check.reason);
       // DevData calls once and never again: the same signed call a second time is a replay (its query, which
       // the signature does not cover, may name another user), and starts nothing.

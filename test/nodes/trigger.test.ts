@@ -226,6 +226,15 @@ describe('with a signing secret', () => {
   });
 });
 
+test('a signing secret pasted with a space or line break around it checks signatures as the secret itself', async () => {
+  // The App Secret is trimmed before use; the signing secret was not, and every genuine call got 401.
+  const workflow = await serve(proactiveWorkflow({ reply: null }), credentials(` ${SECRET}\n`));
+  const reply = await post(url(workflow), body, { 'x-signature': sign(SECRET, body) });
+  expect(reply.status).toBe(200);
+  expect(await workflow.executions()).toHaveLength(1);
+  expect((await post(url(workflow), body, { 'x-signature': sign(`${SECRET}x`, body) })).status).toBe(401);
+});
+
 test('without a signing secret in the credential, unsigned calls are accepted', async () => {
   const workflow = await serve(proactiveWorkflow({ reply: null }), credentials(''));
   const reply = await post(url(workflow), body);
