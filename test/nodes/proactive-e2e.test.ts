@@ -180,7 +180,8 @@ test('a credential with another signing secret: the trigger refuses the call (40
     session_id: 'e2e-forged',
     status_code: 401,
     outcome: 'http_error',
-    detail: 'The webhook answered HTTP 401',
+    // The trigger's reason, so that the delivery log tells a wrong secret from a wrong clock.
+    detail: 'The webhook answered HTTP 401: Invalid signature',
   });
 });
 

@@ -891,6 +891,40 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
     }
   });
 
+  it('records the reason a refusing webhook gave ({message} or {detail}), on one line and cut short', async () => {
+    const user = await newUser(server);
+    const long = 'x'.repeat(400);
+    const cases = {
+      // As the Transcript Trigger and n8n answer.
+      message: [
+        { message: 'Signature timestamp is more than 300 seconds away' },
+        401,
+        ': Signature timestamp is more than 300 seconds away',
+      ],
+      detail: [{ detail: 'Not\nhere' }, 404, ': Not here'],
+      long: [{ message: long }, 400, `: ${'x'.repeat(300)}…`],
+      none: [{ error: 'down' }, 500, ''],
+      text: ['down', 503, ''],
+    } as const;
+    const apps: Record<string, TestApp> = {};
+    for (const [name, [body, status]] of Object.entries(cases)) {
+      replies.set(`/refused/${name}`, () =>
+        typeof body === 'string' ? { status, text: body } : { status, json: body },
+      );
+      apps[name] = await makeApp(server, { name, webhookUrl: `${hooks.url}/refused/${name}` });
+      await install(server, apps[name].id, user.id);
+    }
+    await user.client.post('/v1/dev/user/transcripts/refused/segments', segments('Hello'));
+    await settle();
+    for (const [name, [, status, reason]] of Object.entries(cases)) {
+      expect((await deliveriesOf(apps[name]))[0]).toMatchObject({
+        outcome: 'http_error',
+        status_code: status,
+        detail: `The webhook answered HTTP ${status}${reason}`,
+      });
+    }
+  });
+
   it("bounds an app's backlog of waiting calls: past it a call is recorded as backlog_full, other apps unharmed", async () => {
     // Room for two waiting calls of the ~20 kB each batch below makes; two more run (the app's two slots).
     const server = await startServer(dialect, { webhookBacklogBytes: 50_000 });

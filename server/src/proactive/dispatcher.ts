@@ -11,6 +11,7 @@ import {
   type WebhookReplyParts,
   type WebhookSegment,
 } from '../contract/proactive';
+import { textIssue } from '../contract/common';
 import { PROACTIVE_SCOPES, type ProactiveScope } from '../contract/scopes';
 import type { Repositories } from '../store';
 import type { App, Install } from '../store/apps';
@@ -28,6 +29,8 @@ export const MIN_PROMPT = 5;
 /** The real service's limit (its max_prompt_char_limit): a longer prompt is not sent to the LLM. */
 export const MAX_PROMPT = 128_000;
 export const MIN_GENERATED = 5;
+/** How many characters of a refusing webhook's reason an `http_error` record keeps. */
+const REASON_SHOWN = 300;
 /** How many refused params a `scopes_not_granted` record names. */
 const REFUSED_PARAMS_SHOWN = 10;
 /** Delivery records are kept this long; older ones are pruned, at most once an hour per server instance. */
@@ -71,6 +74,26 @@ function replyMismatch(error: z.ZodError, prefix: string[] = []): string {
   const issue = error.issues[0];
   const path = [...prefix, ...issue.path].join('.') || '(root)';
   return `The reply does not match {session_id?, message?, notification?:{prompt, params}}: ${path}: ${issue.message}`;
+}
+
+/**
+ * The reason a refusing webhook gave in its JSON body (`message`, as n8n and the Transcript Trigger answer, or
+ * `detail`), on one line and cut to REASON_SHOWN characters for the delivery record; '' when it gave none.
+ */
+function answerReason(body: string): string {
+  let said: unknown;
+  try {
+    const parsed = JSON.parse(body) as { message?: unknown; detail?: unknown } | null;
+    said = parsed?.message ?? parsed?.detail;
+  } catch {
+    return '';
+  }
+  if (typeof said !== 'string') return '';
+  const line = said.replace(/\s+/g, ' ').trim();
+  const codePoints = [...line];
+  const shown = codePoints.length > REASON_SHOWN ? `${codePoints.slice(0, REASON_SHOWN).join('')}…` : line;
+  // A NUL or a lone surrogate cannot be stored as sent: the record then keeps the status alone.
+  return textIssue(shown) ? '' : shown;
 }
 
 /** Errors thrown before any HTTP answer; classified into the transport outcomes. */
@@ -242,7 +265,9 @@ export class Dispatcher {
     const statusCode = response.status;
     if (statusCode < 200 || statusCode >= 300) {
       this.breakers.failure(job.url);
-      return [{ outcome: 'http_error', statusCode, detail: `The webhook answered HTTP ${statusCode}` }];
+      const reason = answerReason(response.data);
+      const detail = `The webhook answered HTTP ${statusCode}${reason ? `: ${reason}` : ''}`;
+      return [{ outcome: 'http_error', statusCode, detail }];
     }
     // An empty answer (a 204, or a 200 without a body) is a webhook with nothing to say, not a failure.
     if (response.data.trim() === '') {
