@@ -81,6 +81,26 @@ test('finishing a session that never had segments names the session', async () =
   );
 });
 
+test('a Session ID expression that gives nothing fails the item instead of writing to a session "undefined"', async () => {
+  const sent = () => server.requests.filter((r) => r.path.startsWith('/v1/dev/user/transcripts/')).length;
+  const before = sent();
+  const segment = { segment: [{ text: 'Hello', isUser: false, start: 0, end: 1 }] };
+  for (const result of [
+    await addSegments('={{ $json.session }}', { segmentsInput: 'fields', transcriptSegments: segment }, [
+      { other: 1 },
+    ]),
+    await runDevData(
+      server,
+      { resource: 'liveTranscript', operation: 'finish', sessionId: '={{ $json.session }}' },
+      { items: [{ other: 1 }] },
+    ),
+  ]) {
+    expect(result.nodeError(NODE)?.message).toBe('The Session ID is empty (input item 0)');
+    expect(result.nodeError(NODE)?.description).toContain('check what it evaluates to for this item');
+  }
+  expect(sent()).toBe(before);
+});
+
 test('a refused segment names its field as the node shows it', async () => {
   const result = await addSegments('bad-segment', {
     segmentsInput: 'fields',

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../../shared';
 import { segmentsOf, segmentsProperties } from '../segments';
-import { sessionId, sessionPath } from './fields';
+import { sessionId, sessionIdOf, sessionPath } from './fields';
 
 const properties: INodeProperties[] = [
   {
@@ -24,7 +24,7 @@ export const description = updateDisplayOptions(
 
 /** `{session_id, conversation_id, dispatched}`: the server has stored the segments (202). */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-  const id = this.getNodeParameter('sessionId', itemIndex) as string;
+  const id = sessionIdOf.call(this, itemIndex);
   return (await devDataRequest.call(this, {
     method: 'POST',
     path: `${sessionPath(id)}/segments`,

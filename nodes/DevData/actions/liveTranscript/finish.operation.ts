@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { devDataRequest } from '../../../shared';
-import { sessionId, sessionPath } from './fields';
+import { sessionId, sessionIdOf, sessionPath } from './fields';
 
 export const description = updateDisplayOptions(
   { show: { resource: ['liveTranscript'], operation: ['finish'] } },
@@ -11,7 +11,7 @@ export const description = updateDisplayOptions(
 
 /** `{session_id, conversation_id, finished_at}`; finishing a finished session answers the same again. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-  const id = this.getNodeParameter('sessionId', itemIndex) as string;
+  const id = sessionIdOf.call(this, itemIndex);
   return (await devDataRequest.call(this, {
     method: 'POST',
     path: `${sessionPath(id)}/finish`,
