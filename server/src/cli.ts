@@ -11,7 +11,7 @@ import { assertRedisDatabase } from './cluster/redis';
 import { instanceInit, type InitResult } from './scripts/init';
 import { seedDemo } from './scripts/seed';
 import { SERVER_VERSION } from './version';
-import { migrateToLatest, openStore, type Store } from './store/db/database';
+import { migrateToLatest, openStore, PG_CONNECT_TIMEOUT_MS, type Store } from './store/db/database';
 
 const DEFAULT_DATABASE = 'sqlite:./devdata.sqlite';
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -257,6 +257,12 @@ function databaseError(database: string, error: unknown): unknown {
     );
   if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'ETIMEDOUT' || code === 'EHOSTUNREACH')
     return new Error(`${name} is out of reach (${message}): start PostgreSQL there, ${elsewhere}`);
+  // node-postgres's words for a connection taken and left unanswered past PG_CONNECT_TIMEOUT_MS.
+  if (message === 'timeout expired')
+    return new Error(
+      `${name} is out of reach (it took the connection and did not answer within ${PG_CONNECT_TIMEOUT_MS / 1000} s): ` +
+        `check that PostgreSQL runs there, ${elsewhere}`,
+    );
   const newer = /previously executed migration (\S+) is missing/.exec(message ?? '');
   if (newer)
     return new Error(

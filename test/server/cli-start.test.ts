@@ -650,6 +650,33 @@ describe('devdata-server start', () => {
     }
   });
 
+  it('names a PostgreSQL address that takes the connection and never answers as out of reach', async () => {
+    // A stand-in on loopback for a hung server, or a firewall that holds the connection: it answers nothing.
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = new URL(PG_ADMIN_URL);
+      url.port = String((silent.address() as { port: number }).port);
+      const database = url.toString();
+      for (const command of ['serve', 'init']) {
+        const result = cli(
+          [command, ...(command === 'serve' ? ['--port', '0'] : []), '--database', database],
+          {
+            cwd: dir,
+          },
+        );
+        expect({ command, status: result.status }).toEqual({ command, status: 1 });
+        expect(result.stderr).toContain(
+          `${database} is out of reach (it took the connection and did not answer within 10 s)`,
+        );
+      }
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
   it('never overwrites credentials: not for a new database, not with another database', async () => {
     const first = await start(dir, 'sqlite:devdata.sqlite');
     await first.stop();

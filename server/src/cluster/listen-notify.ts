@@ -3,6 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { randomUUID } from 'node:crypto';
 import { envelope, opened, type Bus, type BusState, type Channel } from './bus';
+import { PG_CONNECT_TIMEOUT_MS } from '../store/db/database';
 import type { Database } from '../store/db/schema';
 
 /** PostgreSQL channels are per database, so their names need no prefix. */
@@ -67,7 +68,10 @@ export class ListenNotifyBus implements Bus {
   private async connect(): Promise<void> {
     this.retry = null;
     if (this.closed) return;
-    const client = new pg.Client({ connectionString: this.url });
+    const client = new pg.Client({
+      connectionString: this.url,
+      connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
+    });
     let lost = false;
     const onLost = (error: Error) => {
       if (lost) return;

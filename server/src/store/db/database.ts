@@ -38,6 +38,23 @@ const INT8_OID = 20;
 const STATEMENT_CACHE_SIZE = 500;
 
 /**
+ * How long a new PostgreSQL connection may take to be answered. A host that takes the connection and never
+ * answers (a hung server, a firewall holding it) would otherwise hold a start, or a request, forever: past this it
+ * is out of reach like a refused one.
+ */
+export const PG_CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * The pool's clients, each connect bounded by PG_CONNECT_TIMEOUT_MS. Set on the clients rather than the pool: the
+ * pool's own option would also bound a request's wait for a free connection under load.
+ */
+class BoundedConnectClient extends pg.Client {
+  constructor(config: pg.ClientConfig = {}) {
+    super({ ...config, connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS });
+  }
+}
+
+/**
  * better-sqlite3 keeping its prepared statements: Kysely's driver prepares every query it runs, and preparing
  * (parsing and planning the SQL) cost more than running a lookup by key. The same SQL text reuses its
  * statement; past `size` statements the least recently used is dropped (SQL with a varying number of rows or
@@ -108,6 +125,7 @@ export function openStore(url: string): Store {
     const pool = new pg.Pool({
       connectionString: url,
       max: 10,
+      Client: BoundedConnectClient,
       types: {
         // Instants and counts are bigint; every value we store fits a double exactly.
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>

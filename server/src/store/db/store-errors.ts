@@ -57,10 +57,11 @@ const NETWORK_CODES = new Set([
   'EPIPE',
   'EAI_AGAIN',
 ]);
-// node-postgres reports a connection lost mid-query or a connect timeout by message only; a database that is not
-// accepting connections (ALLOW_CONNECTIONS false) is SQLSTATE 55000, a code also used for errors in a query.
+// node-postgres reports a connection lost mid-query or a connect timeout by message only (`timeout expired`: a
+// connect past PG_CONNECT_TIMEOUT_MS); a database that is not accepting connections (ALLOW_CONNECTIONS false) is
+// SQLSTATE 55000, a code also used for errors in a query.
 const PG_CONNECTION_LOST =
-  /^Connection terminated|timeout exceeded when trying to connect|is not currently accepting connections/;
+  /^Connection terminated|^timeout expired$|timeout exceeded when trying to connect|is not currently accepting connections/;
 
 /**
  * True when `error` says the database is out of reach or busy for now (server down or restarting, connection
