@@ -9,12 +9,20 @@ export interface DatabaseProxy {
   down(): Promise<void>;
   /** Accepts connections again, on the same port. */
   up(): Promise<void>;
+  /** Cuts every open connection, then takes new ones and answers nothing on them (a hung server) until up(). */
+  silent(): void;
 }
 
 export async function startDatabaseProxy(databaseUrl: string): Promise<DatabaseProxy> {
   const target = new URL(databaseUrl);
   const sockets = new Set<net.Socket>();
+  let silent = false;
   const server = net.createServer((client) => {
+    if (silent) {
+      sockets.add(client);
+      client.on('close', () => sockets.delete(client));
+      return;
+    }
     const upstream = net.connect(Number(target.port || 5432), target.hostname);
     for (const socket of [client, upstream]) {
       sockets.add(socket);
@@ -49,6 +57,14 @@ export async function startDatabaseProxy(databaseUrl: string): Promise<DatabaseP
         server.close(() => resolve());
         for (const socket of sockets) socket.destroy();
       }),
-    up: () => listen(port),
+    up: async () => {
+      silent = false;
+      for (const socket of sockets) socket.destroy();
+      if (!server.listening) await listen(port);
+    },
+    silent: () => {
+      silent = true;
+      for (const socket of sockets) socket.destroy();
+    },
   };
 }

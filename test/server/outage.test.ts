@@ -67,6 +67,32 @@ describe('PostgreSQL out of reach', () => {
   });
 });
 
+describe('PostgreSQL taking connections and answering nothing', () => {
+  let proxy: DatabaseProxy;
+  let server: TestServer;
+
+  beforeAll(async () => {
+    proxy = await startDatabaseProxy(PG_ADMIN_URL);
+    server = await startServer('postgres', {}, { connectVia: proxy.route });
+  });
+  afterAll(async () => {
+    await proxy.up();
+    await server.close();
+    await proxy.down();
+  });
+
+  it('answers 503 once a new connection goes unanswered, and serves again once it answers', async () => {
+    const api = devClient(server);
+    expect((await api.get('/v1/dev/user/goals')).status).toBe(200);
+
+    proxy.silent();
+    expectUnavailable(await api.get('/v1/dev/user/goals'));
+
+    await proxy.up();
+    expect((await api.get('/v1/dev/user/goals')).status).toBe(200);
+  });
+});
+
 describe('PostgreSQL refusing new connections (ALLOW_CONNECTIONS false)', () => {
   let server: TestServer;
   beforeAll(async () => {
