@@ -6,6 +6,7 @@
 // time, so only PostgreSQL is shown.
 import { HttpError } from '../../server/src/http/http-errors';
 import type { EventSelector } from '../../server/src/contract/webhooks';
+import { sql } from 'kysely';
 import { outboxTransaction, recordEvents } from '../../server/src/store/db/outbox';
 import { devClient, ok } from '../helpers/http';
 import { forSuite, startServer, type TestServer } from '../helpers/server';
@@ -69,5 +70,35 @@ describe('changing a subscription while a write records events, on postgres', ()
     });
     expect(await deliveriesOf(made.id)).toBe(1);
     await ok(api.delete(`${BASE}/${made.id}`));
+  });
+});
+
+describe("rotating a subscription's secret while another change to it commits, on postgres", () => {
+  const server = forSuite<TestServer>(() => startServer('postgres'));
+  const api = devClient(server);
+
+  /** Resolves once a statement of another transaction waits for a row lock in the test's database. */
+  async function someoneWaitsForALock() {
+    for (;;) {
+      const { rows } = await sql<{ waiting: number }>`
+        select count(*)::int as waiting from pg_stat_activity
+        where datname = current_database() and wait_event_type = 'Lock'`.execute(server.store.db);
+      if (rows[0].waiting > 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  test('the rotation leaves what the other change wrote as it is', async () => {
+    const made = await ok(api.post(BASE, { url: OWNER_URL, events: ['goal.created'] }));
+    let rotated!: Promise<unknown>;
+    await server.store.db.transaction().execute(async (trx) => {
+      // What the delivery worker writes when it disables a failing subscription, on another instance say: the
+      // rotation starts while it is not committed yet, and must not write the subscription back as it was.
+      await trx.updateTable('webhook_subscriptions').set({ active: 0 }).where('id', '=', made.id).execute();
+      rotated = server.app.repositories.webhooks.rotateSecret(server.init.user_id, made.id, 60_000);
+      await someoneWaitsForALock();
+    });
+    await rotated;
+    expect(await ok(api.get(`${BASE}/${made.id}`))).toMatchObject({ url: OWNER_URL, active: false });
   });
 });

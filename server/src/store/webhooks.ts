@@ -211,6 +211,12 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
   const findRow = (trx: Kysely<Database>, userId: string, id: string) =>
     findOwned(trx, 'webhook_subscriptions', userId, id);
 
+  /** PostgreSQL: locks the subscription's row until `trx` ends, so what is read of it next stays as read. */
+  async function lockRow(trx: Kysely<Database>, id: string): Promise<void> {
+    if (dialect !== 'postgres') return;
+    await trx.selectFrom('webhook_subscriptions').select('id').where('id', '=', id).forUpdate().execute();
+  }
+
   /** findRow, for a delivery to be written for the subscription in `trx`: see keptSubscriptions. */
   async function findRowToDeliver(trx: Kysely<Database>, userId: string, id: string) {
     const row = await findRow(trx, userId, id);
@@ -278,13 +284,7 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
         // first, so the row and the deliveries are read as no other change can leave them before this commits: it
         // waits for the writes recording events for it now (they hold FOR KEY SHARE, and read its events under
         // that lock) and holds off new ones. SQLite runs one write at a time.
-        if (changes.url !== undefined && dialect === 'postgres')
-          await trx
-            .selectFrom('webhook_subscriptions')
-            .select('id')
-            .where('id', '=', id)
-            .forUpdate()
-            .execute();
+        if (changes.url !== undefined) await lockRow(trx, id);
         const current = await findRow(trx, userId, id);
         if (changes.url !== undefined) {
           const pending = await trx
@@ -331,20 +331,24 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
       });
     },
 
-    /** A new secret; the one it replaces keeps signing (beside it) for `graceMs`. */
+    /**
+     * A new secret; the one it replaces keeps signing (beside it) for `graceMs`. Only the secrets and updated_at are
+     * written, from the row as it stands under its lock (PostgreSQL): a change committing meanwhile (the worker
+     * disabling the subscription, a PATCH, another rotation) is kept, never written back as it was.
+     */
     async rotateSecret(userId: string, id: string, graceMs: number): Promise<Webhook & { secret: string }> {
       return transaction(db, async (trx) => {
+        await lockRow(trx, id);
         const current = await findRow(trx, userId, id);
         const now = Date.now();
-        const next = {
-          ...current,
+        const rotated = {
           secret: newSecret(),
           previous_secret: current.secret,
           previous_secret_until: now + graceMs,
           updated_at: now,
         };
-        await trx.updateTable('webhook_subscriptions').set(next).where('id', '=', id).execute();
-        return { ...decodeWebhook(next), secret: next.secret };
+        await trx.updateTable('webhook_subscriptions').set(rotated).where('id', '=', id).execute();
+        return { ...decodeWebhook({ ...current, ...rotated }), secret: rotated.secret };
       });
     },
 
