@@ -1,4 +1,4 @@
-// While its database is out of reach (down, or refusing connections) the server answers 503 with Retry-After
+// While its database is out of reach (down, refusing connections, or taking them and answering nothing) the server answers 503 with Retry-After
 // (never a 500), /healthz says so, nothing is half-written, and once the database is back it serves again without
 // a restart.
 import SQLite from 'better-sqlite3';
@@ -65,28 +65,16 @@ describe('PostgreSQL out of reach', () => {
     );
     expect(await server.count('action_items')).toBe(1);
   });
-});
-
-describe('PostgreSQL taking connections and answering nothing', () => {
-  let proxy: DatabaseProxy;
-  let server: TestServer;
-
-  beforeAll(async () => {
-    proxy = await startDatabaseProxy(PG_ADMIN_URL);
-    server = await startServer('postgres', {}, { connectVia: proxy.route });
-  });
-  afterAll(async () => {
-    await proxy.up();
-    await server.close();
-    await proxy.down();
-  });
 
   it('answers 503 once a new connection goes unanswered, and serves again once it answers', async () => {
     const api = devClient(server);
     expect((await api.get('/v1/dev/user/goals')).status).toBe(200);
 
     proxy.silent();
+    // The first may meet a pooled connection the cut ended; the next needs a new one, which goes unanswered.
     expectUnavailable(await api.get('/v1/dev/user/goals'));
+    expectUnavailable(await api.get('/v1/dev/user/goals'));
+    expect(await health(server)).toBe(503);
 
     await proxy.up();
     expect((await api.get('/v1/dev/user/goals')).status).toBe(200);
