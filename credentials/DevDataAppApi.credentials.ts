@@ -89,7 +89,7 @@ export class DevDataAppApi implements ICredentialType {
   test: ICredentialTestRequest = {
     request: {
       baseURL: '={{$credentials.baseUrl.trim().replace(/\\/+$/, "")}}',
-      url: '=/v2/integrations/{{encodeURIComponent($credentials.appId)}}/app',
+      url: '=/v2/integrations/{{encodeURIComponent($credentials.appId.trim())}}/app',
       method: 'GET',
       headers: { Accept: 'application/json' },
       encoding: 'text',

@@ -7,7 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { devDataApiError, foreignAnswerError, isForeignAnswer } from '../shared';
+import { appIdOf, devDataApiError, foreignAnswerError, isForeignAnswer } from '../shared';
 
 /** What GET/PUT/DELETE /v2/integrations/{app_id}/webhook answer. */
 interface WebhookConfig {
@@ -53,11 +53,11 @@ export async function webhookRegistration(
   body?: IDataObject,
 ): Promise<WebhookConfig> {
   const credentials = await this.getCredentials('devDataAppApi');
-  // Pasted with a space around it, as the credential's test and the other DevData requests tolerate.
+  // Pasted with spaces around them, as the credential's test and the DevData node tolerate.
   const baseUrl = String(credentials.baseUrl ?? '')
     .trim()
     .replace(/\/+$/, '');
-  const path = `/v2/integrations/${encodeURIComponent(String(credentials.appId ?? ''))}/webhook`;
+  const path = `/v2/integrations/${encodeURIComponent(appIdOf(credentials))}/webhook`;
   const url = `${baseUrl}${path}`;
 
   let response: IN8nHttpFullResponse;

@@ -4,7 +4,7 @@ export { devDataRequest, MAX_RETRY_AFTER_SECONDS } from './request';
 export type { DevDataRequest, DevDataRequestContext } from './request';
 export { cursorPaginate, offsetPaginate } from './pagination';
 export { devDataApiError, foreignAnswerError, isForeignAnswer, itemMessage } from './errors';
-export type { DevDataCredentialType } from './credentials';
+export { appIdOf, type DevDataCredentialType } from './credentials';
 export { MEMORY_CATEGORY_OPTIONS } from './memory-categories';
 export { listValues } from './list-values';
 export { firstDelivery, SIGNATURE_TOLERANCE_SECONDS } from './signed-calls';

@@ -132,6 +132,26 @@ describe('DevData App API credential', () => {
     expect(otherApp.message).toMatch(/^Invalid app ID or secret/);
   });
 
+  test('spaces around the App ID are ignored, as around the App Secret and the Base URL', async () => {
+    const app = credentialsFor(server).devDataAppApi;
+    const pasted = { ...app, appId: ` ${String(app.appId)}\n`, baseUrl: ` ${server.baseUrl}/ ` };
+    expect(await testCredential('devDataAppApi', pasted)).toEqual({
+      status: 'OK',
+      message: 'Connection successful!',
+    });
+    const result = await runDevData(
+      server,
+      {
+        resource: 'notification',
+        operation: 'send',
+        uid: server.init.user_id,
+        message: 'pasted with spaces',
+      },
+      { credentials: { devDataAppApi: pasted } },
+    );
+    expect(jsonOut(result)).toEqual([{ status: 'Ok' }]);
+  });
+
   test('the webhook signing secret is optional', async () => {
     const app = credentialsFor(server).devDataAppApi;
     expect(app).not.toHaveProperty('webhookSecret');

@@ -65,11 +65,12 @@ test('Automatic: activation registers the production URL, deactivation removes i
   expect(await workflow.runHook('checkExists')).toBe(false);
 });
 
-test('Automatic: a Base URL pasted with spaces and a trailing slash around it registers as the others use it', async () => {
-  // The credential's test and every other DevData request trim the Base URL; registration did not, and failed
-  // saying the service has no registration API.
+test('Automatic: a Base URL and an App ID pasted with spaces (and a trailing slash) around them register as without', async () => {
+  // The credential's test and every other DevData request trim them; registration did not, and failed saying the
+  // service has no registration API.
   const credentials = appCredentials(server);
-  credentials.devDataAppApi.baseUrl = ` ${server.baseUrl}/ `;
+  const app = credentials.devDataAppApi;
+  credentials.devDataAppApi = { ...app, baseUrl: ` ${server.baseUrl}/ `, appId: ` ${String(app.appId)} ` };
   const workflow = await serve(proactiveWorkflow(), credentials);
   await workflow.activate();
   expect(await registered()).toBe(workflow.webhookUrl());

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { devDataRequest } from '../../../shared';
+import { appIdOf, devDataRequest } from '../../../shared';
 
 const properties: INodeProperties[] = [
   {
@@ -37,7 +37,7 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-  const { appId } = await this.getCredentials<{ appId: string }>('devDataAppApi', itemIndex);
+  const appId = appIdOf(await this.getCredentials('devDataAppApi', itemIndex));
   return (await devDataRequest.call(this, {
     method: 'POST',
     path: `/v2/integrations/${encodeURIComponent(appId)}/notification`,
