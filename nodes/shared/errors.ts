@@ -25,6 +25,14 @@ export interface FailureContext {
   batchItemIndex?: (loc: Array<string | number>) => number | undefined;
   /** Set when a retryable answer (429, or 503 of a read or an update) is given up on after retrying. */
   retries?: number;
+  /** The answer's Retry-After, in seconds, when it sent one: how long the server asks the node to wait. */
+  retryAfterSeconds?: number;
+}
+
+/** A wait as a person reads it: "40 seconds", "37 minutes" (rounded up). */
+function waitText(seconds: number): string {
+  if (seconds < 120) return seconds === 1 ? '1 second' : `${seconds} seconds`;
+  return `${Math.ceil(seconds / 60)} minutes`;
 }
 
 /**
@@ -168,6 +176,12 @@ export function devDataApiError(
         context.retries !== undefined && context.retries > 0
           ? `Rate limit exceeded: still limited after ${context.retries} retries`
           : 'Rate limit exceeded';
+      // What to do: wait as long as the server asks (the hourly notification cap's detail does not say how long).
+      description = `${detail ?? 'Too many requests'}. ${
+        context.retryAfterSeconds === undefined
+          ? 'Run the workflow again in a moment.'
+          : `Run the workflow again in ${waitText(context.retryAfterSeconds)} (the server's Retry-After), not before.`
+      }`;
       failure = { cause: 'rate-limited' };
       break;
     case 503:

@@ -71,10 +71,15 @@ function compact(qs: IDataObject | undefined): IDataObject | undefined {
   return Object.fromEntries(Object.entries(qs).filter(([, value]) => value !== undefined && value !== ''));
 }
 
+/** The server's Retry-After in seconds, or undefined when it sent none. */
+function serverRetryAfter(headers: IDataObject): number | undefined {
+  const value = Number(headers['retry-after']);
+  return Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+
 /** Seconds to wait before retrying: the server's Retry-After, or an exponential backoff when it sent none. */
 function retryAfterSeconds(headers: IDataObject, attempt: number): number {
-  const value = Number(headers['retry-after']);
-  return Number.isFinite(value) && value >= 0 ? value : 2 ** attempt;
+  return serverRetryAfter(headers) ?? 2 ** attempt;
 }
 
 async function baseUrlOf(this: DevDataRequestContext, request: DevDataRequest): Promise<string> {
@@ -201,6 +206,7 @@ export async function devDataRequest<T = unknown>(
       itemIndex: request.itemIndex,
       batchItemIndex: request.batchItemIndex,
       retries: isRetryable(response.statusCode, request.method) ? attempt : undefined,
+      retryAfterSeconds: serverRetryAfter(response.headers),
     });
   }
 }

@@ -79,7 +79,10 @@ test('over the hourly cap (10 per user per app), the 429 fails without a retry: 
   const before = server.requestsTo('POST', path()).length;
   const result = await runDevData(server, params);
   expect(result.error?.message).toBe('Rate limit exceeded');
-  expect(result.error?.description).toBe('Rate limit exceeded: at most 10 notifications per user per hour');
+  // It says how long to wait, from the answer's Retry-After: the rest of the clock hour.
+  expect(result.error?.description).toMatch(
+    /^Rate limit exceeded: at most 10 notifications per user per hour\. Run the workflow again in \d+ (seconds|minutes) \(the server's Retry-After\), not before\.$/,
+  );
   expect(
     server
       .requestsTo('POST', path())
