@@ -71,10 +71,17 @@ function compact(qs: IDataObject | undefined): IDataObject | undefined {
   return Object.fromEntries(Object.entries(qs).filter(([, value]) => value !== undefined && value !== ''));
 }
 
-/** The server's Retry-After in seconds, or undefined when it sent none. */
+/**
+ * The server's Retry-After in seconds, or undefined when it sent none. It may be a date (RFC 9110 §10.2.3), as a
+ * proxy in front of the server may send it: the seconds until then.
+ */
 function serverRetryAfter(headers: IDataObject): number | undefined {
-  const value = Number(headers['retry-after']);
-  return Number.isFinite(value) && value >= 0 ? value : undefined;
+  const header = headers['retry-after'];
+  if (header === undefined || header === '') return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds : undefined;
+  const at = Date.parse(String(header));
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
 }
 
 /** Seconds to wait before retrying: the server's Retry-After, or an exponential backoff when it sent none. */

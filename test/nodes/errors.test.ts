@@ -235,6 +235,29 @@ describe('429 and Retry-After', () => {
   });
 });
 
+test('a Retry-After given as a date (as a proxy may send it) is waited for as its seconds: two hours, so not at all', async () => {
+  const inTwoHours = new Date(Date.now() + 2 * 3600_000).toUTCString();
+  const proxy = await startForeignServer(429, 'application/json', '{"detail":"Too Many Requests"}', {
+    'retry-after': inTwoHours,
+  });
+  try {
+    const credentials = credentialsFor(server);
+    credentials.devDataApi = { ...credentials.devDataApi, baseUrl: proxy.baseUrl };
+    const result = await runDevData(
+      server,
+      { resource: 'developerKey', operation: 'getCurrent' },
+      { credentials },
+    );
+    // Not retried after a backoff of its own: given up on at once, saying how long the server asks to wait.
+    expect(result.error?.message).toBe('Rate limit exceeded');
+    expect(result.error?.description).toMatch(
+      /^Too Many Requests\. Run the workflow again in (119|120) minutes \(the server's Retry-After\), not before\.$/,
+    );
+  } finally {
+    await proxy.close();
+  }
+});
+
 describe("503 while the server's database is out of reach", () => {
   let proxy: DatabaseProxy;
   let behindProxy: NodeTestServer;

@@ -16,9 +16,10 @@ export async function startForeignServer(
   status: number,
   contentType: string | undefined,
   body: string,
+  headers: Record<string, string> = {},
 ): Promise<ForeignServer> {
   const server = createServer((_, res) => {
-    res.writeHead(status, contentType ? { 'content-type': contentType } : {});
+    res.writeHead(status, { ...headers, ...(contentType ? { 'content-type': contentType } : {}) });
     res.end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
