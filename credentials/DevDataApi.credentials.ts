@@ -102,7 +102,7 @@ export class DevDataApi implements ICredentialType {
         properties: {
           value: 404,
           message:
-            'No DevData developer API at this Base URL (GET /v1/dev/user/memories answered 404). Check the Base URL: it is the server address only, e.g. http://127.0.0.1:8080.',
+            'No DevData developer API at this Base URL (GET /v1/dev/user/memories answered 404). Check the Base URL: it is the server address only, without /v1 or another path (the node adds those), e.g. http://127.0.0.1:8080.',
         },
       },
       {

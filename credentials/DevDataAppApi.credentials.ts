@@ -108,7 +108,7 @@ export class DevDataAppApi implements ICredentialType {
         properties: {
           value: 404,
           message:
-            'No DevData integrations API at this Base URL (the test request answered 404). Check the Base URL: it is the server address only, e.g. http://127.0.0.1:8080.',
+            'No DevData integrations API at this Base URL (the test request answered 404). Check the Base URL: it is the server address only, without /v2 or another path (the node adds those), e.g. http://127.0.0.1:8080.',
         },
       },
       // Key "0" is the text's first character (n8n reads it with lodash's get); it is undefined for an empty body.

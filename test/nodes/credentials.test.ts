@@ -85,6 +85,14 @@ describe('DevData Developer API credential', () => {
       apiKey: developerKey,
     });
     expect(wrong.message).toMatch(/^No DevData developer API at this Base URL/);
+    // A Base URL with the API's own /v1 (…/v1/v1/dev/… was asked) says to leave it out.
+    const withV1 = await testCredential('devDataApi', {
+      baseUrl: `${server.baseUrl}/v1/`,
+      apiKey: developerKey,
+    });
+    expect(withV1.message).toMatch(
+      /^No DevData developer API at this Base URL .* without \/v1 or another path/,
+    );
   });
 
   test('no part of the form depends on a secret, which n8n never hands back to a saved credential', () => {
@@ -130,6 +138,10 @@ describe('DevData App API credential', () => {
     expect(wrong.message).toMatch(/^Invalid app ID or secret/);
     const otherApp = await testCredential('devDataAppApi', { ...app, appId: 'another-app' });
     expect(otherApp.message).toMatch(/^Invalid app ID or secret/);
+    const withV2 = await testCredential('devDataAppApi', { ...app, baseUrl: `${server.baseUrl}/v2` });
+    expect(withV2.message).toMatch(
+      /^No DevData integrations API at this Base URL .* without \/v2 or another path/,
+    );
   });
 
   test('spaces around the App ID are ignored, as around the App Secret and the Base URL', async () => {
