@@ -122,6 +122,16 @@ export class DevDataApi implements ICredentialType {
             'No DevData developer API at this Base URL: GET /v1/dev/user/memories answered with a web page (HTML), not DevData’s JSON. Check the Base URL: it is the DevData server’s address only, e.g. http://127.0.0.1:8080, not n8n’s own address.',
         },
       },
+      // DevData answers this request with a list ("["): an object is another JSON service at this address.
+      {
+        type: 'responseSuccessBody',
+        properties: {
+          key: '0',
+          value: '{',
+          message:
+            'No DevData developer API at this Base URL: GET /v1/dev/user/memories answered with a JSON object where DevData answers with the list of memories. Check the Base URL: it is the DevData server’s address only, e.g. http://127.0.0.1:8080, with the right port.',
+        },
+      },
       {
         type: 'responseSuccessBody',
         properties: {

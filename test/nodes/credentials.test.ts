@@ -245,6 +245,18 @@ describe('a credential test against a Base URL that is not a DevData server', ()
     );
   });
 
+  test('DevData Developer API: another JSON service (an object where DevData answers a list) fails the test', async () => {
+    const { apiKey: developerKey } = credentialsFor(server).devDataApi;
+    const json = await startForeignServer(200, 'application/json', '{"status":"ok"}');
+    try {
+      const result = await testCredential('devDataApi', { baseUrl: json.baseUrl, apiKey: developerKey });
+      expect(result.status).toBe('Error');
+      expect(result.message).toMatch(/^No DevData developer API at this Base URL: .* a JSON object/);
+    } finally {
+      await json.close();
+    }
+  });
+
   test('a real DevData server still passes, also for a user without memories (an empty list)', async () => {
     const user = await newUser(server, ['memories:read']);
     expect(await testCredential('devDataApi', { baseUrl: server.baseUrl, apiKey: user.key })).toEqual({
