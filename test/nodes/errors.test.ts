@@ -307,6 +307,47 @@ describe("503 while the server's database is out of reach", () => {
   });
 });
 
+describe("a 409 says what to do, in the server's detail the node keeps", () => {
+  test('Person → Update onto a name another person has', async () => {
+    const client = devClient(server);
+    await client.post('/v1/dev/user/people', { name: 'Taken Name' });
+    const other = await client.post('/v1/dev/user/people', { name: 'Free Name' });
+    const result = await runDevData(server, {
+      resource: 'person',
+      operation: 'update',
+      personId: other.body.id,
+      updateFields: { name: 'Taken Name' },
+    });
+    expect((result.error as { httpCode?: string }).httpCode).toBe('409');
+    expect(result.error?.description).toBe(
+      'A person named Taken Name already exists: choose another name, or use that person',
+    );
+  });
+
+  test('Live Transcript → Add Segments to a finished session', async () => {
+    const addSegments = {
+      resource: 'liveTranscript',
+      operation: 'addSegments',
+      sessionId: 'finished-409',
+      segmentsInput: 'fields',
+      transcriptSegments: { segment: [{ text: 'Hello', start: 0, end: 1 }] },
+    };
+    jsonOut(await runDevData(server, addSegments));
+    jsonOut(
+      await runDevData(server, {
+        resource: 'liveTranscript',
+        operation: 'finish',
+        sessionId: 'finished-409',
+      }),
+    );
+    const result = await runDevData(server, addSegments);
+    expect((result.error as { httpCode?: string }).httpCode).toBe('409');
+    expect(result.error?.description).toBe(
+      'Transcript session finished-409 is finished: send further segments under a new session ID',
+    );
+  });
+});
+
 describe('a 422 names the refused fields as the node shows them', () => {
   test('a field of the operation, and one in its Additional Fields, by display name beside the wire name', async () => {
     const { body } = await devClient(server).post('/v1/dev/user/action-items', { description: 'short' });

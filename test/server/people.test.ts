@@ -92,7 +92,9 @@ describe.each(DIALECTS)('people on %s', (dialect) => {
     const ben = await createPerson(user.client, 'Ben');
     const clash = await user.client.patch(`${BASE}/${ben.id}`, { name: ' ann ' });
     expect(clash.status).toBe(409);
-    expect(clash.body).toEqual({ detail: 'A person named ann already exists' });
+    expect(clash.body).toEqual({
+      detail: 'A person named ann already exists: choose another name, or use that person',
+    });
     expect(await storedPerson(ben.id)).toMatchObject({ name: 'Ben', name_key: 'ben' });
     expect(await storedPerson(ann.id)).toMatchObject({ name: 'Ann', name_key: 'ann' });
   });

@@ -609,7 +609,7 @@ export function conversationsRepository(
           // one with that client_session_id.
           throw new Conflict(
             row.source === LIVE_TRANSCRIPT_SOURCE
-              ? `Transcript session ${sessionId} is finished`
+              ? `Transcript session ${sessionId} is finished: send further segments under a new session ID`
               : madeFromSegments(sessionId),
           );
         }

@@ -18,7 +18,8 @@ export interface Person {
 
 const nameKey = (name: string) => name.trim().toLowerCase();
 
-const nameTaken = (name: string) => new Conflict(`A person named ${name} already exists`);
+const nameTaken = (name: string) =>
+  new Conflict(`A person named ${name} already exists: choose another name, or use that person`);
 
 function decodePerson(row: Row<'people'>): Person {
   return {
