@@ -14,6 +14,8 @@ export function itemMessage(message: string, itemIndex: number | undefined): str
 /** What failed, so a 404 can name the record and a batch error the input item. */
 export interface FailureContext {
   credentialType: DevDataCredentialType;
+  /** The Base URL the request went to, for a 404 of a path the server has no route for. */
+  baseUrl?: string;
   /** The kind of record, as the user reads it, e.g. "Action item". */
   resource?: string;
   /** The id the request addressed, for 404 messages. */
@@ -59,6 +61,22 @@ function missingRecord(
     if (typeof id === 'string') return { thing, id, referenced: true };
   }
   return addressed ? { thing: context.resource!, id: context.id, referenced: false } : undefined;
+}
+
+/**
+ * What to check when the server has no route for a request: a path in the Base URL (…/v1, as API references print
+ * it) before the node's own, else the operation may be one only devdata-server offers.
+ */
+function missingEndpointAdvice(context: FailureContext): string {
+  const credential = CREDENTIAL_NAMES[context.credentialType];
+  const path = context.baseUrl === undefined ? '' : new URL(context.baseUrl).pathname.replace(/\/+$/, '');
+  if (path !== '') {
+    const added = context.credentialType === 'devDataAppApi' ? '/v2/integrations/…' : '/v1/dev/…';
+    return `The Base URL in the ${credential} credential ends in the path ${path}: it is the DevData server's address only, e.g. http://127.0.0.1:8080 (the node adds ${added}). Remove the path, unless the server is served below it.`;
+  }
+  if (context.credentialType === 'devDataAppApi')
+    return `Check the Base URL in the ${credential} credential: the DevData server's address only, e.g. http://127.0.0.1:8080.`;
+  return 'A server that offers only the core developer API (memories, conversations, action items, goals, keys) has no folder writes, people, screen activity or current-key lookup: these need a devdata-server. Check the Base URL too.';
 }
 
 interface ValidationIssue {
@@ -117,7 +135,7 @@ export function devDataApiError(
   if (isMissingEndpoint(status, detail)) {
     return new NodeApiError(node, errorResponse, {
       message: `The server at the Base URL does not offer this operation (HTTP ${status})`,
-      description: `${detail ?? 'No such endpoint'}. A server that offers only the core developer API (memories, conversations, action items, goals, keys) has no folder writes, people, screen activity or current-key lookup: these need a devdata-server. Check the Base URL too.`,
+      description: `${detail ?? 'No such endpoint'}. ${missingEndpointAdvice(context)}`,
       httpCode: String(status),
       itemIndex,
       failure: { cause: 'configuration-invalid' },

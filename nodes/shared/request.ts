@@ -207,6 +207,7 @@ export async function devDataRequest<T = unknown>(
     if (foreign) throw foreignAnswerError(this.getNode(), answerOf(request, baseUrl, response), context);
     throw devDataApiError(this.getNode(), response.statusCode, response.body, {
       credentialType,
+      baseUrl,
       resource: request.resource,
       id: request.id,
       body: request.body,

@@ -520,6 +520,28 @@ describe('a Base URL that is not a DevData server', () => {
     },
   );
 
+  test('a Base URL with a path (/v1, as API references print it) is named as what to check, for either credential', async () => {
+    const credentials = credentialsFor(server);
+    credentials.devDataApi = { ...credentials.devDataApi, baseUrl: `${server.baseUrl}/v1/` };
+    credentials.devDataAppApi = { ...credentials.devDataAppApi, baseUrl: `${server.baseUrl}/v2` };
+    const goals = await runDevData(
+      server,
+      { resource: 'goal', operation: 'getAll', limit: 5 },
+      { credentials },
+    );
+    expect(goals.error?.description).toBe(
+      "Not Found. The Base URL in the DevData Developer API credential ends in the path /v1: it is the DevData server's address only, e.g. http://127.0.0.1:8080 (the node adds /v1/dev/…). Remove the path, unless the server is served below it.",
+    );
+    const send = await runDevData(
+      server,
+      { resource: 'notification', operation: 'send', uid: server.init.user_id, message: 'hello' },
+      { credentials },
+    );
+    expect(send.error?.description).toMatch(
+      /^Not Found\. The Base URL in the DevData App API credential ends in the path \/v2: .* \(the node adds \/v2\/integrations\/…\)/,
+    );
+  });
+
   test('a real DevData server answers as before: a missing endpoint still says the server does not offer it', async () => {
     const credentials = credentialsFor(server);
     credentials.devDataApi = { ...credentials.devDataApi, baseUrl: `${server.baseUrl}/api` };
