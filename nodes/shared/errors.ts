@@ -207,11 +207,14 @@ export function devDataApiError(
         context.retries !== undefined && context.retries > 0
           ? `The DevData server is temporarily unavailable: still unavailable after ${context.retries} retries`
           : 'The DevData server is temporarily unavailable';
-      // retries is unset for a create or delete, which the node never repeats (see request.ts).
+      // retries is unset for a create or delete, which the node never repeats (see request.ts); 0 for a read or an
+      // update when the Retry-After was longer than the node waits.
       description =
         context.retries === undefined
           ? `${detail ?? 'Service unavailable'}. The server may have made the change before it lost its database: check whether it did before you run the workflow again.`
-          : `${detail ?? 'Service unavailable'}. Run the workflow again in a moment, or turn on Retry On Fail in the node's settings.`;
+          : context.retries === 0 && context.retryAfterSeconds !== undefined
+            ? `${detail ?? 'Service unavailable'}. Run the workflow again in ${waitText(context.retryAfterSeconds)} (the server's Retry-After), not before.`
+            : `${detail ?? 'Service unavailable'}. Run the workflow again in a moment, or turn on Retry On Fail in the node's settings.`;
       failure = { cause: 'temporarily-unavailable' };
       break;
     default:

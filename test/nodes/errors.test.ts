@@ -258,6 +258,27 @@ test('a Retry-After given as a date (as a proxy may send it) is waited for as it
   }
 });
 
+test('a read given up on at once for a long Retry-After on a 503 says how long to wait, not "in a moment"', async () => {
+  const maintenance = await startForeignServer(503, 'application/json', '{"detail":"Down for maintenance"}', {
+    'retry-after': '600',
+  });
+  try {
+    const credentials = credentialsFor(server);
+    credentials.devDataApi = { ...credentials.devDataApi, baseUrl: maintenance.baseUrl };
+    const result = await runDevData(
+      server,
+      { resource: 'developerKey', operation: 'getCurrent' },
+      { credentials },
+    );
+    expect(result.error?.message).toBe('The DevData server is temporarily unavailable');
+    expect(result.error?.description).toBe(
+      "Down for maintenance. Run the workflow again in 10 minutes (the server's Retry-After), not before.",
+    );
+  } finally {
+    await maintenance.close();
+  }
+});
+
 describe("503 while the server's database is out of reach", () => {
   let proxy: DatabaseProxy;
   let behindProxy: NodeTestServer;
