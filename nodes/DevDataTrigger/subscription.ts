@@ -159,6 +159,40 @@ function descriptionOf(this: IHookFunctions): string {
   return Array.from(description).slice(0, MAX_DESCRIPTION_LENGTH).join('');
 }
 
+const isObject = (value: unknown): value is IDataObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The server's refusal of the URL itself (a 422 at `body.url`: not https, a private address, …) as an error that
+ * names the URL as n8n shows it and what to change, or undefined for any other failure. The user never typed
+ * `body.url`: n8n made it from its own address.
+ */
+function refusedUrlError(
+  this: IHookFunctions,
+  error: unknown,
+  url: string,
+  test: boolean,
+): NodeApiError | undefined {
+  if (!(error instanceof NodeApiError) || error.httpCode !== '422') return undefined;
+  const issues = error.errorResponse?.detail;
+  if (!Array.isArray(issues)) return undefined;
+  const refusal = issues.find(
+    (issue): issue is { msg: string } =>
+      isObject(issue) &&
+      Array.isArray(issue.loc) &&
+      issue.loc.join('.') === 'body.url' &&
+      typeof issue.msg === 'string',
+  );
+  if (!refusal) return undefined;
+  const shown = test ? 'Test URL' : 'Production URL';
+  return new NodeApiError(this.getNode(), error.errorResponse as JsonObject, {
+    message: `The DevData server refuses this trigger's ${shown}: ${refusal.msg}`,
+    description: `It refused ${url}. The server calls only addresses it is allowed to (a server in production mode: https to a public address). Give n8n such an address (its WEBHOOK_URL setting), or use the DevData Poll Trigger instead, which needs no calls from the server.`,
+    httpCode: '422',
+    failure: { cause: 'configuration-invalid' },
+  });
+}
+
 /**
  * Subscribes this trigger's URL to the chosen events and keeps the id and secret in the node's static data. The
  * subscription kept before for the same kind of activation is deleted first, so one trigger never has two: one
@@ -173,11 +207,16 @@ export async function createSubscription(this: IHookFunctions): Promise<boolean>
   const stored = storedSubscription(staticData, test);
   if (stored) await deleteSubscription.call(this, stored.subscriptionId);
 
-  const created = (await devDataRequest.call(this, {
-    method: 'POST',
-    path: WEBHOOKS,
-    body: { url, events, description: descriptionOf.call(this) },
-  })) as Partial<Subscription>;
+  let created: Partial<Subscription>;
+  try {
+    created = (await devDataRequest.call(this, {
+      method: 'POST',
+      path: WEBHOOKS,
+      body: { url, events, description: descriptionOf.call(this) },
+    })) as Partial<Subscription>;
+  } catch (error) {
+    throw refusedUrlError.call(this, error, url, test) ?? error;
+  }
   if (typeof created.id !== 'string' || typeof created.secret !== 'string') {
     throw new NodeApiError(this.getNode(), created as JsonObject, {
       message: 'The DevData server answered the subscription without its ID or secret',

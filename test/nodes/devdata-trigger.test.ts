@@ -330,6 +330,28 @@ describe('activation and deactivation', () => {
   });
 });
 
+describe('a server that may not call n8n’s address', () => {
+  // As a server in production mode refuses n8n on a plain-http or private address.
+  const strict = forSuite(() => startNodeTestServer({ allowLoopbackWebhooks: false }));
+
+  test('activation fails naming the Production URL and what to change, not the request’s body.url', async () => {
+    const workflow = await serveWorkflow(triggerWorkflow(['memory.created']), credentialsFor(strict));
+    served.push(workflow);
+    const error = await workflow.activate().then(
+      () => undefined,
+      (e: Error & { description?: string }) => e,
+    );
+    expect(error?.name).toBe('NodeApiError');
+    expect(error?.message).toBe(
+      "The DevData server refuses this trigger's Production URL: URL must use https",
+    );
+    expect(error?.description).toContain(`It refused ${workflow.webhookUrl()}.`);
+    expect(error?.description).toContain('WEBHOOK_URL');
+    expect(error?.description).toContain('DevData Poll Trigger');
+    expect((await devClient(strict).get(WEBHOOKS)).body).toEqual([]);
+  });
+});
+
 describe('events delivered by the server', () => {
   test('each change made through the API starts one execution with the record as the API returns it', async () => {
     const workflow = await serve(['action_item.created', 'action_item.completed', 'action_item.deleted']);
