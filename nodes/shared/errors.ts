@@ -76,7 +76,7 @@ function missingEndpointAdvice(context: FailureContext): string {
   }
   if (context.credentialType === 'devDataAppApi')
     return `Check the Base URL in the ${credential} credential: the DevData server's address only, e.g. http://127.0.0.1:8080.`;
-  return 'A server that offers only the core developer API (memories, conversations, action items, goals, keys) has no folder writes, people, screen activity or current-key lookup: these need a devdata-server. Check the Base URL too.';
+  return 'A server that offers only the core developer API (memories, conversations, action items, goals, keys) has no folder writes, people, screen activity, current-key lookup or event webhooks (the DevData Trigger): these need a devdata-server. Check the Base URL too.';
 }
 
 interface ValidationIssue {

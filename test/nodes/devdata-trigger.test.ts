@@ -5,6 +5,7 @@
 import { createHmac } from 'node:crypto';
 import type { NodeParameterValueType } from 'n8n-workflow';
 import { adminClient, devClient } from '../helpers/http';
+import { startReferenceService } from '../helpers/reference-service';
 import { forSuite } from '../helpers/server';
 import {
   credentialsFor,
@@ -349,6 +350,23 @@ describe('a server that may not call n8n’s address', () => {
     expect(error?.description).toContain('WEBHOOK_URL');
     expect(error?.description).toContain('DevData Poll Trigger');
     expect((await devClient(strict).get(WEBHOOKS)).body).toEqual([]);
+  });
+});
+
+describe('a service without event webhooks (the core developer API only)', () => {
+  const reference = forSuite(() => startReferenceService());
+
+  test('activation fails saying that the DevData Trigger needs a devdata-server', async () => {
+    const credentials = credentialsFor(server);
+    credentials.devDataApi = { baseUrl: reference.baseUrl, apiKey: reference.developerKey };
+    const workflow = await serve(['memory.created'], credentials);
+    const error = await workflow.activate().then(
+      () => undefined,
+      (e: Error & { description?: string }) => e,
+    );
+    expect(error?.name).toBe('NodeApiError');
+    expect(error?.message).toBe('The server at the Base URL does not offer this operation (HTTP 404)');
+    expect(error?.description).toContain('event webhooks (the DevData Trigger): these need a devdata-server');
   });
 });
 
