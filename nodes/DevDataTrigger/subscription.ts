@@ -162,35 +162,50 @@ function descriptionOf(this: IHookFunctions): string {
 const isObject = (value: unknown): value is IDataObject =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/**
- * The server's refusal of the URL itself (a 422 at `body.url`: not https, a private address, …) as an error that
- * names the URL as n8n shows it and what to change, or undefined for any other failure. The user never typed
- * `body.url`: n8n made it from its own address.
- */
-function refusedUrlError(
-  this: IHookFunctions,
-  error: unknown,
-  url: string,
-  test: boolean,
-): NodeApiError | undefined {
+/** The first issue of a 422 whose `loc` (joined with dots, e.g. `body.events.2`) is `prefix` or lies under it. */
+function refusedAt(error: unknown, prefix: string): { loc: unknown[]; msg: string } | undefined {
   if (!(error instanceof NodeApiError) || error.httpCode !== '422') return undefined;
-  const issues = error.errorResponse?.detail;
+  const issues: unknown = error.errorResponse?.detail;
   if (!Array.isArray(issues)) return undefined;
-  const refusal = issues.find(
-    (issue): issue is { msg: string } =>
+  return (issues as unknown[]).find(
+    (issue): issue is { loc: unknown[]; msg: string } =>
       isObject(issue) &&
       Array.isArray(issue.loc) &&
-      issue.loc.join('.') === 'body.url' &&
+      `${issue.loc.join('.')}.`.startsWith(`${prefix}.`) &&
       typeof issue.msg === 'string',
   );
-  if (!refusal) return undefined;
-  const shown = test ? 'Test URL' : 'Production URL';
-  return new NodeApiError(this.getNode(), error.errorResponse as JsonObject, {
-    message: `The DevData server refuses this trigger's ${shown}: ${refusal.msg}`,
-    description: `It refused ${url}. The server calls only addresses it is allowed to (a server in production mode: https to a public address). Give n8n such an address (its WEBHOOK_URL setting), or use the DevData Poll Trigger instead, which needs no calls from the server.`,
-    httpCode: '422',
-    failure: { cause: 'configuration-invalid' },
-  });
+}
+
+/**
+ * The server's refusal of what n8n sent for the node (a 422 at `body.url` or `body.events`) as an error that names
+ * what the user sees: the URL n8n made (not https, a private address, …), or the event in Events the server does
+ * not know (a typo in a hand-written workflow, or a server older than this node). Undefined for any other failure.
+ */
+function refusalError(
+  this: IHookFunctions,
+  error: unknown,
+  { url, events, test }: { url: string; events: string[]; test: boolean },
+): NodeApiError | undefined {
+  const details = { httpCode: '422', failure: { cause: 'configuration-invalid' as const } };
+  const urlRefusal = refusedAt(error, 'body.url');
+  if (urlRefusal) {
+    const shown = test ? 'Test URL' : 'Production URL';
+    return new NodeApiError(this.getNode(), (error as NodeApiError).errorResponse as JsonObject, {
+      message: `The DevData server refuses this trigger's ${shown}: ${urlRefusal.msg}`,
+      description: `It refused ${url}. The server calls only addresses it is allowed to (a server in production mode: https to a public address). Give n8n such an address (its WEBHOOK_URL setting), or use the DevData Poll Trigger instead, which needs no calls from the server.`,
+      ...details,
+    });
+  }
+  const eventRefusal = refusedAt(error, 'body.events');
+  const index = eventRefusal?.loc[2];
+  if (eventRefusal && typeof index === 'number' && events[index] !== undefined) {
+    return new NodeApiError(this.getNode(), (error as NodeApiError).errorResponse as JsonObject, {
+      message: `The DevData server does not know the event "${events[index]}" in ${eventsParameter.displayName}`,
+      description: `${eventRefusal.msg}. Choose the events from the list in ${eventsParameter.displayName}; if the event is there, this DevData server is older than the node: update it, or leave the event out.`,
+      ...details,
+    });
+  }
+  return undefined;
 }
 
 /**
@@ -215,7 +230,7 @@ export async function createSubscription(this: IHookFunctions): Promise<boolean>
       body: { url, events, description: descriptionOf.call(this) },
     })) as Partial<Subscription>;
   } catch (error) {
-    throw refusedUrlError.call(this, error, url, test) ?? error;
+    throw refusalError.call(this, error, { url, events, test }) ?? error;
   }
   if (typeof created.id !== 'string' || typeof created.secret !== 'string') {
     throw new NodeApiError(this.getNode(), created as JsonObject, {

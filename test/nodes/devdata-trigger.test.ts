@@ -331,6 +331,23 @@ describe('activation and deactivation', () => {
   });
 });
 
+describe('an event the server does not know', () => {
+  test('fails activation naming the event and Events, not the index of the request’s body.events', async () => {
+    // A typo in a hand-written workflow; an older server lacking a newer event type is refused the same way.
+    const workflow = await serve('memory.created, memory.creatd');
+    const error = await workflow.activate().then(
+      () => undefined,
+      (e: Error & { description?: string }) => e,
+    );
+    expect(error?.name).toBe('NodeApiError');
+    expect(error?.message).toBe('The DevData server does not know the event "memory.creatd" in Events');
+    expect(error?.description).toMatch(
+      /^Invalid option: expected one of .*Choose the events from the list in Events/,
+    );
+    expect(workflow.staticData().subscriptionId).toBeUndefined();
+  });
+});
+
 describe('a server that may not call n8n’s address', () => {
   // As a server in production mode refuses n8n on a plain-http or private address.
   const strict = forSuite(() => startNodeTestServer({ allowLoopbackWebhooks: false }));
