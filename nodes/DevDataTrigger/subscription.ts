@@ -124,10 +124,27 @@ async function deleteSubscription(this: IHookFunctions, id: string): Promise<voi
   }
 }
 
+/** PATCHes one subscription active again; false when the server no longer has it. */
+async function resumeSubscription(this: IHookFunctions, id: string): Promise<boolean> {
+  try {
+    await devDataRequest.call(this, {
+      method: 'PATCH',
+      path: `${WEBHOOKS}/${encodeURIComponent(id)}`,
+      body: { active: true },
+    });
+    return true;
+  } catch (error) {
+    if (isNotFound(error)) return false;
+    throw passOn.call(this, error);
+  }
+}
+
 /**
  * Whether the subscription this activation made (production or test) still exists on the server, delivers to
- * this trigger's URL, is active and has the events chosen now, as the server holds them: someone may have changed
- * them there.
+ * this trigger's URL and has the events chosen now, as the server holds them: someone may have changed them
+ * there. One that is not active (disabled by the server after failing for a day while n8n was out of reach, or
+ * paused) is resumed rather than replaced: replacing it would delete the deliveries waiting on it, and its failed
+ * ones listed for redelivery.
  */
 export async function subscriptionExists(this: IHookFunctions): Promise<boolean> {
   const staticData = this.getWorkflowStaticData('node');
@@ -140,9 +157,11 @@ export async function subscriptionExists(this: IHookFunctions): Promise<boolean>
     forget(staticData, test);
     return false;
   }
-  return (
-    current.active !== false && current.url === url && sameEvents(current.events, wantedEvents.call(this))
-  );
+  if (current.url !== url || !sameEvents(current.events, wantedEvents.call(this))) return false;
+  if (current.active !== false) return true;
+  if (await resumeSubscription.call(this, stored.subscriptionId)) return true;
+  forget(staticData, test);
+  return false;
 }
 
 /** Whether two event lists subscribe to the same events: in any order, `*` covering the rest. */
@@ -211,8 +230,7 @@ function refusalError(
 /**
  * Subscribes this trigger's URL to the chosen events and keeps the id and secret in the node's static data. The
  * subscription kept before for the same kind of activation is deleted first, so one trigger never has two: one
- * for other events, one disabled by the server after failing for a day, or one for the URL n8n had before its
- * address (WEBHOOK_URL) changed. The other kind's (production while a test event is awaited) is left alone.
+ * for other events, or one for the URL n8n had before its address (WEBHOOK_URL) changed. The other kind's (production while a test event is awaited) is left alone.
  */
 export async function createSubscription(this: IHookFunctions): Promise<boolean> {
   const staticData = this.getWorkflowStaticData('node');

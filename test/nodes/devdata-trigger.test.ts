@@ -6,6 +6,7 @@ import { createHmac } from 'node:crypto';
 import type { NodeParameterValueType } from 'n8n-workflow';
 import { adminClient, devClient } from '../helpers/http';
 import { startReferenceService } from '../helpers/reference-service';
+import { DEFAULT_EVENT_SETTINGS } from '../../server/src/events/settings';
 import { forSuite } from '../helpers/server';
 import {
   credentialsFor,
@@ -328,6 +329,47 @@ describe('activation and deactivation', () => {
       (e: Error) => e,
     );
     expect(error?.message).toBe('Events must be a list of values or a comma-separated text, not 5');
+  });
+});
+
+describe('a subscription the server disabled while n8n could not take its calls', () => {
+  // Disabled after failing for 1 s, while each delivery is retried for a minute: deliveries still wait when it is.
+  const failing = forSuite(() =>
+    startNodeTestServer({
+      events: {
+        ...DEFAULT_EVENT_SETTINGS,
+        retryBaseMs: 50,
+        retryMaxDelayMs: 200,
+        retryForMs: 60_000,
+        disableAfterMs: 1_000,
+        pollMs: 100,
+      },
+    }),
+  );
+
+  test('is resumed at the next activation, so the changes it holds arrive', async () => {
+    const workflow = await serve(['action_item.created'], credentialsFor(failing));
+    const failingApi = devClient(failing);
+    await workflow.activate();
+    const { subscriptionId } = stored(workflow);
+    // n8n cannot take the calls (here: the trigger refuses them all, holding no secret) until it is disabled.
+    const kept = { ...workflow.staticData() };
+    delete workflow.staticData().secret;
+    const created = await failingApi.post('/v1/dev/user/action-items', {
+      description: 'Made while n8n was down',
+    });
+    expect(created.status).toBeLessThan(300);
+    await eventually('the subscription disabled', async () =>
+      (await failingApi.get(`${WEBHOOKS}/${subscriptionId}`)).body.active === false ? true : undefined,
+    );
+
+    // n8n is back (restarted with the workflow as saved) and activates it again.
+    Object.assign(workflow.staticData(), kept);
+    await workflow.activate('init');
+    expect(stored(workflow).subscriptionId).toBe(subscriptionId);
+    expect((await failingApi.get(`${WEBHOOKS}/${subscriptionId}`)).body.active).toBe(true);
+    const [item] = await executions(workflow, 1);
+    expect(item).toMatchObject({ event: 'action_item.created', id: created.body.id });
   });
 });
 
