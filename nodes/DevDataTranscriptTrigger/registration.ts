@@ -7,7 +7,14 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { appIdOf, devDataApiError, foreignAnswerError, isForeignAnswer } from '../shared';
+import {
+  appIdOf,
+  devDataApiError,
+  foreignAnswerError,
+  isForeignAnswer,
+  issueAt,
+  refusedTriggerUrlError,
+} from '../shared';
 
 /** What GET/PUT/DELETE /v2/integrations/{app_id}/webhook answer. */
 interface WebhookConfig {
@@ -20,16 +27,6 @@ const WHAT: Record<string, string> = {
   PUT: 'register the webhook URL',
   DELETE: 'remove the webhook URL',
 };
-
-/** What the server said of the webhook URL in a 422 body (`{detail: [{loc: [..., "webhook_url"], msg}]}`), if anything. */
-function urlRefusal(body: unknown): string | undefined {
-  const detail = (body as { detail?: unknown } | null)?.detail;
-  if (!Array.isArray(detail)) return undefined;
-  const issue = (detail as Array<{ loc?: unknown; msg?: unknown }>).find(
-    (i) => Array.isArray(i?.loc) && i.loc.at(-1) === 'webhook_url' && typeof i.msg === 'string',
-  );
-  return issue?.msg as string | undefined;
-}
 
 /** Whether this trigger registers its URL itself ("Automatic") or the user pastes it in the portal. */
 export function isAutomatic(this: IHookFunctions): boolean {
@@ -94,14 +91,13 @@ export async function webhookRegistration(
       httpCode: String(response.statusCode),
     });
   }
-  const refusal = method === 'PUT' && response.statusCode === 422 ? urlRefusal(response.body) : undefined;
-  if (refusal !== undefined) {
-    // The URL is n8n's, not the user's input: the fix is n8n's address, which the server's field name hides.
-    const which = this.getMode() === 'manual' ? 'Test URL' : 'Production URL';
-    throw new NodeApiError(this.getNode(), response.body as JsonObject, {
-      message: `DevData refused this trigger's ${which} as the app's webhook URL: ${refusal}`,
-      description: `${String(body?.webhook_url)} was refused. DevData calls only https URLs at public addresses (a devdata-server started with DEVDATA_ALLOW_LOOPBACK_WEBHOOKS=1 also loopback, for development). The trigger's URLs start with n8n's WEBHOOK_URL: set it to an https address at which DevData can reach this n8n (a tunnel, say), restart n8n and activate the workflow again.`,
-      httpCode: '422',
+  const urlRefusal = response.statusCode === 422 ? issueAt(response.body, 'body.webhook_url') : undefined;
+  if (urlRefusal) {
+    throw refusedTriggerUrlError(this.getNode(), response.body, {
+      url: String(body?.webhook_url),
+      // n8n registers the Test URL in mode manual, while listening for a test event.
+      test: this.getMode() === 'manual',
+      reason: urlRefusal.msg,
     });
   }
   if (response.statusCode >= 400) {

@@ -1,7 +1,7 @@
 import type { IDataObject, IHookFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { devDataRequest } from '../shared';
+import { devDataRequest, issueAt, refusedTriggerUrlError } from '../shared';
 import { chosenEvents, eventsParameter, subscribedEvents } from './events';
 
 const WEBHOOKS = '/v1/dev/user/webhooks';
@@ -178,23 +178,6 @@ function descriptionOf(this: IHookFunctions): string {
   return Array.from(description).slice(0, MAX_DESCRIPTION_LENGTH).join('');
 }
 
-const isObject = (value: unknown): value is IDataObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** The first issue of a 422 whose `loc` (joined with dots, e.g. `body.events.2`) is `prefix` or lies under it. */
-function refusedAt(error: unknown, prefix: string): { loc: unknown[]; msg: string } | undefined {
-  if (!(error instanceof NodeApiError) || error.httpCode !== '422') return undefined;
-  const issues: unknown = error.errorResponse?.detail;
-  if (!Array.isArray(issues)) return undefined;
-  return (issues as unknown[]).find(
-    (issue): issue is { loc: unknown[]; msg: string } =>
-      isObject(issue) &&
-      Array.isArray(issue.loc) &&
-      `${issue.loc.join('.')}.`.startsWith(`${prefix}.`) &&
-      typeof issue.msg === 'string',
-  );
-}
-
 /**
  * The server's refusal of what n8n sent for the node (a 422 at `body.url` or `body.events`) as an error that names
  * what the user sees: the URL n8n made (not https, a private address, …), or the event in Events the server does
@@ -205,23 +188,25 @@ function refusalError(
   error: unknown,
   { url, events, test }: { url: string; events: string[]; test: boolean },
 ): NodeApiError | undefined {
-  const details = { httpCode: '422', failure: { cause: 'configuration-invalid' as const } };
-  const urlRefusal = refusedAt(error, 'body.url');
+  if (!(error instanceof NodeApiError) || error.httpCode !== '422') return undefined;
+  const body = error.errorResponse;
+  const urlRefusal = issueAt(body, 'body.url');
   if (urlRefusal) {
-    const shown = test ? 'Test URL' : 'Production URL';
-    return new NodeApiError(this.getNode(), (error as NodeApiError).errorResponse as JsonObject, {
-      message: `The DevData server refuses this trigger's ${shown}: ${urlRefusal.msg}`,
-      description: `It refused ${url}. The server calls only addresses it is allowed to (a server in production mode: https to a public address). Give n8n such an address (its WEBHOOK_URL setting), or use the DevData Poll Trigger instead, which needs no calls from the server.`,
-      ...details,
+    return refusedTriggerUrlError(this.getNode(), body, {
+      url,
+      test,
+      reason: urlRefusal.msg,
+      alternative: 'use the DevData Poll Trigger instead, which needs no calls from the server',
     });
   }
-  const eventRefusal = refusedAt(error, 'body.events');
+  const eventRefusal = issueAt(body, 'body.events');
   const index = eventRefusal?.loc[2];
   if (eventRefusal && typeof index === 'number' && events[index] !== undefined) {
-    return new NodeApiError(this.getNode(), (error as NodeApiError).errorResponse as JsonObject, {
+    return new NodeApiError(this.getNode(), body as JsonObject, {
       message: `The DevData server does not know the event "${events[index]}" in ${eventsParameter.displayName}`,
       description: `${eventRefusal.msg}. Choose the events from the list in ${eventsParameter.displayName}; if the event is there, this DevData server is older than the node: update it, or leave the event out.`,
-      ...details,
+      httpCode: '422',
+      failure: { cause: 'configuration-invalid' },
     });
   }
   return undefined;

@@ -79,7 +79,7 @@ function missingEndpointAdvice(context: FailureContext): string {
   return 'A server that offers only the core developer API (memories, conversations, action items, goals, keys) has no folder writes, people, screen activity, current-key lookup or event webhooks (the DevData Trigger): these need a devdata-server. Check the Base URL too.';
 }
 
-interface ValidationIssue {
+export interface ValidationIssue {
   loc: Array<string | number>;
   msg: string;
 }
@@ -95,6 +95,32 @@ function isIssueList(detail: unknown): detail is ValidationIssue[] {
         typeof issue.msg === 'string',
     )
   );
+}
+
+/** The first issue of a 422 body whose `loc` (joined with dots, e.g. `body.events.2`) is `prefix` or lies under it. */
+export function issueAt(body: unknown, prefix: string): ValidationIssue | undefined {
+  const detail = typeof body === 'object' && body !== null ? (body as IDataObject).detail : undefined;
+  if (!isIssueList(detail)) return undefined;
+  return detail.find((issue) => `${issue.loc.join('.')}.`.startsWith(`${prefix}.`));
+}
+
+/**
+ * The server's refusal (`reason`) of a URL n8n made for a trigger, naming it as n8n shows it (Production or Test
+ * URL) and what to change: the user never typed it, n8n made it from its own address. `alternative` is what else
+ * the user can do.
+ */
+export function refusedTriggerUrlError(
+  node: INode,
+  body: unknown,
+  refusal: { url: string; test: boolean; reason: string; alternative?: string },
+): NodeApiError {
+  const shown = refusal.test ? 'Test URL' : 'Production URL';
+  return new NodeApiError(node, (body ?? {}) as JsonObject, {
+    message: `The DevData server refuses this trigger's ${shown}: ${refusal.reason}`,
+    description: `It refused ${refusal.url}. The server calls only addresses it is allowed to: https at a public address (a devdata-server started with DEVDATA_ALLOW_LOOPBACK_WEBHOOKS=1 also loopback, for development). The trigger's URLs start with n8n's WEBHOOK_URL: set it to such an address at which the server reaches this n8n (a tunnel, say), restart n8n and publish the workflow again${refusal.alternative ? `, or ${refusal.alternative}` : ''}.`,
+    httpCode: '422',
+    failure: { cause: 'configuration-invalid' },
+  });
 }
 
 /** `["body", "action_items", 3, "due_at"]` → `body.action_items[3].due_at`. */

@@ -3,7 +3,14 @@
 export { devDataRequest, MAX_RETRY_AFTER_SECONDS } from './request';
 export type { DevDataRequest, DevDataRequestContext } from './request';
 export { cursorPaginate, offsetPaginate } from './pagination';
-export { devDataApiError, foreignAnswerError, isForeignAnswer, itemMessage } from './errors';
+export {
+  devDataApiError,
+  foreignAnswerError,
+  isForeignAnswer,
+  issueAt,
+  itemMessage,
+  refusedTriggerUrlError,
+} from './errors';
 export { appIdOf, type DevDataCredentialType } from './credentials';
 export { MEMORY_CATEGORY_OPTIONS } from './memory-categories';
 export { listValues } from './list-values';

@@ -245,10 +245,10 @@ describe('a server whose outbound rules refuse n8n’s address', () => {
     );
     expect(error?.name).toBe('NodeApiError');
     expect(error?.message).toBe(
-      `DevData refused this trigger's ${which} as the app's webhook URL: URL must use https`,
+      `The DevData server refuses this trigger's ${which}: URL must use https`,
     );
     expect(error?.description).toMatch(
-      new RegExp(`^${workflow.webhookUrl().replace(/[.?]/g, '\\$&')} was refused\\..*n8n's WEBHOOK_URL`),
+      new RegExp(`^It refused ${workflow.webhookUrl().replace(/[.?]/g, '\\$&')}\\..*n8n's WEBHOOK_URL`),
     );
     expect(error?.message).not.toContain('body.webhook_url');
   });
