@@ -93,7 +93,15 @@ function wantedEvents(this: IHookFunctions): string[] {
   return events;
 }
 
-const isNotFound = (error: unknown) => error instanceof NodeApiError && error.httpCode === '404';
+/**
+ * Whether the server answered that it has no such subscription (for this user). Not any 404: a server without
+ * event webhooks, or another server at the Base URL (n8n's own address, say), answers 404 too, and taking that for
+ * "gone" would forget a subscription that still delivers.
+ */
+const isNotFound = (error: unknown) =>
+  error instanceof NodeApiError &&
+  error.httpCode === '404' &&
+  error.errorResponse?.detail === 'Webhook not found';
 
 /** The error devDataRequest threw, as it was: both n8n error classes hand an instance of their own back. */
 function passOn(this: IHookFunctions, error: unknown): NodeApiError | NodeOperationError {

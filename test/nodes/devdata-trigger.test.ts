@@ -11,7 +11,9 @@ import { forSuite } from '../helpers/server';
 import {
   credentialsFor,
   DEVDATA_EVENT_TRIGGER_NODE_TYPE,
+  FOREIGN_PAGE,
   serveWorkflow,
+  startForeignServer,
   startNodeTestServer,
   type RunResult,
   type ServedWorkflow,
@@ -290,6 +292,31 @@ describe('activation and deactivation', () => {
     );
     await workflow.deactivate();
     expect((await api.get(`${WEBHOOKS}/${subscriptionId}`)).status).toBe(404);
+  });
+
+  test('a Base URL pointed at another server fails activation and deactivation, and the subscription is kept', async () => {
+    const foreign = await startForeignServer(404, 'text/html; charset=utf-8', FOREIGN_PAGE);
+    const credentials = credentialsFor(server);
+    const workflow = await serve(['memory.created'], credentials);
+    await workflow.activate();
+    const before = stored(workflow);
+    // The credential's Base URL changed by mistake to n8n's own address, which answers its 404 page.
+    credentials.devDataApi.baseUrl = foreign.baseUrl;
+    const notDevData = `The server at ${foreign.baseUrl} did not answer as a DevData server (HTTP 404, text/html)`;
+    try {
+      await expect(workflow.activate('init')).rejects.toThrow(notDevData);
+      await expect(workflow.deactivate()).rejects.toThrow(notDevData);
+    } finally {
+      await foreign.close();
+    }
+    expect(stored(workflow)).toEqual(before);
+
+    // Put right, it finds the same subscription: none was left behind delivering to the trigger.
+    credentials.devDataApi.baseUrl = server.baseUrl;
+    await workflow.activate('init');
+    expect(stored(workflow)).toEqual(before);
+    const subscriptions = (await api.get(WEBHOOKS)).body as Array<{ url: string }>;
+    expect(subscriptions.filter((s) => s.url === workflow.webhookUrl())).toHaveLength(1);
   });
 
   test('a key without the webhooks:write scope fails activation with a NodeApiError naming the scope', async () => {
