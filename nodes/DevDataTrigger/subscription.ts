@@ -223,7 +223,8 @@ function refusalError(
 /**
  * Subscribes this trigger's URL to the chosen events and keeps the id and secret in the node's static data. The
  * subscription kept before for the same kind of activation is deleted first, so one trigger never has two: one
- * for other events, or one for the URL n8n had before its address (WEBHOOK_URL) changed. The other kind's (production while a test event is awaited) is left alone.
+ * for other events, or one for the URL n8n had before its address (WEBHOOK_URL) changed. The other kind's
+ * (production while a test event is awaited) is left alone.
  */
 export async function createSubscription(this: IHookFunctions): Promise<boolean> {
   const staticData = this.getWorkflowStaticData('node');

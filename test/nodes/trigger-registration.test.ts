@@ -244,9 +244,7 @@ describe('a server whose outbound rules refuse n8n’s address', () => {
       (e: Error & { description?: string }) => e,
     );
     expect(error?.name).toBe('NodeApiError');
-    expect(error?.message).toBe(
-      `The DevData server refuses this trigger's ${which}: URL must use https`,
-    );
+    expect(error?.message).toBe(`The DevData server refuses this trigger's ${which}: URL must use https`);
     expect(error?.description).toMatch(
       new RegExp(`^It refused ${workflow.webhookUrl().replace(/[.?]/g, '\\$&')}\\..*n8n's WEBHOOK_URL`),
     );
