@@ -162,11 +162,15 @@ export async function openStream(server: ServeProcess, key: string) {
   const received: StreamedNotification[] = [];
   const decoder = new TextDecoder();
   let buffer = '';
+  let ended = false;
   const reading = (async () => {
     const reader = response.body!.getReader();
     for (;;) {
       const { value, done } = await reader.read();
-      if (done) return;
+      if (done) {
+        ended = true;
+        return;
+      }
       buffer += decoder.decode(value, { stream: true });
       const frames = buffer.split('\n\n');
       buffer = frames.pop()!;
@@ -188,6 +192,14 @@ export async function openStream(server: ServeProcess, key: string) {
       const deadline = performance.now() + timeoutMs;
       while (received.length < count) {
         if (performance.now() > deadline) throw new Error(`${received.length} of ${count} notifications`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    },
+    /** Resolves once the server has ended the stream, or throws after `timeoutMs` (generous, as waitFor). */
+    async ended(timeoutMs = 30_000): Promise<void> {
+      const deadline = performance.now() + timeoutMs;
+      while (!ended) {
+        if (performance.now() > deadline) throw new Error('the stream is still open');
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     },
