@@ -36,6 +36,7 @@ import { LocalBus, RedisBus, type Bus } from './cluster/bus';
 import { RedisLink } from './cluster/redis';
 import { buildRepositories, type Repositories } from './store';
 import type { Store } from './store/db/database';
+import type { RevokedKey } from './store/users';
 import { ListenNotifyBus } from './cluster/listen-notify';
 // After the routes: the contract's named schemas enter the OpenAPI document in the order they are first imported.
 import mcp from './mcp/endpoint';
@@ -95,13 +96,13 @@ export async function buildApp({ store, config, logger = false, resolve }: AppOp
     buildRepositories(store, {
       keyCacheTtlMs: app.config.keyCacheTtlMs,
       keyPrefix: app.config.keyPrefix,
-      onKeyRevoked: (hash) => app.bus.publish('key-revocations', { hash }),
+      onKeyRevoked: (key) => app.bus.publish('key-revocations', key),
     }),
   );
   // Served once the link to the other instances is up (or its first attempt failed: it goes on trying).
   app.addHook('onReady', () => app.bus.start());
   app.bus.subscribe('key-revocations', (message) =>
-    app.repositories.users.invalidateKey((message as { hash: string }).hash),
+    app.repositories.users.revokedElsewhere(message as RevokedKey),
   );
   app.decorate('responseCache', new ResponseCache(store.dataVersion, app.config.responseCacheMb * 1_000_000));
   app.decorate('outbound', new OutboundPolicy(app.config.allowLoopbackWebhooks, resolve));

@@ -1,8 +1,11 @@
 // Developer keys are cached in each server process for a short while. A revoked key must still be refused
 // at once by the instance that revoked it, and soon after by every other instance sharing the database (how
 // soon is measured in bench/, group `instances`): two `devdata-server serve` processes on one PostgreSQL database.
+// A notification stream opened with a key ends once its revocation reaches the instance holding it.
+import type { InitResult } from '../../server/src/scripts/init';
 import { runCli, serveCli, type ServeProcess } from '../helpers/cli';
 import { client } from '../helpers/http';
+import { openStream } from '../helpers/instances';
 import { createDatabase } from '../helpers/server';
 
 let database: { url: string; drop(): Promise<void> };
@@ -10,12 +13,14 @@ let first: ServeProcess;
 let second: ServeProcess;
 let adminToken: string;
 let userId: string;
+let init: InitResult;
 
 beforeAll(async () => {
   database = await createDatabase('postgres');
-  const init = runCli(['init', '--database', database.url, '--json']);
-  expect(init.status).toBe(0);
-  ({ admin_token: adminToken, user_id: userId } = JSON.parse(init.stdout));
+  const made = runCli(['init', '--database', database.url, '--json']);
+  expect(made.status).toBe(0);
+  init = JSON.parse(made.stdout);
+  ({ admin_token: adminToken, user_id: userId } = init);
   first = await serveCli(database.url);
   second = await serveCli(database.url);
 });
@@ -59,6 +64,57 @@ test('a revoked key is refused at once where it was revoked, and from then on by
   }
   expect(statuses.slice(statuses.indexOf(401))).toEqual(Array(20).fill(401));
   expect(statuses.every((status) => status === 200 || status === 401)).toBe(true);
+});
+
+/**
+ * Opens a notification stream on `server` with each of two new keys of the user `made` by init, has `revoke`
+ * revoke the first (answering its status), and checks that its stream ends while the other one goes on receiving.
+ */
+async function streamEndsWithItsKey(
+  server: ServeProcess,
+  made: InitResult,
+  revoke: (keyId: string) => Promise<number>,
+) {
+  const keys: { id: string; key: string }[] = [];
+  for (const name of ['A', 'B']) {
+    const created = await client(server.baseUrl, made.admin_token).post(
+      `/v1/admin/users/${made.user_id}/keys`,
+      {
+        name,
+        scopes: ['notifications:read'],
+      },
+    );
+    expect(created.status).toBe(201);
+    keys.push(created.body);
+  }
+  const notify = async (message: string) => {
+    const reply = await client(server.baseUrl, made.app_secret).post(
+      `/v2/integrations/${made.app_id}/notification`,
+      undefined,
+      { uid: made.user_id, message },
+    );
+    expect(reply.status).toBe(200);
+  };
+  const [revoked, kept] = [await openStream(server, keys[0].key), await openStream(server, keys[1].key)];
+  try {
+    await notify('before');
+    await Promise.all([revoked.waitFor(1), kept.waitFor(1)]);
+    expect(await revoke(keys[0].id)).toBe(204);
+    await revoked.ended();
+    await notify('after');
+    await kept.waitFor(2);
+    expect(revoked.received.map((n) => n.text)).toEqual(['before']);
+    expect(kept.received.map((n) => n.text)).toEqual(['before', 'after']);
+  } finally {
+    await revoked.close();
+    await kept.close();
+  }
+}
+
+test('a stream opened with a key revoked on another instance ends; one with another key keeps receiving', async () => {
+  await streamEndsWithItsKey(first, init, async (keyId) => {
+    return (await client(second.baseUrl, adminToken).delete(`/v1/admin/keys/${keyId}`)).status;
+  });
 });
 
 // The developer API's revoke takes the same path. Here the key cache trusts a key for an hour, so the other
@@ -123,4 +179,20 @@ describe('revoked through DELETE /v1/dev/keys/{key_id}', () => {
     expect((await client(b.baseUrl, self.key).get('/v1/dev/key')).status).toBe(401);
     await refusedFromThenOn(a, self.key);
   });
+});
+
+test('on one instance (SQLite), a stream opened with a key revoked through DELETE /v1/dev/keys/{key_id} ends', async () => {
+  const sqlite = await createDatabase('sqlite');
+  const made = runCli(['init', '--database', sqlite.url, '--json']);
+  expect(made.status).toBe(0);
+  const local: InitResult = JSON.parse(made.stdout);
+  const server = await serveCli(sqlite.url);
+  try {
+    await streamEndsWithItsKey(server, local, async (keyId) => {
+      return (await client(server.baseUrl, local.developer_key).delete(`/v1/dev/keys/${keyId}`)).status;
+    });
+  } finally {
+    await server.stop();
+    await sqlite.drop();
+  }
 });

@@ -5,11 +5,13 @@ import { callerId, scoped } from '../auth/hooks';
 import { cursorPage } from '../contract/cursor';
 import { openEventStream, type EventStream } from '../http/event-stream';
 import { createdAtPosition } from '../store/db/paging';
+import { notificationStreams } from '../usecases/notification-stream';
 
 const read = scoped('notifications:read', ['Notifications']);
 
 const notifications: FastifyPluginAsyncZod = async (app) => {
   const repository = app.repositories.notifications;
+  const followers = notificationStreams(app.repositories, app.pusher);
 
   app.get(
     '/notifications',
@@ -39,18 +41,19 @@ const notifications: FastifyPluginAsyncZod = async (app) => {
         'Each push is an `event: notification` whose `data` is the Notification JSON; a `: heartbeat` ' +
         'comment keeps the connection open. With several server instances a stream carries the pushes made ' +
         "through any of them (while Redis or the instances' link is down, only those of its own instance: " +
-        'the inbox has them all).',
+        'the inbox has them all). The stream ends once the key it was opened with is revoked.',
       response: { ...errors(401, 403, 429) },
     }),
     async (request, reply) => {
       const stream = openEventStream(request, reply, app.config.sseHeartbeatMs);
       if (!stream) return;
-      const unsubscribe = app.pusher.subscribe(callerId(request), (notification) =>
-        stream.send('notification', notification.id, JSON.stringify(notification)),
-      );
+      const stopFollowing = followers.follow(request.developerKey!.id, callerId(request), {
+        notify: (notification) => stream.send('notification', notification.id, JSON.stringify(notification)),
+        revoked: () => stream.end(),
+      });
       streams.add(stream);
       stream.onEnd(() => {
-        unsubscribe();
+        stopFollowing();
         streams.delete(stream);
       });
     },

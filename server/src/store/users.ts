@@ -35,6 +35,12 @@ export interface ApiKey {
   last_used_at: string | null;
 }
 
+/** A key just revoked: its id, and the hash of its secret (what the key cache knows it by). */
+export interface RevokedKey {
+  id: string;
+  hash: string;
+}
+
 /** An unrevoked key as authentication needs it; `last_used_at` in epoch ms. */
 export interface ActiveKey {
   id: string;
@@ -62,10 +68,10 @@ export interface UsersOptions {
   /** How long a cached key is trusted (KEY_CACHE_TTL_MS when omitted). */
   keyCacheTtlMs?: number;
   /**
-   * Told the hash of every key this instance revokes, to broadcast it to the other instances' caches; the
-   * revocation is answered once this has resolved.
+   * Told every key this instance revokes, to broadcast it to the other instances (their key caches and their
+   * revocation watchers); the revocation is answered once this has resolved.
    */
-  onKeyRevoked?: (hash: string) => Promise<void>;
+  onKeyRevoked?: (key: RevokedKey) => Promise<void>;
   /** What new keys start with (DEFAULT_DEV_KEY_PREFIX when omitted); lookups do not depend on it. */
   keyPrefix?: string;
 }
@@ -80,6 +86,16 @@ export function usersRepository(db: Kysely<Database>, options: UsersOptions = {}
   const keyPrefix = options.keyPrefix ?? DEFAULT_DEV_KEY_PREFIX;
   const activeKeys = new KeyCache<ActiveKey>(options.keyCacheTtlMs ?? KEY_CACHE_TTL_MS, KEY_CACHE_SIZE);
   const isPostgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  /** What to call when a key is revoked, by key id (see watchRevocation). */
+  const revocationWatchers = new Map<string, Set<() => void>>();
+
+  /** Forgets the revoked key in the cache and tells those watching it. */
+  function revoked({ id, hash }: RevokedKey): void {
+    activeKeys.invalidate(hash);
+    const watchers = revocationWatchers.get(id);
+    revocationWatchers.delete(id);
+    for (const onRevoked of watchers ?? []) onRevoked();
+  }
 
   /** A new key of `userId` with `scopes` (the default read scopes when none): its row and its secret. */
   function newKey(userId: string, name: string, scopes?: Scope[]) {
@@ -238,18 +254,46 @@ export function usersRepository(db: Kysely<Database>, options: UsersOptions = {}
         .where('id', '=', keyId)
         .where('revoked_at', 'is', null);
       if (owner) update = update.where('user_id', '=', owner.userId);
-      const revoked = await update.returning('key_hash').executeTakeFirst();
-      if (!revoked) throw new NotFound(owner?.thing ?? 'Key');
-      activeKeys.invalidate(revoked.key_hash);
-      await options.onKeyRevoked?.(revoked.key_hash);
+      const row = await update.returning(['id', 'key_hash']).executeTakeFirst();
+      if (!row) throw new NotFound(owner?.thing ?? 'Key');
+      const key = { id: row.id, hash: row.key_hash };
+      revoked(key);
+      await options.onKeyRevoked?.(key);
     },
 
     /**
-     * Forgets a cached key by the hash of its secret: for an instance told that another one revoked it (the
-     * cache's expiry alone bounds that to `keyCacheTtlMs`).
+     * Forgets a key another instance revoked, as this one forgets those it revokes: out of the key cache (whose
+     * expiry alone bounds that to `keyCacheTtlMs`) and its watchers told.
      */
-    invalidateKey(hash: string): void {
-      activeKeys.invalidate(hash);
+    revokedElsewhere(key: RevokedKey): void {
+      revoked(key);
+    },
+
+    /**
+     * Calls `onRevoked` once, when the key `keyId` is revoked by this instance or another one tells this one
+     * (revokedElsewhere); returns what stops watching. A revocation before the call goes unnoticed: see
+     * isKeyActive.
+     */
+    watchRevocation(keyId: string, onRevoked: () => void): () => void {
+      const watchers = revocationWatchers.get(keyId) ?? new Set();
+      revocationWatchers.set(keyId, watchers);
+      watchers.add(onRevoked);
+      return () => {
+        watchers.delete(onRevoked);
+        if (watchers.size === 0 && revocationWatchers.get(keyId) === watchers)
+          revocationWatchers.delete(keyId);
+      };
+    },
+
+    /** Whether the key `keyId` is unrevoked, read from the database (never from the key cache). */
+    async isKeyActive(keyId: string): Promise<boolean> {
+      const row = await db
+        .selectFrom('api_keys')
+        .select('id')
+        .where('id', '=', keyId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      return row !== undefined;
     },
 
     requireUser,
@@ -262,7 +306,8 @@ export type UsersRepository = ReturnType<typeof usersRepository>;
 // lookup. How a revocation reaches a cached key:
 // - on the instance that revoked it, at once: the users repository invalidates the entry as it revokes;
 // - on every other instance sharing the database, as soon as the broadcast of the revocation (Redis pub/sub or
-//   PostgreSQL LISTEN/NOTIFY, see app.ts) calls `invalidate(hash)` there;
+//   PostgreSQL LISTEN/NOTIFY, see app.ts) calls `invalidate(hash)` there (through revokedElsewhere, which also
+//   tells the key's revocation watchers, e.g. the notification streams opened with it);
 // - and should that broadcast be lost, within `ttlMs` of its last read: an entry is only served for `ttlMs`
 //   after the lookup that filled it began, then the key is read again (and found revoked).
 
