@@ -3,7 +3,7 @@
 // conversation's instants, lone surrogates, HEAD on a list. Every refusal leaves the lists readable.
 import { fingerprint } from '../../server/src/contract/cursor';
 import { HOSTILE_SEARCH_QUERIES } from '../helpers/fuzz';
-import { adminClient, devClient, expect422 } from '../helpers/http';
+import { adminClient, devClient, expect422, type Client } from '../helpers/http';
 import { DIALECTS, forSuite, startServer } from '../helpers/server';
 
 const DEEP = 100_000;
@@ -72,6 +72,47 @@ describe.each(DIALECTS)('hostile input on %s', (dialect) => {
     const pair = await dev.post('/v1/dev/user/memories', { content: 'a whole pair 😀 stays' });
     expect(pair.status).toBe(200);
     expect(pair.body.content).toBe('a whole pair 😀 stays');
+  });
+
+  it('refuses a list of scopes or capabilities longer than its choices whole, with one 422 issue', async () => {
+    // Each unknown entry was an issue of its own: 2.7 million empty strings (8 MiB) blocked the server for
+    // seconds and ended in a 500 (the issues' messages outgrew a string), 100,000 made a 40 MB answer.
+    const junk = (count: number) => Array.from({ length: count }, () => '');
+    const hostile: [Client, string, Record<string, unknown>, (string | number)[]][] = [
+      [dev, '/v1/dev/keys', { name: 'k', scopes: junk(2_700_000) }, ['body', 'scopes']],
+      [
+        admin,
+        `/v1/admin/users/${server.init.user_id}/keys`,
+        { name: 'k', scopes: junk(100_000) },
+        ['body', 'scopes'],
+      ],
+      [admin, '/v1/admin/apps', { name: 'a', capabilities: junk(100_000) }, ['body', 'capabilities']],
+      [
+        admin,
+        '/v1/admin/apps',
+        { name: 'a', capabilities: [], proactive_notification: { scopes: junk(100_000) } },
+        ['body', 'proactive_notification', 'scopes'],
+      ],
+      [
+        admin,
+        `/v1/admin/apps/${server.init.app_id}/installs`,
+        { user_id: server.init.user_id, granted_scopes: junk(100_000) },
+        ['body', 'granted_scopes'],
+      ],
+    ];
+    for (const [api, path, body, loc] of hostile) {
+      const reply = await api.post(path, body);
+      expect({ path, status: reply.status, detail: reply.body.detail }).toEqual({
+        path,
+        status: 422,
+        detail: [{ loc, msg: expect.stringMatching(/^Too big/), type: 'too_big' }],
+      });
+    }
+    // A known value listed twice still counts once.
+    const twice = await dev.post('/v1/dev/keys', { name: 'k', scopes: Array(40).fill('memories:read') });
+    expect(twice.status).toBe(200);
+    expect(twice.body.scopes).toEqual(['memories:read']);
+    await listsStillAnswer();
   });
 
   it('refuses a body that is not UTF-8 with a 422 instead of storing U+FFFD for its bytes', async () => {

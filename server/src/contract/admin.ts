@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dateTime, httpUrl, MAX_WEBHOOK_URL_LENGTH } from './common';
+import { dateTime, distinctValues, httpUrl, MAX_WEBHOOK_URL_LENGTH } from './common';
 import { capability, proactiveScope, scope } from './scopes';
 import { app, externalIntegration } from './notifications';
 
@@ -9,19 +9,21 @@ export const createUserBody = z.strictObject({ name: z.string().trim().min(1).ma
 
 export const createKeyBody = z.strictObject({
   name: z.string().trim().min(1).max(100),
-  scopes: z.array(scope).optional().meta({ description: 'Defaults to every :read scope but keys:read' }),
+  scopes: distinctValues(scope)
+    .optional()
+    .meta({ description: 'Defaults to every :read scope but keys:read' }),
 });
 
 export const createAppBody = z.strictObject({
   name: z.string().trim().min(1).max(100),
-  capabilities: z.array(capability),
+  capabilities: distinctValues(capability),
   external_integration: z
     .strictObject({
       ...externalIntegration.shape,
       webhook_url: httpUrl(MAX_WEBHOOK_URL_LENGTH).nullable().optional(),
     })
     .optional(),
-  proactive_notification: z.strictObject({ scopes: z.array(proactiveScope) }).optional(),
+  proactive_notification: z.strictObject({ scopes: distinctValues(proactiveScope) }).optional(),
 });
 
 export const createdApp = app
@@ -37,7 +39,7 @@ export const rotatedApp = app
 
 export const createInstallBody = z.strictObject({
   user_id: z.string().min(1),
-  granted_scopes: z.array(proactiveScope).default([]),
+  granted_scopes: distinctValues(proactiveScope, (list) => list.default([])),
 });
 
 export const install = z.object({

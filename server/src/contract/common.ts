@@ -64,6 +64,25 @@ export function batchCreate<F extends string, N extends z.ZodType, R extends z.Z
   };
 }
 
+/**
+ * A body's list of values of `choices`, each counting once: duplicates are dropped before the bounds are checked
+ * (they are stored once), so the list holds at most every choice. Only a list of known values is deduplicated, so
+ * that an unknown one is named at the index it was sent at; a list longer than that is refused whole, before its
+ * entries are each checked: millions of unknown values would otherwise be millions of issues in one answer.
+ */
+export function distinctValues<T extends z.ZodEnum, S extends z.ZodType = z.ZodArray<T>>(
+  choices: T,
+  /** Further bounds or a default, put on the list as it is checked (a default outside it is not documented). */
+  refine: (list: z.ZodArray<T>) => S = (list) => list as unknown as S,
+) {
+  const known: readonly unknown[] = choices.options;
+  return z.preprocess(
+    (value) =>
+      Array.isArray(value) && value.every((item) => known.includes(item)) ? [...new Set(value)] : value,
+    refine(z.array(choices).max(known.length)),
+  );
+}
+
 const HTTP_URL_MESSAGE = 'Must be an http or https URL, e.g. https://example.com/webhook';
 
 /** The longest URL a webhook may be registered with (an app's transcript webhook, an event subscription). */

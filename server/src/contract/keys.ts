@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dateTime, idParam } from './common';
+import { dateTime, distinctValues, idParam } from './common';
 import { scope } from './scopes';
 
 export const apiKey = z
@@ -21,7 +21,7 @@ export const createdApiKey = apiKey
 
 export const createOwnKeyBody = z.strictObject({
   name: z.string().trim().min(1).max(100),
-  scopes: z.array(scope).nullish().meta({
+  scopes: distinctValues(scope).nullish().meta({
     description:
       'Each must be held by the key making the request. Omitted or null: the :read scopes it holds, keys:read excepted',
   }),

@@ -3,7 +3,7 @@
 // answers for that record (the same response schema the routes write), when the event is sent.
 import { z } from 'zod';
 import { actionItem } from './action-items';
-import { dateTime, httpUrl, limitParam, MAX_WEBHOOK_URL_LENGTH } from './common';
+import { dateTime, distinctValues, httpUrl, limitParam, MAX_WEBHOOK_URL_LENGTH } from './common';
 import { conversation, transcriptSegment } from './conversations';
 import { cursorPageOf, cursorParam } from './cursor';
 import { goal } from './goals';
@@ -66,20 +66,9 @@ const eventSelector = z.enum([...EVENT_TYPES, ALL_EVENTS]).meta({
 const webhookUrl = httpUrl(MAX_WEBHOOK_URL_LENGTH).meta({
   description: 'Where events are POSTed: https to a public address (loopback in development mode)',
 });
-const SELECTORS: readonly unknown[] = [...EVENT_TYPES, ALL_EVENTS];
-
-// Duplicates are dropped before the bounds are checked: they are stored once, so they count once. Only a list of
-// known selectors is deduplicated, so that an unknown one is named at the index it was sent at.
-const events = z
-  .preprocess(
-    (value) =>
-      Array.isArray(value) && value.every((item) => SELECTORS.includes(item)) ? [...new Set(value)] : value,
-    z
-      .array(eventSelector)
-      .min(1)
-      .max(EVENT_TYPES.length + 1),
-  )
-  .meta({ description: 'The events to send; a type listed twice counts once' });
+const events = distinctValues(eventSelector, (list) => list.min(1)).meta({
+  description: 'The events to send; a type listed twice counts once',
+});
 const description = z.string().max(500).nullable();
 
 export const createWebhookBody = z.strictObject({
