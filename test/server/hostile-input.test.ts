@@ -115,6 +115,34 @@ describe.each(DIALECTS)('hostile input on %s', (dialect) => {
     await listsStillAnswer();
   });
 
+  it('names an unknown field of 8 MB in its loc, and quotes only its first 100 characters in the message', async () => {
+    // The message repeated the whole name, and measured its edit distance to every field the object takes: one
+    // such field was a 16 MB answer, seconds in the making.
+    const field = `name_${'x'.repeat(8_000_000)}`;
+    const shown = `Unknown field '${field.slice(0, 100)}…';`;
+    const unknownFields = [
+      [
+        await admin.post('/v1/admin/apps', { name: 'a', capabilities: [], [field]: 1 }),
+        "did you mean 'name'?",
+      ],
+      [await admin.post('/v1/admin/users', { [field]: 1 }), "did you mean 'name'?"],
+      [
+        await admin.raw('DELETE', '/v1/admin/keys/nokey', {
+          headers: { authorization: `Bearer ${server.init.admin_token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ [field]: 1 }),
+        }),
+        'this route takes no body',
+      ],
+    ] as const;
+    for (const [reply, hint] of unknownFields) {
+      expect422(reply, ['body', field]);
+      const issue = reply.body.detail.find((d: { loc: string[] }) => d.loc[1] === field);
+      expect(
+        issue.msg.startsWith(shown) && issue.msg.includes(hint) ? 'quoted' : issue.msg.slice(0, 300),
+      ).toBe('quoted');
+    }
+  });
+
   it('refuses a body that is not UTF-8 with a 422 instead of storing U+FFFD for its bytes', async () => {
     const headers = {
       authorization: `Bearer ${server.init.developer_key}`,

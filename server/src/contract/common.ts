@@ -400,13 +400,27 @@ function editDistance(a: string, b: string): number {
 export function closestField(field: string, known: readonly string[]): string | undefined {
   let best: { name: string; distance: number } | undefined;
   for (const name of known) {
-    const distance = editDistance(field.toLowerCase(), name.toLowerCase());
     const contains = field.length > 0 && (name.includes(field) || field.includes(name));
+    // Two edits apart at most means at most two characters longer or shorter, and one holding the other is as far
+    // as their lengths differ: anything else is not measured (a field 8 MiB long took seconds to).
+    const gap = Math.abs(field.length - name.length);
+    const distance = contains
+      ? gap
+      : gap <= 2
+        ? editDistance(field.toLowerCase(), name.toLowerCase())
+        : Infinity;
     if ((distance <= 2 || contains) && (best === undefined || distance < best.distance))
       best = { name, distance };
   }
   return best?.name;
 }
+
+/** The longest part of an unknown field's name a message repeats: the name itself is in the issue's loc. */
+const QUOTED_FIELD_LENGTH = 100;
+
+/** `field` in quotes, cut short past QUOTED_FIELD_LENGTH characters. */
+const quoted = (field: string) =>
+  `'${field.length > QUOTED_FIELD_LENGTH ? `${field.slice(0, QUOTED_FIELD_LENGTH)}…` : field}'`;
 
 /**
  * The 422 message for a body field that neither the interface nor the real service knows: it names the field
@@ -414,8 +428,8 @@ export function closestField(field: string, known: readonly string[]): string | 
  */
 export function unknownFieldMessage(field: string, known: readonly string[]): string {
   const meant = closestField(field, known);
-  if (meant !== undefined) return `Unknown field '${field}'; did you mean '${meant}'?`;
-  return `Unknown field '${field}'; fields here: ${known.join(', ')}`;
+  if (meant !== undefined) return `Unknown field ${quoted(field)}; did you mean '${meant}'?`;
+  return `Unknown field ${quoted(field)}; fields here: ${known.join(', ')}`;
 }
 
 /**
@@ -425,6 +439,6 @@ export function unknownFieldMessage(field: string, known: readonly string[]): st
 export function noBodyFieldMessage(field: string, queryParameters: readonly string[]): string {
   const meant = closestField(field, queryParameters);
   if (meant !== undefined)
-    return `Unknown field '${field}'; this route takes no body: did you mean the query parameter '${meant}'?`;
-  return `Unknown field '${field}'; this route takes no body: send none, or {}`;
+    return `Unknown field ${quoted(field)}; this route takes no body: did you mean the query parameter '${meant}'?`;
+  return `Unknown field ${quoted(field)}; this route takes no body: send none, or {}`;
 }
