@@ -120,3 +120,28 @@ describe('the published README', () => {
     expect(readme).not.toMatch(/\]\((?!https?:|#)/); // no relative links
   });
 });
+
+describe('the server manual, beside the API document', () => {
+  const manual = readFileSync(MANUAL, 'utf8').replace(/\s+/g, ' ');
+  const document = JSON.parse(readFileSync(join(__dirname, 'openapi.snapshot.json'), 'utf8')) as {
+    paths: Record<string, Record<string, unknown>>;
+  };
+
+  it('names every route of the admin and app APIs under Endpoints, with its method', () => {
+    const endpoints = manual.slice(manual.indexOf('## Endpoints'), manual.indexOf('## Conventions'));
+    // Written `POST /v1/admin/users` (or with its query, `…?uid=&message=`), or with several methods:
+    // `GET`/`PUT`/`DELETE /v2/integrations/…`.
+    const written = new Set(
+      [...endpoints.matchAll(/((?:[A-Z]+`\/`)*[A-Z]+) (\/v[12]\/[^`\s?]+)[`?]/g)].flatMap(
+        ([, methods, path]) => methods.split('`/`').map((method) => `${method} ${path}`),
+      ),
+    );
+    const routes = Object.entries(document.paths)
+      .filter(([path]) => /^\/(v1\/admin|v2\/integrations)\//.test(path))
+      .flatMap(([path, operations]) =>
+        Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`),
+      );
+    expect(routes.length).toBeGreaterThan(10);
+    expect(routes.filter((route) => !written.has(route))).toEqual([]);
+  });
+});
