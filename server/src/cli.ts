@@ -442,6 +442,24 @@ async function serve(store: Store, host: string, port: number, onListening?: (ba
   onListening?.(address);
 }
 
+/**
+ * Writes `text` to stdout and resolves once it is written. What init prints is the only copy of its secrets, so a
+ * write that fails (a full disk, a reader gone) must fail the command: console.log drops such errors unseen.
+ */
+function printOnce(text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const failed = (error: Error) =>
+      reject(
+        new Error(
+          `The credentials init made could not be written out (${error.message}); they are shown nowhere ` +
+            'else: run init again with its output going where it can be written',
+        ),
+      );
+    process.stdout.once('error', failed);
+    process.stdout.write(text, (error) => (error ? failed(error) : resolve()));
+  });
+}
+
 function printCredentials(baseUrl: string, credentials: InitResult, file: string | null) {
   console.log(`
 DevData server running at ${baseUrl}
@@ -501,8 +519,10 @@ async function main(argv: string[]) {
       const store = await openMigrated(opts.database);
       const result = await instanceInit(store, { keyPrefix }).initialize();
       await store.close();
-      if (opts.json) console.log(JSON.stringify(result));
-      else for (const [name, value] of Object.entries(result)) console.log(`${name}: ${value}`);
+      const lines = opts.json
+        ? [JSON.stringify(result)]
+        : Object.entries(result).map(([name, value]) => `${name}: ${value}`);
+      await printOnce(`${lines.join('\n')}\n`);
       return;
     }
     case 'seed': {

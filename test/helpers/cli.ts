@@ -3,7 +3,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { freePort } from './ports';
 
-const CLI = join(__dirname, '../../server/dist/cli.js');
+export const CLI = join(__dirname, '../../server/dist/cli.js');
 
 /** Runs a command of the CLI at `cli` (by default this clone's build) to its end. */
 export function runCli(args: string[], cli = CLI) {

@@ -1,6 +1,8 @@
 // The built CLI as a self-hoster runs it: init, seed, serve, and a clean shutdown under load.
+import { spawnSync } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { openStore } from '../../server/src/store/db/database';
-import { runCli, serveCli } from '../helpers/cli';
+import { CLI, runCli, serveCli } from '../helpers/cli';
 import { client } from '../helpers/http';
 import { createDatabase, DIALECTS } from '../helpers/server';
 
@@ -15,6 +17,29 @@ describe('devdata-server --help', () => {
     const result = runCli(['frobnicate']);
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('Unknown command "frobnicate"');
+  });
+});
+
+describe('devdata-server init', () => {
+  it('fails, saying so, when its credentials cannot be written out (they are shown nowhere else)', async () => {
+    // Seen: with stdout on a full disk, init made the user, keys and app, printed nothing and exited 0.
+    const database = await createDatabase('sqlite');
+    const full = openSync('/dev/full', 'w');
+    try {
+      const result = spawnSync(process.execPath, [CLI, 'init', '--json', '--database', database.url], {
+        stdio: ['ignore', full, 'pipe'],
+        encoding: 'utf8',
+      });
+      expect({ status: result.status, stderr: result.stderr }).toEqual({
+        status: 1,
+        stderr:
+          'The credentials init made could not be written out (ENOSPC: no space left on device, write); they ' +
+          'are shown nowhere else: run init again with its output going where it can be written\n',
+      });
+    } finally {
+      closeSync(full);
+      await database.drop();
+    }
   });
 });
 
