@@ -118,6 +118,17 @@ describe.each(DIALECTS)('administration on %s', (dialect) => {
     ]);
   });
 
+  it('gives an app created with a webhook URL the external_integration capability, as registering one does', async () => {
+    // Without it the app's webhook is never called, and no delivery says why.
+    const created = await adminClient(server).post('/v1/admin/apps', {
+      name: 'Listener',
+      capabilities: ['proactive_notification'],
+      external_integration: { triggers_on: 'transcript_processed', webhook_url: 'http://127.0.0.1:9/hook' },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.capabilities).toEqual(['proactive_notification', 'external_integration']);
+  });
+
   it('creates apps, installs and uninstalls them', async () => {
     const admin = adminClient(server);
     const created = await admin.post('/v1/admin/apps', {

@@ -83,15 +83,21 @@ export function appsRepository(db: Kysely<Database>, users: Pick<UsersRepository
   }
 
   return {
-    /** A new app; its secret and webhook signing secret are returned here only. */
+    /**
+     * A new app; its secret and webhook signing secret are returned here only. A webhook URL gives it the
+     * external_integration capability, as setWebhook does: without it the webhook would never be called.
+     */
     async createApp(input: NewApp): Promise<{ app: App; appSecret: string; webhookSecret: string }> {
       const appSecret = newSecret(APP_SECRET_PREFIX);
       const webhookSecret = newSecret(WEBHOOK_SECRET_PREFIX);
       const now = Date.now();
+      const capabilities: Capability[] = input.external_integration?.webhook_url
+        ? [...input.capabilities, 'external_integration']
+        : input.capabilities;
       const row: Row<'apps'> = {
         id: newId(now),
         name: input.name,
-        capabilities: toJson([...new Set(input.capabilities)]),
+        capabilities: toJson([...new Set(capabilities)]),
         external_integration: input.external_integration
           ? toJson({
               triggers_on: input.external_integration.triggers_on,
