@@ -8,7 +8,7 @@ import type {
   INodeTypeDescription,
   IPollFunctions,
 } from 'n8n-workflow';
-import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+import { NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { listValues, MEMORY_CATEGORY_OPTIONS } from '../shared';
 
@@ -395,6 +395,21 @@ function triggerOptions(this: IPollFunctions): TriggerOptions {
   return { ...options, categories };
 }
 
+/** The failures a wait ends (n8n-workflow's timed causes we give): the server unavailable or out of reach, a rate limit. */
+const PASSING_CAUSES: ReadonlySet<string> = new Set(['temporarily-unavailable', 'rate-limited']);
+
+/**
+ * A poll that failed on something a wait ends stored nothing, and the next poll reads the same changes: the error
+ * says so instead of the DevData node's advice for an execution ("Run the workflow again …, or turn on Retry On
+ * Fail"), which does nothing for an active trigger: a manual run reads no position, and n8n retries no poll.
+ */
+function explainPollFailure(error: unknown): unknown {
+  if (!(error instanceof NodeApiError) || !PASSING_CAUSES.has(error.failure?.cause ?? '')) return error;
+  const situation = (error.description ?? '').split(' Run the workflow again')[0];
+  error.description = `${situation} Nothing is lost: the poll stored nothing, and the next one (at the next Poll Time, or when the workflow is activated again) reads these changes, each once.`;
+  return error;
+}
+
 export class DevDataPollTrigger implements INodeType {
   description: INodeTypeDescription = {
     displayName: 'DevData Poll Trigger',
@@ -453,6 +468,8 @@ export class DevDataPollTrigger implements INodeType {
       const changes = await changesSince.call(this, state, options);
       storeState(staticData, changes.state, fingerprint);
       return changes.records.length ? [this.helpers.returnJsonArray(changes.records)] : null;
+    } catch (error) {
+      throw explainPollFailure(error);
     } finally {
       if (runningPolls.get(pollKey) === lock) runningPolls.delete(pollKey);
     }

@@ -851,6 +851,10 @@ describe('a poll that fails halfway', () => {
       expect(failed.items).toBeNull();
       expect(failed.error).toBeInstanceOf(NodeApiError);
       expect((failed.error as NodeApiError).httpCode).toBe(String(status));
+      // What to do: nothing. Not "Run the workflow again" (a manual run reads no position) nor Retry On Fail.
+      expect((failed.error as NodeApiError).description).toMatch(
+        /^(Unavailable|Rate limit exceeded\. Retry after 3600 seconds)\. Nothing is lost: the poll stored nothing, and the next one .* reads these changes, each once\.$/,
+      );
       // Nothing moved: neither the static data in memory nor what n8n saved.
       expect(trigger.nodeStaticData()).toEqual(stored[STATIC_KEY]);
       expect(trigger.savedStaticData()).toEqual(stored);
@@ -867,6 +871,27 @@ describe('a poll that fails halfway', () => {
       expect((await trigger.tick()).items).toBeNull();
     },
   );
+
+  test('a server out of reach fails the poll saying what to check, and that the next poll reads on', async () => {
+    const user = await newUser(flaky);
+    const credentials = credentialsFor(flaky, user.key);
+    const trigger = activePollingWorkflow({ event: 'newActionItem' }, credentials);
+    await trigger.activate();
+    const [item] = await createItems(user.client, ['made while the server was out of reach']);
+    // Nothing listens at the Base URL (a port of this test's range kept free).
+    const down = {
+      ...credentials,
+      devDataApi: { ...credentials.devDataApi, baseUrl: 'http://127.0.0.1:31699' },
+    };
+    trigger.setCredentials(down);
+    const failed = await trigger.tick();
+    expect(failed.error?.message).toBe('Could not reach the DevData server at http://127.0.0.1:31699');
+    expect((failed.error as NodeApiError).description).toMatch(
+      /^Nothing accepted the connection .* Check too that the server is running and that n8n can reach it\. Nothing is lost: the poll stored nothing, and the next one .* reads these changes, each once\.$/,
+    );
+    trigger.setCredentials(credentials);
+    expect(ids((await trigger.tick()).items)).toEqual([item.id]);
+  });
 
   test('a failing activation poll fails the activation and stores nothing', async () => {
     const user = await newUser(flaky);
