@@ -12,13 +12,16 @@ import { NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workf
 
 import { listValues, MEMORY_CATEGORY_OPTIONS } from '../shared';
 
+import type { Walk } from './feed';
 import {
+  ACTION_ITEM_EVENTS,
   changesSince,
   mergeEvents,
   pollBudgetMs,
   sample,
   startState,
   TRIGGER_EVENTS,
+  walkActionItems,
   type TriggerEvent,
   type TriggerOptions,
   type TriggerState,
@@ -358,6 +361,10 @@ async function pollEvents(
   const started = Date.now();
   const states: TriggerState[] = [];
   const found: Array<{ event: TriggerEvent; records: IDataObject[] }> = [];
+  const actionItemStates = ACTION_ITEM_EVENTS.flatMap((event) =>
+    events.includes(event) && stored[event] ? [stored[event]] : [],
+  );
+  let actionItems: Walk | undefined;
   for (const event of events) {
     const state = stored[event];
     if (!state) {
@@ -366,7 +373,11 @@ async function pollEvents(
     }
     // The events share the poll's budget; each still reads at least one page.
     const left = budgetMs === undefined ? undefined : Math.max(0, budgetMs - (Date.now() - started));
-    const changes = await changesSince.call(this, state, options, left);
+    if (actionItemStates.length > 1 && ACTION_ITEM_EVENTS.includes(event)) {
+      actionItems ??= await walkActionItems.call(this, actionItemStates, left);
+    }
+    const shared = ACTION_ITEM_EVENTS.includes(event) ? actionItems : undefined;
+    const changes = await changesSince.call(this, state, options, left, shared);
     states.push(changes.state);
     found.push({ event, records: changes.records });
   }

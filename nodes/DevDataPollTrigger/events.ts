@@ -1,7 +1,7 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
 import { devDataRequest } from '../shared';
-import { isAfter, latestStates, walk, type Feed, type Position } from './feed';
+import { isAfter, latestStates, walk, type Feed, type Position, type Walk } from './feed';
 
 /** Every event, in the order a poll that watches several reports changes stamped in the same millisecond. */
 export const TRIGGER_EVENTS = [
@@ -128,6 +128,9 @@ const createdAfter = (record: IDataObject, position: Position | null) =>
 const edited = (record: IDataObject) =>
   Date.parse(String(record.updated_at)) > Date.parse(String(record.created_at));
 
+/** The later of two positions (null: the start of the feed). */
+const laterOf = (a: Position | null, b: Position | null) => (a && isAfter(a.at, a.id, b) ? a : b);
+
 /**
  * Which of the changes read after `from` the event reports. `records` hold each record once, in its latest
  * state, in change order.
@@ -151,6 +154,8 @@ function selectChanges(
         // back. Judging "created since my last poll" by it lost edits made after the other trigger, or the
         // forgotten poll, had seen the record new.
         if (!edited(record)) return false;
+        // Read by this event before: a walk shared with New Action Item starts at the earlier of their positions.
+        if (!isAfter(record.updated_at, record.id, from)) return false;
         // Only Completed: completed since the last poll (completed_at is the stamp of the completing write).
         return !options.onlyCompleted || isAfter(record.completed_at, record.id, from);
       default:
@@ -296,10 +301,14 @@ export async function changesSince(
   state: TriggerState,
   options: TriggerOptions,
   budgetMs = pollBudgetMs.call(this),
+  shared?: Walk,
 ): Promise<{ records: IDataObject[]; state: TriggerState }> {
   const { event } = state;
   const started = Date.now();
-  const { records, position } = await walk.call(this, feedOf(event, options), state.position, budgetMs);
+  const read = shared ?? (await walk.call(this, feedOf(event, options), state.position, budgetMs));
+  const { records } = read;
+  // A shared walk may have started before this event's position and, cut short by the budget, ended before it too.
+  const position = laterOf(read.position, state.position);
   const latest = latestStates(records);
   if (event === 'goalProgressChanged') {
     const values = new Map(state.goalValues ?? []);
@@ -321,6 +330,23 @@ export async function changesSince(
     };
   }
   return { records: selectChanges(event, latest, state.position, options), state: { event, position } };
+}
+
+/** The events that read the same feed: the action items' changes. */
+export const ACTION_ITEM_EVENTS: readonly TriggerEvent[] = ['newActionItem', 'updatedActionItem'];
+
+/**
+ * New and Updated Action Item watched together read their feed once, from the earlier of their positions, and
+ * each reports from that one read. Two reads, one after the other, end at different changes: a record created and
+ * edited between them came as updated in this poll, and as new only in the next.
+ */
+export async function walkActionItems(
+  this: IPollFunctions,
+  states: TriggerState[],
+  budgetMs: number | undefined,
+): Promise<Walk> {
+  const from = states.map((state) => state.position).reduce((a, b) => (laterOf(a, b) === a ? b : a));
+  return await walk.call(this, feedOf('newActionItem', {}), from, budgetMs);
 }
 
 /**

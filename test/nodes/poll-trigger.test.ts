@@ -1227,6 +1227,76 @@ describe('version 2: one trigger watching several events', () => {
     expect((await trigger.restart()).items).toEqual([{ ...d, event: 'newActionItem' }]);
   });
 
+  test('a record created and edited while the poll reads between two events comes first as new, never as updated only', async () => {
+    // The writes land as the server answers the poll's first read of the feed: after what it read, before any
+    // other read of the same poll.
+    let afterFirstRead: (() => Promise<void>) | undefined;
+    let feedReads = 0;
+    const racing = await startServer(
+      'sqlite',
+      {},
+      {
+        beforeListen: (app) => {
+          app.addHook('onSend', async (request) => {
+            if (!request.url.startsWith(`${ITEMS}?`) || ++feedReads !== 1 || !afterFirstRead) return;
+            const act = afterFirstRead;
+            afterFirstRead = undefined;
+            await act();
+          });
+        },
+      },
+    );
+    try {
+      const user = await newUser(racing);
+      const trigger = activePollingWorkflow(
+        { events: ['newActionItem', 'updatedActionItem'] },
+        credentialsFor(racing, user.key),
+        v2,
+      );
+      await trigger.activate();
+      const [before] = await createItems(user.client, ['before the poll']);
+      let raced: any;
+      afterFirstRead = async () => {
+        [raced] = await createItems(user.client, ['while the poll reads']);
+        raced = await ok(
+          user.client.patch(`${ITEMS}/${raced.id}`, { description: 'edited while the poll reads' }),
+        );
+      };
+      feedReads = 0;
+      const first = await tickAll({ trigger });
+      expect(afterFirstRead).toBeUndefined();
+      const second = await tickAll({ trigger });
+      const reported = [...(first.trigger ?? []), ...(second.trigger ?? [])].map((r) => [r.event, r.id]);
+      expect(reported).toEqual([
+        ['newActionItem', before.id],
+        ['newActionItem', raced.id],
+        ['updatedActionItem', raced.id],
+      ]);
+
+      // Activated, each event starts where its own read ends; here Updated's after New's (an item created and
+      // edited in between). Read once from New's position, Updated reports no change made before it started.
+      const started = activePollingWorkflow(
+        { events: ['newActionItem', 'updatedActionItem'] },
+        credentialsFor(racing, user.key),
+        v2,
+      );
+      let betweenStarts: any;
+      afterFirstRead = async () => {
+        [betweenStarts] = await createItems(user.client, ['between the starts']);
+        betweenStarts = await ok(
+          user.client.patch(`${ITEMS}/${betweenStarts.id}`, { description: 'edited' }),
+        );
+      };
+      feedReads = 0;
+      await started.activate();
+      expect(afterFirstRead).toBeUndefined();
+      const after = await tickAll({ started });
+      expect(after.started?.map((r) => [r.event, r.id])).toEqual([['newActionItem', betweenStarts.id]]);
+    } finally {
+      await racing.close();
+    }
+  });
+
   test('each option applies to the events it names', async () => {
     const user = await newUser(server);
     const api = user.client;
