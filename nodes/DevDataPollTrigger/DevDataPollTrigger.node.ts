@@ -164,7 +164,7 @@ const eventsOptions: INodeProperties = {
 const properties: INodeProperties[] = [
   {
     displayName:
-      'When the workflow is first activated, the trigger starts from now: it reports only changes made after that, each once, in the order they happened (activated again, it reads on from where it stopped). A test run shows the latest few matching records and moves nothing.',
+      'When the workflow is first activated, the trigger starts from now: it reports only changes made after that, each once, in the order they happened (activated again, it reads on from where it stopped). A manual run (Fetch Test Event) shows the latest few matching records and moves nothing.',
     name: 'pollNotice',
     type: 'notice',
     default: '',
