@@ -155,6 +155,15 @@ export function assertPushUrlAllowed(policy: OutboundPolicy, pushUrl: string | n
   throw new Error(`DEVDATA_PUSH_URL ${why}, got "${pushUrl}"`);
 }
 
+/** A URL as an error message shows it: its password, if any, as *** (the message may end up in a log). */
+function withoutPassword(value: string): string {
+  if (!URL.canParse(value)) return value;
+  const url = new URL(value);
+  if (url.password === '') return value;
+  url.password = '***';
+  return url.href;
+}
+
 /**
  * `DEVDATA_REDIS_URL`: redis:// or rediss://, unset or empty for none. Its database index, the path (or the `db`
  * parameter), is a plain number: the client would read `/abc` or `/-1` as something else, or as database 0.
@@ -162,13 +171,13 @@ export function assertPushUrlAllowed(policy: OutboundPolicy, pushUrl: string | n
 function redisUrlSetting(value: string | undefined): string | null {
   if (!value) return null;
   if (!URL.canParse(value) || !/^rediss?:$/.test(new URL(value).protocol)) {
-    throw new Error(`DEVDATA_REDIS_URL must be a redis:// or rediss:// URL, got "${value}"`);
+    throw new Error(`DEVDATA_REDIS_URL must be a redis:// or rediss:// URL, got "${withoutPassword(value)}"`);
   }
   const url = new URL(value);
   const index = url.pathname.length > 1 ? url.pathname.slice(1) : url.searchParams.get('db');
   if (index !== null && !(/^\d{1,10}$/.test(index) && Number(index) <= 2_147_483_647)) {
     throw new Error(
-      `DEVDATA_REDIS_URL must name its database by number (redis://host:6379/0, /1, …), got "${value}"`,
+      `DEVDATA_REDIS_URL must name its database by number (redis://host:6379/0, /1, …), got "${withoutPassword(value)}"`,
     );
   }
   return value;

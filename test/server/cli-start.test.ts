@@ -335,6 +335,12 @@ describe('devdata-server arguments and settings', () => {
       env: { DEVDATA_REDIS_URL: 'redis://127.0.0.1:6379/two' },
       message: 'DEVDATA_REDIS_URL must name its database by number',
     },
+    // The password is not repeated (it was, whole).
+    {
+      args: ['serve'],
+      env: { DEVDATA_REDIS_URL: 'redis://devdata:s3cret@127.0.0.1:6379/two' },
+      message: 'got "redis://devdata:***@127.0.0.1:6379/two"',
+    },
     {
       args: ['serve'],
       env: { DEVDATA_ALLOW_LOOPBACK_WEBHOOKS: 'yes' },
