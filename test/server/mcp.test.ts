@@ -95,6 +95,12 @@ const postMcp = (server: TestServer, key: string, body: unknown) =>
     body: JSON.stringify(body),
   });
 
+/** How the endpoint answers a body that is no JSON-RPC request, with `message` saying why. */
+const invalidRequest = (message: string) => ({
+  status: 400,
+  body: { jsonrpc: '2.0', id: null, error: { code: -32600, message: `Invalid Request: ${message}` } },
+});
+
 /** The bytes of a tool result as sent: its text and structuredContent together, in UTF-8. */
 const wireSize = (result: ToolResult) => Buffer.byteLength(JSON.stringify(result));
 
@@ -673,25 +679,37 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
     );
 
     const empty = await postMcp(server, key, []);
-    expect({ status: empty.status, body: empty.body }).toEqual({
-      status: 400,
-      body: {
-        jsonrpc: '2.0',
-        id: null,
-        error: {
-          code: -32600,
-          message: 'Invalid Request: the batch is empty; send a message, or an array of them',
-        },
-      },
+    expect({ status: empty.status, body: empty.body }).toEqual(
+      invalidRequest('the batch is empty; send a message, or an array of them'),
+    );
+  });
+
+  it('refuses a batch that gives two requests the same id with -32600, running none of them', async () => {
+    const user = await newUser(server);
+    const create = (id: number | string, content: string) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'create_memory', arguments: { content } },
     });
+    // Answered by id, the second would be written and its answer lost.
+    const reply = await postMcp(server, user.key, [
+      create(7, 'First'),
+      create('8', 'Other'),
+      create(7, 'Second'),
+    ]);
+    expect({ status: reply.status, body: reply.body }).toEqual(
+      invalidRequest('message 3 of the batch has the id 7 of message 1: give each request its own id'),
+    );
+    expect(await server.count('memories', { user_id: user.id })).toBe(0);
+    // The same number as a string is another id.
+    const distinct = await postMcp(server, user.key, [create(7, 'First'), create('7', 'Second')]);
+    expect(distinct.body).toHaveLength(2);
+    expect(await server.count('memories', { user_id: user.id })).toBe(2);
   });
 
   it('answers JSON that is not a JSON-RPC request with -32600 saying what is wrong, and the body not JSON with -32700', async () => {
     const { key } = await newUser(server);
-    const invalidRequest = (message: string) => ({
-      status: 400,
-      body: { jsonrpc: '2.0', id: null, error: { code: -32600, message: `Invalid Request: ${message}` } },
-    });
     const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
     const cases: [unknown, string][] = [
       [{ ...list, params: 5 }, 'params: expected an object, got 5'],

@@ -107,6 +107,25 @@ function invalidRequest(body: unknown): string | undefined {
     const where = Array.isArray(body) ? `message ${index + 1} of the batch: ` : '';
     return `Invalid Request: ${where}${problem}`;
   }
+  return Array.isArray(body) ? repeatedId(body as JSONRPCMessage[]) : undefined;
+}
+
+/**
+ * Two requests of a batch with the same id, if any, as an invalid request's message. The transport answers by id:
+ * the second would run (a write too) and its answer be lost.
+ */
+function repeatedId(batch: JSONRPCMessage[]): string | undefined {
+  const seen = new Map<string | number, number>();
+  for (const [index, message] of batch.entries()) {
+    if (!isJSONRPCRequest(message)) continue;
+    const first = seen.get(message.id);
+    if (first !== undefined)
+      return (
+        `Invalid Request: message ${index + 1} of the batch has the id ${JSON.stringify(message.id)} of message ` +
+        `${first + 1}: give each request its own id`
+      );
+    seen.set(message.id, index);
+  }
   return undefined;
 }
 
