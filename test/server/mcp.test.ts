@@ -1212,8 +1212,8 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
   });
 });
 
-describe('MCP endpoint rate limit', () => {
-  const server = forSuite(() => startServer(DIALECTS[0], { rateLimit: { max: 4, windowMs: 60_000 } }));
+describe.each(DIALECTS)('MCP endpoint rate limit on %s', (dialect) => {
+  const server = forSuite(() => startServer(dialect, { rateLimit: { max: 4, windowMs: 60_000 } }));
 
   it('answers a tool call over the key’s limit with a rate_limited tool result', async () => {
     const { key } = await newUser(server);
@@ -1233,6 +1233,37 @@ describe('MCP endpoint rate limit', () => {
     } finally {
       await mcp.close();
     }
+  });
+
+  it('counts each tool call of a batch as a request, answering those past the limit with rate_limited unrun', async () => {
+    const user = await newUser(server);
+    const create = (id: number) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'create_memory', arguments: { content: `Fact ${id}` } },
+    });
+    // Six calls against a limit of 4: the POST counts the first, each other one counts itself.
+    const reply = await postMcp(server, user.key, [
+      { jsonrpc: '2.0', id: 0, method: 'tools/list' },
+      ...[1, 2, 3, 4, 5, 6].map(create),
+    ]);
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(reply.headers.get('retry-after')).toMatch(/^\d+$/);
+    const byId = new Map<number, any>(reply.body.map((answer: { id: number }) => [answer.id, answer]));
+    expect(byId.get(0).result.tools).toHaveLength(TOOL_NAMES.length);
+    for (const id of [1, 2, 3, 4]) expect(byId.get(id).result.isError).toBeUndefined();
+    for (const id of [5, 6])
+      expect(byId.get(id).result.structuredContent.error).toEqual({
+        code: 'rate_limited',
+        message: expect.stringMatching(/^Rate limit exceeded. Retry after \d+ seconds$/),
+      });
+    expect(await server.count('memories', { user_id: user.id })).toBe(4);
+    // Past the limit, a whole batch is the 429 a single POST gets, and none of it runs.
+    const again = await postMcp(server, user.key, [create(7), create(8)]);
+    expect(again.status).toBe(429);
+    expect(await server.count('memories', { user_id: user.id })).toBe(4);
   });
 });
 

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookH
 import { nulPath } from '../contract/common';
 import type { Scope } from '../contract/scopes';
 import { HttpError } from '../http/http-errors';
-import { resetSeconds, type RequestLimiter } from './rate-limit';
+import { resetSeconds, type RequestLimiter, type WindowCount } from './rate-limit';
 import { bearerToken, hashSecret } from './secrets';
 
 export interface DeveloperKey {
@@ -41,6 +41,26 @@ function sameHash(a: string, b: string): boolean {
 }
 
 /**
+ * Sets the X-RateLimit-* headers of `window` (the key's window after one more request) on `reply`; answers the 429
+ * to give when that request is past the limit.
+ */
+export function rateLimitAnswer(
+  reply: FastifyReply,
+  limiter: RequestLimiter,
+  window: WindowCount,
+  now: number,
+): HttpError | undefined {
+  reply.header('x-ratelimit-limit', String(limiter.max));
+  reply.header('x-ratelimit-remaining', String(window.remaining));
+  reply.header('x-ratelimit-reset', String(resetSeconds(window.resetAt, now)));
+  if (window.allowed) return undefined;
+  const retryAfter = Math.max(1, Math.ceil((window.resetAt - now) / 1000));
+  return new HttpError(429, `Rate limit exceeded. Retry after ${retryAfter} seconds`, {
+    'retry-after': String(retryAfter),
+  });
+}
+
+/**
  * Authenticates `/v1/dev/*` requests by developer key, applies the per-key rate limit, then checks the
  * route's scope. Runs before validation, so a bad key is a 401 and a missing scope a 403 whatever the input.
  */
@@ -58,15 +78,8 @@ export function developerAuth(limiter: RequestLimiter): onRequestAsyncHookHandle
     const now = Date.now();
     const counted = limiter.hit(key.id, now);
     const window = counted instanceof Promise ? await counted : counted;
-    reply.header('x-ratelimit-limit', String(limiter.max));
-    reply.header('x-ratelimit-remaining', String(window.remaining));
-    reply.header('x-ratelimit-reset', String(resetSeconds(window.resetAt, now)));
-    if (!window.allowed) {
-      const retryAfter = Math.max(1, Math.ceil((window.resetAt - now) / 1000));
-      throw new HttpError(429, `Rate limit exceeded. Retry after ${retryAfter} seconds`, {
-        'retry-after': String(retryAfter),
-      });
-    }
+    const refused = rateLimitAnswer(reply, limiter, window, now);
+    if (refused) throw refused;
 
     if (key.last_used_at === null || now - key.last_used_at >= LAST_USED_RESOLUTION_MS) {
       // Bookkeeping: a read must not fail because this could not be written (e.g. SQLite locked by another

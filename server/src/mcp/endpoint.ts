@@ -1,6 +1,7 @@
 // POST /mcp (and /v1/mcp/sse): the Model Context Protocol over Streamable HTTP, stateless (no session: a new
 // server and transport per request), so any instance answers any request. The developer key authenticates it as
-// it does /v1/dev, by the same hook: a revoked key is a 401, and every POST counts against the key's rate limit.
+// it does /v1/dev, by the same hook: a revoked key is a 401, and every POST counts against the key's rate limit, a
+// batch once for each tool call in it.
 import type {
   FastifyBaseLogger,
   FastifyPluginAsync,
@@ -23,7 +24,7 @@ import {
   type JSONRPCMessage,
   type JSONRPCRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import { developerAuth, type DeveloperKey } from '../auth/hooks';
+import { developerAuth, rateLimitAnswer, type DeveloperKey } from '../auth/hooks';
 import type { RequestLimiter } from '../auth/rate-limit';
 import { HttpError } from '../http/http-errors';
 import { jsonBodyText } from '../http/request-body';
@@ -57,6 +58,29 @@ function toolCallId(message: unknown): string | number | undefined {
   if (typeof message !== 'object' || message === null) return undefined;
   const { method, id } = message as { method?: unknown; id?: unknown };
   return method === 'tools/call' && (typeof id === 'string' || typeof id === 'number') ? id : undefined;
+}
+
+/**
+ * Counts each tool call of `batch` after its first against the key's limit (the POST counted as one), as if each
+ * came in a POST of its own: a batch may not run more calls than as many POSTs could. Answers the calls past the
+ * limit, by id, with the rate_limited tool result they get instead of running.
+ */
+async function countBatchCalls(
+  batch: unknown[],
+  limiter: RequestLimiter,
+  key: DeveloperKey,
+  reply: FastifyReply,
+): Promise<Map<string | number, ToolResult>> {
+  const limited = new Map<string | number, ToolResult>();
+  const calls = batch.map(toolCallId).filter((id) => id !== undefined);
+  for (const id of calls.slice(1)) {
+    const now = Date.now();
+    const refused = rateLimitAnswer(reply, limiter, await limiter.hit(key.id, now), now);
+    if (refused === undefined) continue;
+    reply.headers(refused.headers);
+    limited.set(id, refusal('rate_limited', refused.detail));
+  }
+  return limited;
 }
 
 /** Answers the tools/call request `id` with `result` here, without the SDK. */
@@ -169,11 +193,12 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * request whose params its method does not take with -32602, and a tool call itself (the SDK's server would check
  * its arguments as a record again, see paramsProblem); hands every other message on. Whatever goes wrong here is
  * logged and answered: a tool call with an internal tool result, another request with -32603. A batch is answered
- * request by request.
+ * request by request; a tool call in `limited` with its result there, without running.
  */
 function takeRequests(
   transport: StreamableHTTPServerTransport,
   key: DeveloperKey,
+  limited: ReadonlyMap<string | number, ToolResult>,
   reply: FastifyReply,
   log: FastifyBaseLogger,
 ) {
@@ -186,6 +211,8 @@ function takeRequests(
     if (problem !== undefined)
       return { jsonrpc: '2.0', id: request.id, error: { code: ErrorCode.InvalidParams, message: problem } };
     if (request.method !== 'tools/call') return undefined;
+    const over = limited.get(request.id);
+    if (over !== undefined) return { jsonrpc: '2.0', id: request.id, result: over };
     const { name, arguments: args } = request.params as { name: string; arguments?: unknown };
     const result = await callTool(name, args, context, key.scopes, log);
     return { jsonrpc: '2.0', id: request.id, result };
@@ -246,7 +273,12 @@ function parseMessage(body: string | null): unknown {
  * Hands the authenticated request to the SDK's MCP server and transport, made for it alone. From here the SDK writes
  * the response; the headers set so far (the rate limit's) go with it.
  */
-async function answerWithSdk(request: FastifyRequest, reply: FastifyReply, message: unknown) {
+async function answerWithSdk(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  message: unknown,
+  limited: ReadonlyMap<string | number, ToolResult>,
+) {
   const server = mcpServer();
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
@@ -263,7 +295,7 @@ async function answerWithSdk(request: FastifyRequest, reply: FastifyReply, messa
   });
   try {
     await server.connect(transport);
-    takeRequests(transport, request.developerKey as DeveloperKey, reply, request.log);
+    takeRequests(transport, request.developerKey as DeveloperKey, limited, reply, request.log);
     await transport.handleRequest(request.raw, reply.raw, message);
   } catch (error) {
     request.log.error({ err: error }, 'MCP request failed');
@@ -317,7 +349,10 @@ const mcp: FastifyPluginAsync<{ limiter: RequestLimiter }> = async (app, { limit
     if (problem !== undefined) return reply.code(400).send(jsonRpcError(-32600, problem));
     if (callId !== undefined && badArguments(message))
       return answerToolCall(reply, callId, refusal('invalid_arguments', 'arguments must be an object'));
-    await answerWithSdk(request, reply, message);
+    const limited = Array.isArray(message)
+      ? await countBatchCalls(message, limiter, request.developerKey as DeveloperKey, reply)
+      : new Map<string | number, ToolResult>();
+    await answerWithSdk(request, reply, message, limited);
   };
   for (const path of MCP_PATHS) app.post(path, { bodyLimit: BODY_LIMIT, schema: { hide: true } }, handle);
 };
