@@ -142,9 +142,34 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
         });
       }
     }
+    // An argument that takes null says what null does: for an edit, no change (as the REST PATCH takes it), but
+    // for an action item's due_at that the date is removed.
+    for (const tool of tools)
+      for (const [name, property] of Object.entries(tool.inputSchema.properties ?? {}))
+        if (JSON.stringify(property).includes('"null"'))
+          expect({
+            tool: tool.name,
+            name,
+            description: (property as { description: string }).description,
+          }).toEqual({
+            tool: tool.name,
+            name,
+            description: expect.stringContaining('null'),
+          });
+    const argument = (tool: string, name: string) =>
+      (
+        tools.find((listed) => listed.name === tool)?.inputSchema.properties?.[name] as {
+          description: string;
+        }
+      ).description;
+    for (const name of ['content', 'category', 'visibility', 'tags'])
+      expect(argument('edit_memory', name)).toMatch(/; null: no change$/);
+    for (const name of ['description', 'completed'])
+      expect(argument('edit_action_item', name)).toMatch(/; null: no change$/);
+    expect(argument('edit_action_item', 'due_at')).toMatch(/; null removes it$/);
     // Dates are described in words, not by zod's ~600-character regular expressions (the server checks them as
-    // strictly: see the refusals of bad dates).
-    expect(Buffer.byteLength(JSON.stringify(tools))).toBeLessThan(16_000);
+    // strictly: see the refusals of bad dates). What null means for each nullable argument takes about 100 bytes.
+    expect(Buffer.byteLength(JSON.stringify(tools))).toBeLessThan(16_500);
     expect(JSON.stringify(tools)).not.toContain('pattern');
     const get = tools.find((tool) => tool.name === 'get_conversation_by_id');
     expect(get?.inputSchema.required).toEqual(['conversation_id']);

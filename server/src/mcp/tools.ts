@@ -135,9 +135,21 @@ const includeInProgress = z
 const statusesOf = (inProgressToo: boolean): ConversationStatus[] =>
   inProgressToo ? [...CONVERSATION_STATUSES] : ['completed'];
 
-const dueAt = instant.nullable().optional().meta({
-  description: 'Due date-time, ISO 8601 (e.g. 2026-11-21T09:30:00Z; no offset means UTC); null for none',
-});
+/** An item's due date-time, with what null does to it (for an edit, unlike its other fields, it removes it). */
+const dueAt = (nullMeans: string) =>
+  instant
+    .nullable()
+    .optional()
+    .meta({
+      description: `Due date-time, ISO 8601 (e.g. 2026-11-21T09:30:00Z; no offset means UTC); ${nullMeans}`,
+    });
+
+/**
+ * A field of an edit described as `description` and what null is for it: no change, as when it is absent (the
+ * REST PATCH takes null so). A model that fills every argument sends null for those it means to keep.
+ */
+const unchangedByNull = <T extends z.ZodType>(field: T, description: string) =>
+  field.meta({ description: `${description}; null: no change` });
 
 const searchQuery = (what: string) =>
   searchQueryParam.meta({
@@ -317,7 +329,9 @@ export const TOOLS: McpTool[] = [
       content: newMemory.shape.content.meta({
         description: 'The fact, one or two sentences (1–5000 characters)',
       }),
-      category: newMemory.shape.category.meta({ description: 'Category (default manual)' }),
+      category: newMemory.shape.category.meta({
+        description: 'Category (default manual; null gives the default)',
+      }),
       visibility: newMemory.shape.visibility.meta({ description: 'private (default) or public' }),
       tags: newMemory.shape.tags.meta({ description: 'Up to 20 short tags (each 1–50 characters)' }),
     }),
@@ -330,12 +344,13 @@ export const TOOLS: McpTool[] = [
     kind: 'write',
     input: updateMemoryBody.extend({
       memory_id: id('memory'),
-      content: updateMemoryBody.shape.content.meta({ description: 'The new text (1–5000 characters)' }),
-      category: updateMemoryBody.shape.category.meta({ description: 'The new category' }),
-      visibility: updateMemoryBody.shape.visibility.meta({ description: 'private or public' }),
-      tags: updateMemoryBody.shape.tags.meta({
-        description: 'The new tags, replacing the old ones (up to 20, each 1–50 characters)',
-      }),
+      content: unchangedByNull(updateMemoryBody.shape.content, 'The new text (1–5000 characters)'),
+      category: unchangedByNull(updateMemoryBody.shape.category, 'The new category'),
+      visibility: unchangedByNull(updateMemoryBody.shape.visibility, 'private or public'),
+      tags: unchangedByNull(
+        updateMemoryBody.shape.tags,
+        'The new tags, replacing the old ones (up to 20, each 1–50 characters)',
+      ),
     }),
     run: ({ userId, repositories }, { memory_id: memoryId, ...changes }) =>
       repositories.memories.update(userId, memoryId, changes),
@@ -385,14 +400,11 @@ export const TOOLS: McpTool[] = [
         description: 'What is to be done (1–2000 characters)',
       }),
       completed: newActionItem.shape.completed.meta({ description: 'Already done (default false)' }),
-      due_at: dueAt,
-      conversation_id: z
-        .string()
-        .min(1)
-        .max(100)
-        .nullable()
-        .optional()
-        .meta({ description: 'The id of the conversation this item comes from (optional), not its title' }),
+      due_at: dueAt('null for none'),
+      conversation_id: z.string().min(1).max(100).nullable().optional().meta({
+        description:
+          'The id of the conversation this item comes from (optional; null for none), not its title',
+      }),
     }),
     run: ({ userId, repositories }, args) => repositories.actionItems.create(userId, args),
   }),
@@ -403,13 +415,15 @@ export const TOOLS: McpTool[] = [
     kind: 'write',
     input: updateActionItemBody.extend({
       action_item_id: id('action item'),
-      description: updateActionItemBody.shape.description.meta({
-        description: 'New text of the item (1–2000 characters)',
-      }),
-      completed: updateActionItemBody.shape.completed.meta({
-        description: 'true marks it done, false open again',
-      }),
-      due_at: dueAt,
+      description: unchangedByNull(
+        updateActionItemBody.shape.description,
+        'New text of the item (1–2000 characters)',
+      ),
+      completed: unchangedByNull(
+        updateActionItemBody.shape.completed,
+        'true marks it done, false open again',
+      ),
+      due_at: dueAt('null removes it'),
     }),
     run: ({ userId, repositories }, { action_item_id: itemId, ...changes }) =>
       repositories.actionItems.update(userId, itemId, changes),
