@@ -65,10 +65,15 @@ export interface DevDataRequest {
   list?: true | string;
 }
 
-/** Drops undefined query values, so a filter the user left empty is not sent at all. */
+/**
+ * Drops query values that hold nothing (undefined, '', or null, as an expression mapping a missing input field
+ * gives), so a filter the user left empty is not sent at all: n8n would send null as an empty value.
+ */
 function compact(qs: IDataObject | undefined): IDataObject | undefined {
   if (!qs) return undefined;
-  return Object.fromEntries(Object.entries(qs).filter(([, value]) => value !== undefined && value !== ''));
+  return Object.fromEntries(
+    Object.entries(qs).filter(([, value]) => value !== undefined && value !== '' && value !== null),
+  );
 }
 
 /**

@@ -93,6 +93,18 @@ test('start date, end date and app filter the records (the cursor keeps the filt
   expect(secondDay.map((r) => r.id)).toEqual(ids.slice(1_440));
 });
 
+// As an empty filter is, and as the date filters take null: mapping an input field that holds null filters nothing
+// (sent as `app=`, the server refused it as too short).
+test('an App filter whose expression gives null filters nothing', async () => {
+  const result = await runDevData(
+    server,
+    { resource: 'screenActivity', operation: 'getAll', limit: 10, filters: { app: '={{ $json.app }}' } },
+    { credentials, items: [{ app: null }] },
+  );
+  expect(result.error?.message).toBeUndefined();
+  expect(jsonOut(result).map((r) => r.id)).toEqual(ids.slice(0, 10));
+});
+
 describe('Create Many', () => {
   const createMany = (
     items: Array<Record<string, unknown>>,
