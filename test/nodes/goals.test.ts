@@ -1,5 +1,6 @@
 import { success } from '../../server/src/contract/common';
 import { goal, goalHistory } from '../../server/src/contract/goals';
+import { goalFields } from '../../nodes/DevData/actions/goal/fields';
 import { expectShape, newUser } from '../helpers/http';
 import { forSuite } from '../helpers/server';
 import { credentialsFor, jsonOut, runDevData, startNodeTestServer } from './helpers';
@@ -195,4 +196,40 @@ test('Goal → Update clears the fields chosen under Clear Fields, and refuses o
     'Set either "Unit" or clear it under "Clear Fields", not both (input item 0)',
   );
   expect(jsonOut(await run({ operation: 'get', goalId: created.id }))[0]).toMatchObject({ unit: null });
+});
+
+// A user (or an AI agent) reads the limits off the descriptions: each text field's is the server's.
+test('Goal → Create: each text field takes as many characters as its description says, and no more', async () => {
+  const limits = [
+    ['desiredOutcome', 2000],
+    ['unit', 50],
+    ['whyItMatters', 2000],
+  ] as const;
+  for (const [name, max] of limits) {
+    const field = goalFields.find((f) => f.name === name)!;
+    expect({ name, description: field.description }).toEqual({
+      name,
+      description: expect.stringContaining(`(up to ${max} characters)`),
+    });
+    const create = (length: number) =>
+      run({
+        operation: 'create',
+        title: `Limits of ${name}`,
+        goalType: 'scale',
+        additionalFields: { [name]: 'x'.repeat(length) },
+      });
+    expect((await create(max)).error).toBeUndefined();
+    expect((await create(max + 1)).error?.description).toContain(`${field.displayName} (`);
+  }
+  const criteria = goalFields.find((f) => f.name === 'successCriteria')!;
+  expect(criteria.description).toContain('(up to 20, each 1–500 characters)');
+  const withCriterion = (criterion: string) =>
+    run({
+      operation: 'create',
+      title: 'Criteria',
+      goalType: 'scale',
+      additionalFields: { successCriteria: [criterion] },
+    });
+  expect((await withCriterion('x'.repeat(500))).error).toBeUndefined();
+  expect((await withCriterion('x'.repeat(501))).error?.description).toContain('Success Criteria (');
 });

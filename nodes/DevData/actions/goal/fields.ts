@@ -55,7 +55,7 @@ export const goalFields: INodeProperties[] = [
     name: 'desiredOutcome',
     type: 'string',
     default: '',
-    description: 'What reaching the goal looks like',
+    description: 'What reaching the goal looks like (up to 2000 characters)',
   },
   {
     displayName: 'Focus Rank',
@@ -82,7 +82,7 @@ export const goalFields: INodeProperties[] = [
     type: 'string',
     typeOptions: { multipleValues: true, multipleValueButtonText: 'Add Criterion' },
     default: [],
-    description: 'How to tell the goal is reached, one criterion per entry (up to 20)',
+    description: 'How to tell the goal is reached, one criterion per entry (up to 20, each 1–500 characters)',
   },
   number('Target Value', 'targetValue', 'The value that means the goal is reached'),
   {
@@ -91,14 +91,14 @@ export const goalFields: INodeProperties[] = [
     type: 'string',
     default: '',
     placeholder: 'e.g. km',
-    description: 'Unit of the values',
+    description: 'Unit of the values (up to 50 characters)',
   },
   {
     displayName: 'Why It Matters',
     name: 'whyItMatters',
     type: 'string',
     default: '',
-    description: 'Why the goal is worth reaching',
+    description: 'Why the goal is worth reaching (up to 2000 characters)',
   },
 ];
 
