@@ -1,5 +1,7 @@
 // DevData → Developer Key: Get Many, Create and Revoke through n8n-core against the real server, and keys of the
 // real service's prefix (omi_dev_) in the credential.
+import type { INodePropertyOptions } from 'n8n-workflow';
+
 import { DevData } from '../../nodes/DevData/DevData.node';
 import { success } from '../../server/src/contract/common';
 import { apiKey, createdApiKey } from '../../server/src/contract/keys';
@@ -98,6 +100,24 @@ test('Developer Key → Revoke of another user’s key or an unknown one is a 40
     );
   }
   expect(jsonOut(await run(theirs.key, { operation: 'getCurrent' }))[0].id).toBe(theirKey.id);
+});
+
+// A narrow key (an agent's) must not lock its user out of a broader one: Revoke says so before a user meets the 403.
+test('Developer Key → Revoke of a key holding a scope the node’s key lacks is refused, as its description says', async () => {
+  const user = await newUser(server);
+  const [narrow] = jsonOut(
+    await run(user.key, { operation: 'create', name: 'Narrow', scopes: ['keys:write', 'goals:read'] }),
+  );
+  const [broad] = jsonOut(
+    await run(user.key, { operation: 'create', name: 'Broad', scopes: ['goals:write'] }),
+  );
+  const result = await run(narrow.key, { operation: 'delete', keyId: broad.id });
+  expect(result.error?.message).toBe('Forbidden: the developer key lacks the "goals:write" scope');
+  const revoke = new DevData().description.properties
+    .find((p) => p.name === 'operation' && p.displayOptions?.show?.resource?.includes('developerKey'))
+    ?.options?.find((option) => 'value' in option && option.value === 'delete') as
+    INodePropertyOptions | undefined;
+  expect(revoke?.description).toContain('every scope the revoked key holds');
 });
 
 test('the Revoke list offers the user’s keys by name and display form, filtered as typed', async () => {

@@ -38,7 +38,8 @@ export const description: INodeProperties[] = [
       {
         name: 'Revoke',
         value: 'delete',
-        description: 'Revoke a developer key: it is refused from its next request on (needs keys:write)',
+        description:
+          'Revoke a developer key: it is refused from its next request on (needs keys:write and every scope the revoked key holds)',
         action: 'Revoke a developer key',
       },
     ],
