@@ -1,5 +1,6 @@
 import { success } from '../../server/src/contract/common';
-import { folder } from '../../server/src/contract/folders';
+import { DEFAULT_FOLDER_COLOR, folder } from '../../server/src/contract/folders';
+import { folderFields } from '../../nodes/DevData/actions/folder/fields';
 import { expectShape, newUser } from '../helpers/http';
 import { forSuite } from '../helpers/server';
 import { credentialsFor, jsonOut, runDevData, startNodeTestServer } from './helpers';
@@ -116,4 +117,13 @@ test('Folder → Create refuses a color that is not #rrggbb with the field path'
 test('Folder → Update of a missing folder is a 404 naming it', async () => {
   const result = await run({ operation: 'update', folderId: 'missing', updateFields: { name: 'x' } });
   expect(result.error?.message).toBe('Folder not found: no folder with ID "missing" exists for this user');
+});
+
+// The Color field, added, shows #4f46e5; left out, the server gives its own default, which the description names as
+// Icon's names "folder".
+test('Folder → Create without a Color gets the color the Color description names', async () => {
+  const [created] = jsonOut(await run({ operation: 'create', name: 'Uncolored' }));
+  expect(created.color).toBe(DEFAULT_FOLDER_COLOR);
+  const color = folderFields.find((field) => field.name === 'color')!;
+  expect(color.description).toContain(`a new folder without one gets ${DEFAULT_FOLDER_COLOR}`);
 });

@@ -14,7 +14,7 @@ export const folderFields: INodeProperties[] = [
     name: 'color',
     type: 'color',
     default: '#4f46e5',
-    description: 'Color of the folder, as a hex color like #4f46e5',
+    description: 'Color of the folder, as a hex color like #4f46e5 (a new folder without one gets #6B7280)',
   },
   {
     displayName: 'Description',
