@@ -1,5 +1,6 @@
 import { success } from '../../server/src/contract/common';
 import { goal, goalHistory } from '../../server/src/contract/goals';
+import { description as createGoalDescription } from '../../nodes/DevData/actions/goal/create.operation';
 import { goalFields } from '../../nodes/DevData/actions/goal/fields';
 import { expectShape, newUser } from '../helpers/http';
 import { forSuite } from '../helpers/server';
@@ -232,4 +233,26 @@ test('Goal → Create: each text field takes as many characters as its descripti
     });
   expect((await withCriterion('x'.repeat(500))).error).toBeUndefined();
   expect((await withCriterion('x'.repeat(501))).error?.description).toContain('Success Criteria (');
+});
+
+// The Goal Type descriptions once said "target 1" and "target 10": with a Max Value set, the target is that.
+test('Goal → Create of a boolean or scale goal with a Max Value and no target aims at the Max Value, as Goal Type says', async () => {
+  const goalTypes = createGoalDescription.find((p) => p.name === 'goalType')!.options as Array<{
+    value: string;
+    description: string;
+  }>;
+  for (const goalType of ['boolean', 'scale']) {
+    const [created] = jsonOut(
+      await run({
+        operation: 'create',
+        title: `Max ${goalType}`,
+        goalType,
+        additionalFields: { maxValue: 5 },
+      }),
+    );
+    expect(created).toMatchObject({ goal_type: goalType, max_value: 5, target_value: 5 });
+    expect(goalTypes.find((option) => option.value === goalType)?.description).toContain(
+      'the target is the Max Value unless set',
+    );
+  }
 });

@@ -26,9 +26,17 @@ const properties: INodeProperties[] = [
     type: 'options',
     default: 'numeric',
     options: [
-      { name: 'Boolean', value: 'boolean', description: 'Done or not done (0–1, target 1)' },
+      {
+        name: 'Boolean',
+        value: 'boolean',
+        description: 'Done or not done (0–1 unless Max Value is set; the target is the Max Value unless set)',
+      },
       { name: 'Numeric', value: 'numeric', description: 'A number to reach; needs a target value' },
-      { name: 'Scale', value: 'scale', description: 'A rating from 0 to 10 (target 10 unless set)' },
+      {
+        name: 'Scale',
+        value: 'scale',
+        description: 'A rating from 0 to 10 unless Max Value is set; the target is the Max Value unless set',
+      },
     ],
     description: 'How progress is measured',
   },
