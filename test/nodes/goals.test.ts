@@ -256,3 +256,31 @@ test('Goal → Create of a boolean or scale goal with a Max Value and no target 
     );
   }
 });
+
+// Clear Fields by expression (an AI agent's $fromAI too) may hold any text: a goal's Title, sent as null, changed
+// nothing while the item succeeded; a display name (Unit) was refused as the unknown field _unit.
+test('Goal → Update fails the item when Clear Fields holds a name that is none of its options, sending nothing', async () => {
+  const [created] = jsonOut(
+    await run({
+      operation: 'create',
+      title: 'Keep me',
+      goalType: 'scale',
+      additionalFields: { unit: 'pts' },
+    }),
+  );
+  const before = server.requestsTo('PATCH', `/v1/dev/user/goals/${created.id}`).length;
+  for (const name of ['title', 'Unit']) {
+    const result = await run({
+      operation: 'update',
+      goalId: created.id,
+      updateFields: { clearFields: `={{ ["${name}"] }}` },
+    });
+    expect(result.error?.message).toBe(`"Clear Fields" cannot hold "${name}" (input item 0)`);
+    expect((result.error as { description?: string }).description).toContain('unit (Unit)');
+  }
+  expect(server.requestsTo('PATCH', `/v1/dev/user/goals/${created.id}`)).toHaveLength(before);
+  expect(jsonOut(await run({ operation: 'get', goalId: created.id }))[0]).toMatchObject({
+    title: 'Keep me',
+    unit: 'pts',
+  });
+});

@@ -1,4 +1,10 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+  IDataObject,
+  IExecuteFunctions,
+  INodeExecutionData,
+  INodeProperties,
+  INodePropertyOptions,
+} from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { itemMessage, listValues } from '../../shared';
@@ -108,24 +114,37 @@ export function toWireFields(
 }
 
 /**
- * Sets each field chosen under Clear Fields (clearFieldsOption) to null in `body`, the wire body of the other
- * Update Fields; fails the item when a field is both given a value and cleared, naming it as the user sees it.
+ * Sets each field chosen under Clear Fields (`clearField`, a clearFieldsOption) to null in `body`, the wire body of
+ * the other Update Fields. Fails the item, naming fields as the user sees them, when a field is both given a value
+ * and cleared, or when an expression puts in Clear Fields a name that is none of its options: sent as null, a field
+ * that cannot be cleared (a goal's Title) would change nothing while the item succeeded.
  */
 export function clearedFields(
   this: IExecuteFunctions,
   body: IDataObject,
   clearFields: unknown,
-  fields: INodeProperties[],
+  clearField: INodeProperties,
   itemIndex: number,
 ): IDataObject {
   const cleared = { ...body };
+  const options = (clearField.options ?? []) as INodePropertyOptions[];
   for (const name of listValues(this.getNode(), clearFields, CLEAR_FIELDS.displayName, itemIndex)) {
+    const option = options.find((candidate) => candidate.value === name);
+    if (option === undefined) {
+      throw new NodeOperationError(
+        this.getNode(),
+        itemMessage(`"${CLEAR_FIELDS.displayName}" cannot hold "${name}"`, itemIndex),
+        {
+          itemIndex,
+          description: `It takes these fields: ${options.map((o) => `${String(o.value)} (${o.name})`).join(', ')}. If it comes from an expression, check what it evaluates to for this item.`,
+        },
+      );
+    }
     if (cleared[snakeCase(name)] !== undefined) {
-      const displayName = fields.find((field) => field.name === name)?.displayName ?? name;
       throw new NodeOperationError(
         this.getNode(),
         itemMessage(
-          `Set either "${displayName}" or clear it under "${CLEAR_FIELDS.displayName}", not both`,
+          `Set either "${option.name}" or clear it under "${CLEAR_FIELDS.displayName}", not both`,
           itemIndex,
         ),
         { itemIndex },

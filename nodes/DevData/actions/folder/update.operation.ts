@@ -20,7 +20,7 @@ export const { description, execute } = updateById(
       this,
       withoutEmpty(values, LEFT_OUT_WHEN_EMPTY),
       clearFields,
-      folderFields,
+      clearFieldsField,
       itemIndex,
     );
   },

@@ -30,7 +30,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
     this,
     toWireFields.call(this, fields, itemIndex, [horizonAtDate], goalFields),
     clearFields,
-    goalFields,
+    clearFieldsField,
     itemIndex,
   );
   return (await devDataRequest.call(this, {
