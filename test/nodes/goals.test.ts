@@ -284,3 +284,19 @@ test('Goal → Update fails the item when Clear Fields holds a name that is none
     unit: 'pts',
   });
 });
+
+test('Goal → Create leaves out an additional field whose expression gives null', async () => {
+  const result = await runDevData(
+    server,
+    {
+      resource: 'goal',
+      operation: 'create',
+      title: 'Nulls',
+      goalType: 'scale',
+      additionalFields: { desiredOutcome: '={{ $json.none }}', successCriteria: '={{ $json.none }}' },
+    },
+    { credentials, items: [{ none: null }] },
+  );
+  expect(result.error?.message).toBeUndefined();
+  expect(jsonOut(result)[0]).toMatchObject({ title: 'Nulls', desired_outcome: '', success_criteria: [] });
+});

@@ -199,3 +199,23 @@ describe('Create Many', () => {
     expect((await recorded(own)).map((r) => r.window_title)).toEqual(['a']);
   });
 });
+
+// As an Update leaves out a field whose expression gives null: a window title the input item lacks (null) is no
+// title, not a refused batch of up to 1000 records.
+test('Create Many leaves out a Window Title or OCR Text whose expression gives null', async () => {
+  const user = await newUser(server);
+  const result = await runDevData(
+    server,
+    {
+      resource: 'screenActivity',
+      operation: 'createMany',
+      timestamp: '2026-11-25T08:00:00Z',
+      appName: 'Code',
+      additionalFields: { windowTitle: '={{ $json.title }}', ocrText: '={{ $json.text }}' },
+    },
+    { credentials: credentialsFor(server, user.key), items: [{ title: null, text: null }] },
+  );
+  expect(result.error?.message).toBeUndefined();
+  const page = await user.client.get('/v1/dev/user/screen-activity');
+  expect(page.body.screen_activity).toMatchObject([{ app_name: 'Code', window_title: '', ocr_text: '' }]);
+});

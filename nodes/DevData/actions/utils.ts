@@ -84,9 +84,10 @@ export function booleanParameter(
 
 /**
  * The wire body for the fields of a collection the user set: keys in snake_case, date-time fields converted to
- * ISO 8601 UTC, the fields among `properties` that are numbers or booleans as such, and nothing for fields left out. An
- * empty date-time (an expression that maps a missing date to '' or null) counts as left out, as in n8n's own
- * nodes.
+ * ISO 8601 UTC, the fields among `properties` that are numbers or booleans as such, and nothing for fields left out. A
+ * field whose expression gives null (an input field that holds nothing) counts as left out, as in Update, and so
+ * does an empty date-time ('' too), as in n8n's own nodes: sent, null was refused for a text field (one such item
+ * failed a whole Create Many batch) where leaving it out gives the server's default.
  */
 export function toWireFields(
   this: IExecuteFunctions,
@@ -98,7 +99,7 @@ export function toWireFields(
   const body: IDataObject = {};
   for (const [name, value] of Object.entries(fields)) {
     const date = dateFields.find((field) => field.property.name === name);
-    if (value === undefined || (date && isEmptyDate(value))) continue;
+    if (value === undefined || value === null || (date && isEmptyDate(value))) continue;
     const property = properties.find((candidate) => candidate.name === name);
     if (property?.type === 'number')
       body[snakeCase(name)] = toNumber.call(this, value, property.displayName, itemIndex);
