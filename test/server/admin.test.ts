@@ -32,6 +32,13 @@ describe.each(DIALECTS)('administration on %s', (dialect) => {
     expect(keys).toEqual([expect.objectContaining({ id: key.body.id, scopes: ['memories:write'] })]);
     expect(JSON.stringify(keys)).not.toContain(key.body.key);
 
+    // null is no scopes given, as the developer API's POST /v1/dev/keys takes it: the default :read scopes.
+    const defaults = await admin.post(`/v1/admin/users/${ada.id}/keys`, { name: 'reader', scopes: null });
+    expect(defaults.status).toBe(201);
+    expect(defaults.body.scopes).toContain('memories:read');
+    expect(defaults.body.scopes).not.toContain('keys:read');
+    expect(defaults.body.scopes.every((s: string) => s.endsWith(':read'))).toBe(true);
+
     expect((await admin.post('/v1/admin/users/nobody/keys', { name: 'x' })).status).toBe(404);
     const badScope = await admin.post(`/v1/admin/users/${ada.id}/keys`, {
       name: 'x',

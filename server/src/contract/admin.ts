@@ -10,8 +10,8 @@ export const createUserBody = z.strictObject({ name: z.string().trim().min(1).ma
 export const createKeyBody = z.strictObject({
   name: z.string().trim().min(1).max(100),
   scopes: distinctValues(scope)
-    .optional()
-    .meta({ description: 'Defaults to every :read scope but keys:read' }),
+    .nullish()
+    .meta({ description: 'Omitted or null: every :read scope but keys:read' }),
 });
 
 export const createAppBody = z.strictObject({

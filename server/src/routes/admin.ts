@@ -55,7 +55,8 @@ const admin: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const { name, scopes } = request.body;
-      const { key, secret } = await users.createKey(request.params.user_id, name, scopes);
+      // null is no scopes given, as POST /v1/dev/keys takes it.
+      const { key, secret } = await users.createKey(request.params.user_id, name, scopes ?? undefined);
       return reply.code(201).send({ ...key, key: secret });
     },
   );
