@@ -51,10 +51,9 @@ refused with NODE_ENV=production) also allows loopback (127.0.0.0/8, ::1) over h
   init: `Usage: devdata-server init [--database <url>] [--json]
 
 Creates a user, a developer key holding every scope (its prefix DEVDATA_KEY_PREFIX, default svc_dev_), an admin
-token, and an app with both
-capabilities installed for that user with every proactive scope granted. The secrets are
-printed once; the key, the token and the app secret are stored only as hashes, the webhook
-secret as is (the server signs with it).
+token, and an app with both capabilities installed for that user with every proactive scope granted. The secrets
+are printed once; the key, the token and the app secret are stored only as hashes, the webhook secret as is (the
+server signs with it).
 
   --json      Print one JSON object {user_id, developer_key, admin_token, app_id, app_secret, webhook_secret}`,
   seed: `Usage: devdata-server seed [--database <url>]
@@ -234,6 +233,9 @@ function readCredentials(file: string): SavedCredentials | null {
 }
 
 /** The database's trouble in words that name it and say what to do; any other error as it is. */
+/** Whether `path` names a directory (a SQLite file there cannot be opened). */
+const isDirectory = (path: string) => existsSync(path) && statSync(path).isDirectory();
+
 function databaseError(database: string, error: unknown): unknown {
   const name = databaseName(database);
   const { code, message } = error as { code?: string; message?: string };
@@ -245,7 +247,14 @@ function databaseError(database: string, error: unknown): unknown {
       `${name} cannot be written (${message}): let this user write it and its directory, ${elsewhere}`,
     );
   // better-sqlite3 says this one without a code.
-  if (code === 'SQLITE_CANTOPEN' || message === 'Cannot open database because the directory does not exist')
+  const cantOpen =
+    code === 'SQLITE_CANTOPEN' || message === 'Cannot open database because the directory does not exist';
+  if (cantOpen && isDirectory(database.slice('sqlite:'.length)))
+    return new Error(
+      `${name} is a directory (${message}): give the path of a file in it, e.g. ${join(name, 'devdata.sqlite')}, ` +
+        elsewhere,
+    );
+  if (cantOpen)
     return new Error(
       `${name} cannot be opened (${message}): make its directory, or give the path of a file in one, ${elsewhere}`,
     );

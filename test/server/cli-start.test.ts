@@ -635,7 +635,10 @@ describe('devdata-server start', () => {
     };
     const cases: [string, string][] = [
       [`sqlite:${join(dir, 'missing', 'devdata.sqlite')}`, 'cannot be opened'],
-      [`sqlite:${join(dir, 'a-directory')}`, 'cannot be opened'],
+      [
+        `sqlite:${join(dir, 'a-directory')}`,
+        'is a directory (unable to open database file): give the path of a file in it',
+      ],
       [
         postgresWith({ pathname: '/devdata_no_such_database' }),
         'does not exist (database "devdata_no_such_database"',
