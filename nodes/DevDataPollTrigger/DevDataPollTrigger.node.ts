@@ -8,9 +8,9 @@ import type {
   INodeTypeDescription,
   IPollFunctions,
 } from 'n8n-workflow';
-import { NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { listValues, MEMORY_CATEGORY_OPTIONS } from '../shared';
+import { listValues, MEMORY_CATEGORY_OPTIONS, withWaitAdvice } from '../shared';
 
 import type { Walk } from './feed';
 import {
@@ -406,20 +406,13 @@ function triggerOptions(this: IPollFunctions): TriggerOptions {
   return { ...options, categories };
 }
 
-/** The failures a wait ends (n8n-workflow's timed causes we give): the server unavailable or out of reach, a rate limit. */
-const PASSING_CAUSES: ReadonlySet<string> = new Set(['temporarily-unavailable', 'rate-limited']);
-
 /**
- * A poll that failed on something a wait ends stored nothing, and the next poll reads the same changes: the error
+ * A poll that failed on something a wait ends stored nothing, and the next poll reads the same changes: its error
  * says so instead of the DevData node's advice for an execution ("Run the workflow again …, or turn on Retry On
  * Fail"), which does nothing for an active trigger: a manual run reads no position, and n8n retries no poll.
  */
-function explainPollFailure(error: unknown): unknown {
-  if (!(error instanceof NodeApiError) || !PASSING_CAUSES.has(error.failure?.cause ?? '')) return error;
-  const situation = (error.description ?? '').split(' Run the workflow again')[0];
-  error.description = `${situation} Nothing is lost: the poll stored nothing, and the next one (at the next Poll Time, or when the workflow is activated again) reads these changes, each once.`;
-  return error;
-}
+const POLL_WAIT_ADVICE =
+  'Nothing is lost: the poll stored nothing, and the next one (at the next Poll Time, or when the workflow is activated again) reads these changes, each once.';
 
 export class DevDataPollTrigger implements INodeType {
   description: INodeTypeDescription = {
@@ -480,7 +473,7 @@ export class DevDataPollTrigger implements INodeType {
       storeState(staticData, changes.state, fingerprint);
       return changes.records.length ? [this.helpers.returnJsonArray(changes.records)] : null;
     } catch (error) {
-      throw explainPollFailure(error);
+      throw withWaitAdvice(error, POLL_WAIT_ADVICE);
     } finally {
       if (runningPolls.get(pollKey) === lock) runningPolls.delete(pollKey);
     }

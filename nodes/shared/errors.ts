@@ -31,6 +31,23 @@ export interface FailureContext {
   retryAfterSeconds?: number;
 }
 
+/** How the advice for a failure a wait ends (429, 503) starts: what to do in an execution. */
+const RUN_AGAIN = 'Run the workflow again';
+
+/**
+ * `error` with the advice of a failure a wait ends (the server unavailable or out of reach, a rate limit) replaced
+ * by `advice`, for a caller to whom running the workflow again means nothing (an active trigger's poll); any other
+ * error as it is.
+ */
+export function withWaitAdvice(error: unknown, advice: string): unknown {
+  const cause = error instanceof NodeApiError ? error.failure?.cause : undefined;
+  if (cause !== 'temporarily-unavailable' && cause !== 'rate-limited') return error;
+  const failure = error as NodeApiError;
+  const situation = (failure.description ?? '').split(` ${RUN_AGAIN}`)[0];
+  failure.description = situation ? `${situation} ${advice}` : advice;
+  return failure;
+}
+
 /** A wait as a person reads it: "40 seconds", "37 minutes" (rounded up). */
 function waitText(seconds: number): string {
   if (seconds < 120) return seconds === 1 ? '1 second' : `${seconds} seconds`;
@@ -223,8 +240,8 @@ export function devDataApiError(
       // What to do: wait as long as the server asks (the hourly notification cap's detail does not say how long).
       description = `${detail ?? 'Too many requests'}. ${
         context.retryAfterSeconds === undefined
-          ? 'Run the workflow again in a moment.'
-          : `Run the workflow again in ${waitText(context.retryAfterSeconds)} (the server's Retry-After), not before.`
+          ? `${RUN_AGAIN} in a moment.`
+          : `${RUN_AGAIN} in ${waitText(context.retryAfterSeconds)} (the server's Retry-After), not before.`
       }`;
       failure = { cause: 'rate-limited' };
       break;
@@ -239,8 +256,8 @@ export function devDataApiError(
         context.retries === undefined
           ? `${detail ?? 'Service unavailable'}. The server may have made the change before it lost its database: check whether it did before you run the workflow again.`
           : context.retries === 0 && context.retryAfterSeconds !== undefined
-            ? `${detail ?? 'Service unavailable'}. Run the workflow again in ${waitText(context.retryAfterSeconds)} (the server's Retry-After), not before.`
-            : `${detail ?? 'Service unavailable'}. Run the workflow again in a moment, or turn on Retry On Fail in the node's settings.`;
+            ? `${detail ?? 'Service unavailable'}. ${RUN_AGAIN} in ${waitText(context.retryAfterSeconds)} (the server's Retry-After), not before.`
+            : `${detail ?? 'Service unavailable'}. ${RUN_AGAIN} in a moment, or turn on Retry On Fail in the node's settings.`;
       failure = { cause: 'temporarily-unavailable' };
       break;
     default:

@@ -10,6 +10,7 @@ export {
   issueAt,
   itemMessage,
   refusedTriggerUrlError,
+  withWaitAdvice,
 } from './errors';
 export { appIdOf, type DevDataCredentialType } from './credentials';
 export { MEMORY_CATEGORY_OPTIONS } from './memory-categories';
