@@ -69,6 +69,11 @@ export interface ServerConfig {
   pushUrl: string | null;
   /** Interval of the comment heartbeat on notification streams. */
   sseHeartbeatMs: number;
+  /**
+   * How often the keys of open notification streams are read again: what ends a stream whose key was revoked
+   * on another instance while this one's link to the others was down (its broadcast missed).
+   */
+  streamKeyRecheckMs: number;
   /** Mean event-loop delay past which requests are shed with 503 (0: never shed), sampled every interval. */
   maxEventLoopDelayMs: number;
   loadSampleIntervalMs: number;
@@ -254,6 +259,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     allowLoopbackWebhooks,
     pushUrl,
     sseHeartbeatMs: 15_000,
+    streamKeyRecheckMs: 30_000,
     maxEventLoopDelayMs: integerSetting(
       'DEVDATA_MAX_EVENT_LOOP_DELAY_MS',
       env.DEVDATA_MAX_EVENT_LOOP_DELAY_MS,

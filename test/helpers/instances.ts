@@ -152,7 +152,7 @@ export interface StreamedNotification {
 }
 
 /** An open `/v1/dev/user/notifications/stream`, collecting every notification it carries. */
-export async function openStream(server: ServeProcess, key: string) {
+export async function openStream(server: Pick<ServeProcess, 'baseUrl'>, key: string) {
   const controller = new AbortController();
   const response = await fetch(`${server.baseUrl}/v1/dev/user/notifications/stream`, {
     headers: { authorization: `Bearer ${key}` },

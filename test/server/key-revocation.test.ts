@@ -6,7 +6,7 @@ import type { InitResult } from '../../server/src/scripts/init';
 import { runCli, serveCli, type ServeProcess } from '../helpers/cli';
 import { client } from '../helpers/http';
 import { openStream } from '../helpers/instances';
-import { createDatabase } from '../helpers/server';
+import { createDatabase, startServer } from '../helpers/server';
 
 let database: { url: string; drop(): Promise<void> };
 let first: ServeProcess;
@@ -71,7 +71,7 @@ test('a revoked key is refused at once where it was revoked, and from then on by
  * revoke the first (answering its status), and checks that its stream ends while the other one goes on receiving.
  */
 async function streamEndsWithItsKey(
-  server: ServeProcess,
+  server: Pick<ServeProcess, 'baseUrl'>,
   made: InitResult,
   revoke: (keyId: string) => Promise<number>,
 ) {
@@ -196,3 +196,28 @@ test('on one instance (SQLite), a stream opened with a key revoked through DELET
     await sqlite.drop();
   }
 });
+
+// Another instance revoked the key while this one's link to the others was down, so its broadcast never came:
+// here the revocation is written straight into the database, with no broadcast at all. The streams opened with
+// the key end when their keys are next read again (every 100 ms here; 30 s by default).
+describe.each(['sqlite', 'postgres'] as const)(
+  'on %s, a revocation whose broadcast was missed',
+  (dialect) => {
+    test('ends the stream opened with the key; one with another key keeps receiving', async () => {
+      const server = await startServer(dialect, { streamKeyRecheckMs: 100 });
+      try {
+        await streamEndsWithItsKey(server, server.init, async (keyId) => {
+          const revoked = await server.store.db
+            .updateTable('api_keys')
+            .set({ revoked_at: Date.now() })
+            .where('id', '=', keyId)
+            .executeTakeFirst();
+          expect(revoked.numUpdatedRows).toBe(1n);
+          return 204;
+        });
+      } finally {
+        await server.close();
+      }
+    });
+  },
+);

@@ -11,7 +11,7 @@ const read = scoped('notifications:read', ['Notifications']);
 
 const notifications: FastifyPluginAsyncZod = async (app) => {
   const repository = app.repositories.notifications;
-  const followers = notificationStreams(app.repositories, app.pusher);
+  const followers = notificationStreams(app.repositories, app.pusher, app.config.streamKeyRecheckMs);
 
   app.get(
     '/notifications',

@@ -18,6 +18,8 @@ import { transaction } from './db/transaction';
  */
 export const KEY_CACHE_TTL_MS = 500;
 const KEY_CACHE_SIZE = 10_000;
+/** Watched keys read per query by recheckWatchedKeys. */
+const RECHECK_CHUNK = 1_000;
 
 export interface User {
   id: string;
@@ -89,9 +91,9 @@ export function usersRepository(db: Kysely<Database>, options: UsersOptions = {}
   /** What to call when a key is revoked, by key id (see watchRevocation). */
   const revocationWatchers = new Map<string, Set<() => void>>();
 
-  /** Forgets the revoked key in the cache and tells those watching it. */
-  function revoked({ id, hash }: RevokedKey): void {
-    activeKeys.invalidate(hash);
+  /** Forgets the revoked key in the cache and tells those watching it (a key gone from the database has no hash). */
+  function revoked({ id, hash }: { id: string; hash?: string }): void {
+    if (hash !== undefined) activeKeys.invalidate(hash);
     const watchers = revocationWatchers.get(id);
     revocationWatchers.delete(id);
     for (const onRevoked of watchers ?? []) onRevoked();
@@ -283,6 +285,27 @@ export function usersRepository(db: Kysely<Database>, options: UsersOptions = {}
         if (watchers.size === 0 && revocationWatchers.get(keyId) === watchers)
           revocationWatchers.delete(keyId);
       };
+    },
+
+    /**
+     * Reads every watched key again and tells the watchers of each one found revoked (or gone): what ends the
+     * notification streams of a key whose revocation this instance was never told (its broadcast missed while
+     * the link to the other instances was down). Ids are read in chunks well under either database's limit on
+     * query parameters.
+     */
+    async recheckWatchedKeys(): Promise<void> {
+      const watched = [...revocationWatchers.keys()];
+      for (let start = 0; start < watched.length; start += RECHECK_CHUNK) {
+        const ids = watched.slice(start, start + RECHECK_CHUNK);
+        const rows = await db
+          .selectFrom('api_keys')
+          .select(['id', 'key_hash', 'revoked_at'])
+          .where('id', 'in', ids)
+          .execute();
+        const active = new Set(rows.filter((row) => row.revoked_at === null).map((row) => row.id));
+        const hashes = new Map(rows.map((row) => [row.id, row.key_hash]));
+        for (const id of ids) if (!active.has(id)) revoked({ id, hash: hashes.get(id) });
+      }
     },
 
     /** Whether the key `keyId` is unrevoked, read from the database (never from the key cache). */
