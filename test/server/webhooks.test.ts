@@ -891,6 +891,63 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
     await ok(owner.client.delete(`${BASE}/${made.id}`));
   });
 
+  test('pending deliveries of a paused subscription are pruned past the retention: resumed, it is sent only the recent ones', async () => {
+    const hook = await receiver();
+    const owner = await newUser(server);
+    const paused = await subscribe(owner.client, hook.url, ['ping']);
+    const active = await subscribe(owner.client, hook.url, ['ping']);
+    // The active one's endpoint is not due for a day: its old pending delivery stays pending through the prune.
+    await ok(owner.client.patch(`${BASE}/${paused.id}`, { active: false }));
+    const old = expectShape(webhookDelivery, await ok(owner.client.post(`${BASE}/${paused.id}/ping`)));
+    const recent = expectShape(webhookDelivery, await ok(owner.client.post(`${BASE}/${paused.id}/ping`)));
+    await ok(owner.client.patch(`${BASE}/${active.id}`, { active: false }));
+    const kept = expectShape(webhookDelivery, await ok(owner.client.post(`${BASE}/${active.id}/ping`)));
+    const past = Date.now() - server.app.config.events.retentionMs - 86_400_000;
+    for (const delivery of [old, kept]) {
+      await server.store.db
+        .updateTable('webhook_deliveries')
+        .set({ created_at: past, next_attempt_at: Date.now() + 86_400_000 })
+        .where('id', '=', delivery.id)
+        .execute();
+      await server.store.db
+        .updateTable('webhook_events')
+        .set({ created_at: past })
+        .where('id', '=', delivery.event_id)
+        .execute();
+    }
+    await server.store.db
+      .updateTable('webhook_subscriptions')
+      .set({ active: 1 })
+      .where('id', '=', active.id)
+      .execute();
+
+    const { app } = server;
+    const worker = new EventDeliveryWorker(
+      app.repositories.webhooks,
+      app.config.events,
+      app.outbound,
+      app.pusher,
+      app.log,
+    );
+    worker.start();
+    await worker.stop();
+
+    expect((await deliveriesOf(owner.client, paused.id)).map((d) => d.id)).toEqual([recent.id]);
+    expect(await server.count('webhook_events', { id: old.event_id })).toBe(0);
+    expect((await deliveriesOf(owner.client, active.id)).map((d) => [d.id, d.status])).toEqual([
+      [kept.id, 'pending'],
+    ]);
+
+    await ok(owner.client.patch(`${BASE}/${paused.id}`, { active: true }));
+    await eventually(
+      () => deliveriesOf(owner.client, paused.id),
+      ([d]) => d.status === 'delivered',
+    );
+    expect(hook.received.map((e) => e.body.id)).toEqual([recent.event_id]);
+    await ok(owner.client.delete(`${BASE}/${paused.id}`));
+    await ok(owner.client.delete(`${BASE}/${active.id}`));
+  });
+
   test('writes, pings and redeliveries beside the deletion of their subscription answer as if one came first', async () => {
     const hook = await receiver();
     const owner = await newUser(server);

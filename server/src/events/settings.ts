@@ -13,7 +13,10 @@ export interface EventSettings {
   disableAfterMs: number;
   /** After a rotation, the previous secret also signs for this long. */
   secretGraceMs: number;
-  /** Delivered and failed deliveries (and their events) are deleted this long after they were made. */
+  /**
+   * Delivered and failed deliveries (and their events) are deleted this long after they were made, and so are the
+   * pending ones of a paused or disabled subscription.
+   */
   retentionMs: number;
   /** How often each instance looks for due deliveries besides being woken by its own writes. */
   pollMs: number;

@@ -602,15 +602,30 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
     ensureNotifyingApp: () => ensureNotifyingApp(db),
 
     /**
-     * Deletes delivered and failed deliveries made before `before`, then the events no delivery needs. PostgreSQL:
-     * an event another transaction holds (a redelivery about to store its copy) is passed over, not waited for:
-     * deleted after that transaction, it would take the copy with it (its deliveries cascade).
+     * Deletes delivered and failed deliveries made before `before`, and the pending ones of inactive (paused or
+     * disabled) subscriptions made before it too, then the events no delivery needs. A subscription left inactive
+     * no longer piles up deliveries for ever, and one resumed is not sent events older than the retention; an
+     * active subscription's pending deliveries are left to their retries. PostgreSQL: an event another transaction
+     * holds (a redelivery about to store its copy) is passed over, not waited for: deleted after that
+     * transaction, it would take the copy with it (its deliveries cascade).
      */
     async prune(before: number): Promise<void> {
       await db
         .deleteFrom('webhook_deliveries')
-        .where('status', 'in', ['delivered', 'failed'])
         .where('created_at', '<', before)
+        .where((eb) =>
+          eb.or([
+            eb('status', 'in', ['delivered', 'failed']),
+            eb.and([
+              eb('status', '=', 'pending'),
+              eb(
+                'subscription_id',
+                'in',
+                eb.selectFrom('webhook_subscriptions').select('id').where('active', '=', 0),
+              ),
+            ]),
+          ]),
+        )
         .execute();
       const unneeded = db
         .selectFrom('webhook_events as e')
