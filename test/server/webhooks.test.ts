@@ -801,6 +801,41 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
     await ok(owner.client.delete(`${BASE}/${made.id}`));
   });
 
+  test("a subscription given a new URL counts its failing afresh: the new endpoint's first failed attempt does not disable it", async () => {
+    const previous = await receiver(() => ({ status: 503 }));
+    let disableAt = 0;
+    // The new endpoint's first answer, a 503, comes once the old one would have been failing for the whole
+    // window; the next call succeeds.
+    const next = await receiver((_event, index) =>
+      index === 0 ? { status: 503, delayMs: Math.max(0, disableAt + 300 - Date.now()) } : { status: 200 },
+    );
+    const owner = await newUser(server);
+    const made = await subscribe(owner.client, previous.url, ['ping']);
+    const ping = expectShape(webhookDelivery, await ok(owner.client.post(`${BASE}/${made.id}/ping`)));
+    disableAt = Date.parse(ping.created_at) + EVENTS.disableAfterMs;
+    await eventually(
+      () => deliveriesOf(owner.client, made.id),
+      ([d]) => d.attempt_count >= 1,
+    );
+    // Moved a third of the way into the window, so the moved delivery's own retries outlast the late answer.
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.max(0, disableAt - EVENTS.disableAfterMs * (2 / 3) - Date.now())),
+    );
+    await ok(owner.client.patch(`${BASE}/${made.id}`, { url: next.url }));
+
+    // Disabled, its delivery would wait for ever: the wait ends on either.
+    const [hook, [done]] = await eventually(
+      () => Promise.all([ok(owner.client.get(`${BASE}/${made.id}`)), deliveriesOf(owner.client, made.id)]),
+      ([read, [d]]) => !read.active || d.status !== 'pending',
+    );
+    expect(hook).toMatchObject({ active: true });
+    expect(done).toMatchObject({ id: ping.id, status: 'delivered', last_status_code: 200 });
+    expect(next.received).toHaveLength(2);
+    const inbox = await ok(owner.client.get('/v1/dev/user/notifications'));
+    expect(inbox.notifications).toEqual([]);
+    await ok(owner.client.delete(`${BASE}/${made.id}`));
+  });
+
   test('rotation: both secrets sign during the grace period, then only the new one', async () => {
     const hook = await receiver();
     const made = await subscribe(api, hook.url, ['ping']);

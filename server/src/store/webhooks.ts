@@ -269,8 +269,8 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
 
     /**
      * Changes the fields given of the caller's subscription, moving updated_at only when one of them differs from
-     * what is stored (as every record's PATCH does); activating it again also forgets how long it had been
-     * failing.
+     * what is stored (as every record's PATCH does); activating it again, or giving it another URL, also forgets
+     * how long it had been failing.
      */
     async update(
       userId: string,
@@ -298,7 +298,9 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
           const events = changes.events ?? fromJson<EventSelector[]>(current.events);
           mayRoute([...events, ...pending.map((row) => row.type as EventType)]);
         }
+        // Resumed, or sent to another URL: the endpoint's failing is counted afresh, as its deliveries' retries are.
         const activated = changes.active === true && !fromFlag(current.active);
+        const moved = changes.url !== undefined && changes.url !== current.url;
         const { row } = await updateChanged(
           trx,
           'webhook_subscriptions',
@@ -308,7 +310,7 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
             events: changes.events && subscribedEvents(changes.events),
             description: changes.description,
             active: changes.active === undefined ? undefined : toFlag(changes.active),
-            failing_since: activated ? null : undefined,
+            failing_since: activated || moved ? null : undefined,
           },
           Date.now(),
         );
@@ -570,12 +572,14 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
           return { disabled: null };
         }
         // Failing since this delivery's retry window began: its last attempt, a retry window later, then finds the
-        // subscription failing for at least that long.
+        // subscription failing for at least that long. Not when the subscription changed since the claim (resumed,
+        // given a new URL, which count its failing afresh): this attempt went to it as it was; the next one counts.
         await trx
           .updateTable('webhook_subscriptions')
           .set({ failing_since: claimed.retryFrom })
           .where('id', '=', claimed.subscriptionId)
           .where('failing_since', 'is', null)
+          .where('updated_at', '<=', claimed.retryFrom)
           .execute();
         const disabled = await trx
           .updateTable('webhook_subscriptions')
