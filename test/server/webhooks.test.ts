@@ -817,9 +817,10 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
       () => deliveriesOf(owner.client, made.id),
       ([d]) => d.attempt_count >= 1,
     );
-    // Moved a third of the way into the window, so the moved delivery's own retries outlast the late answer.
+    // Moved halfway into the window: before the old endpoint's delivery fails for good, and late enough that the
+    // moved delivery's own retries outlast the new endpoint's late answer by as much.
     await new Promise((resolve) =>
-      setTimeout(resolve, Math.max(0, disableAt - EVENTS.disableAfterMs * (2 / 3) - Date.now())),
+      setTimeout(resolve, Math.max(0, disableAt - EVENTS.disableAfterMs / 2 - Date.now())),
     );
     await ok(owner.client.patch(`${BASE}/${made.id}`, { url: next.url }));
 
