@@ -1275,3 +1275,44 @@ describe('proactive pipeline without an LLM', () => {
     expect((await deliveriesOf(app))[0].outcome).toBe('pushed');
   });
 });
+
+describe('proactive pipeline with an LLM that hangs or refuses', () => {
+  const llmTimeoutMs = 3_000;
+  let server: TestServer;
+  let hooks: Receiver;
+  let llm: Receiver;
+
+  beforeAll(async () => {
+    hooks = await receiver(({ path }) => notify(`Answer ${path.slice(1)} now, {{user_name}}`, ['user_name']));
+    llm = await receiver(({ body }) => {
+      const prompt = (JSON.parse(body) as { messages: { content: string }[] }).messages[0].content;
+      if (prompt.includes('hang')) return 'hang';
+      return { json: { choices: [{ message: { content: 'unreachable' } }] } };
+    });
+    server = await startServer('sqlite', { llmBaseUrl: llm.url, llmTimeoutMs });
+  });
+  afterAll(async () => {
+    await server.close();
+    await Promise.all([hooks.close(), llm.close()]);
+  });
+
+  async function failure(name: string) {
+    const user = await newUser(server);
+    const app = await makeApp(server, { name, webhookUrl: `${hooks.url}/${name}` });
+    await install(server, app.id, user.id);
+    expect((await user.client.post(`/v1/dev/user/transcripts/${name}/segments`, segments('Hi'))).status).toBe(
+      202,
+    );
+    await server.app.dispatcher.idle();
+    expect((await user.client.get('/v1/dev/user/notifications')).body.notifications).toEqual([]);
+    const [delivery] = await deliveriesOf(app);
+    expect(delivery.outcome).toBe('generation_failed');
+    return delivery.detail;
+  }
+
+  it('says the LLM did not answer in time, naming the setting', async () => {
+    expect(await failure('hang')).toBe(
+      `The LLM did not answer within ${llmTimeoutMs} ms (DEVDATA_LLM_TIMEOUT_MS)`,
+    );
+  });
+});

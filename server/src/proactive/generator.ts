@@ -32,6 +32,14 @@ export async function generate(config: ServerConfig, prompt: string): Promise<Ge
     if (issue) return { ok: false, reason: `LLM reply refused: ${issue.msg}` };
     return { ok: true, text, generated: true };
   } catch (error) {
+    // The timeout itself is an abort (ERR_CANCELED, "canceled") or axios's own (ECONNABORTED, ETIMEDOUT).
+    const code = (error as { code?: string }).code;
+    if (code === 'ERR_CANCELED' || code === 'ECONNABORTED' || code === 'ETIMEDOUT') {
+      return {
+        ok: false,
+        reason: `The LLM did not answer within ${config.llmTimeoutMs} ms (DEVDATA_LLM_TIMEOUT_MS)`,
+      };
+    }
     const status = axios.isAxiosError(error) ? error.response?.status : undefined;
     return {
       ok: false,
