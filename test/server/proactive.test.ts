@@ -1287,6 +1287,21 @@ describe('proactive pipeline with an LLM that hangs or refuses', () => {
     llm = await receiver(({ body }) => {
       const prompt = (JSON.parse(body) as { messages: { content: string }[] }).messages[0].content;
       if (prompt.includes('hang')) return 'hang';
+      // Ollama's answer for a model it does not have, and OpenAI's for a wrong key.
+      if (prompt.includes('ollama'))
+        return { status: 404, json: { error: 'model "gpt-4o-mini" not found, try pulling it first' } };
+      if (prompt.includes('openai')) {
+        return {
+          status: 401,
+          json: {
+            error: {
+              message: `Incorrect API key provided:\n${'x'.repeat(400)}`,
+              type: 'invalid_request_error',
+            },
+          },
+        };
+      }
+      if (prompt.includes('silent')) return { status: 503, text: 'Service Unavailable' };
       return { json: { choices: [{ message: { content: 'unreachable' } }] } };
     });
     server = await startServer('sqlite', { llmBaseUrl: llm.url, llmTimeoutMs });
@@ -1313,6 +1328,18 @@ describe('proactive pipeline with an LLM that hangs or refuses', () => {
   it('says the LLM did not answer in time, naming the setting', async () => {
     expect(await failure('hang')).toBe(
       `The LLM did not answer within ${llmTimeoutMs} ms (DEVDATA_LLM_TIMEOUT_MS)`,
+    );
+  });
+
+  it('records the reason a refusing LLM endpoint gave, on one line and cut short', async () => {
+    expect(await failure('ollama')).toBe(
+      'LLM request failed with HTTP 404: model "gpt-4o-mini" not found, try pulling it first',
+    );
+    expect(await failure('openai')).toBe(
+      `LLM request failed with HTTP 401: Incorrect API key provided: ${'x'.repeat(300 - 'Incorrect API key provided: '.length)}…`,
+    );
+    expect(await failure('silent')).toBe(
+      'LLM request failed with HTTP 503: Request failed with status code 503',
     );
   });
 });

@@ -11,13 +11,13 @@ import {
   type WebhookReplyParts,
   type WebhookSegment,
 } from '../contract/proactive';
-import { textIssue } from '../contract/common';
 import { PROACTIVE_SCOPES, type ProactiveScope } from '../contract/scopes';
 import type { Repositories } from '../store';
 import type { App, Install } from '../store/apps';
 import { NotFound } from '../store/db/store-errors';
 import { Breakers } from './breaker';
 import { generate } from './generator';
+import { shownReason } from './reason';
 import { isN8nStartingPage, N8N_STARTING } from '../outbound/n8n-starting';
 import type { OutboundPolicy } from '../outbound/policy';
 import type { Pusher } from './push';
@@ -29,8 +29,6 @@ export const MIN_PROMPT = 5;
 /** The real service's limit (its max_prompt_char_limit): a longer prompt is not sent to the LLM. */
 export const MAX_PROMPT = 128_000;
 export const MIN_GENERATED = 5;
-/** How many characters of a refusing webhook's reason an `http_error` record keeps. */
-const REASON_SHOWN = 300;
 /** How many refused params a `scopes_not_granted` record names. */
 const REFUSED_PARAMS_SHOWN = 10;
 /** Delivery records are kept this long; older ones are pruned, at most once an hour per server instance. */
@@ -78,7 +76,7 @@ function replyMismatch(error: z.ZodError, prefix: string[] = []): string {
 
 /**
  * The reason a refusing webhook gave in its JSON body (`message`, as n8n and the Transcript Trigger answer, or
- * `detail`), on one line and cut to REASON_SHOWN characters for the delivery record; '' when it gave none.
+ * `detail`), as shownReason keeps it for the delivery record; '' when it gave none.
  */
 function answerReason(body: string): string {
   let said: unknown;
@@ -88,12 +86,8 @@ function answerReason(body: string): string {
   } catch {
     return '';
   }
-  if (typeof said !== 'string') return '';
-  const line = said.replace(/\s+/g, ' ').trim();
-  const codePoints = [...line];
-  const shown = codePoints.length > REASON_SHOWN ? `${codePoints.slice(0, REASON_SHOWN).join('')}…` : line;
   // A NUL or a lone surrogate cannot be stored as sent: the record then keeps the status alone.
-  return textIssue(shown) ? '' : shown;
+  return shownReason(said);
 }
 
 /** Errors thrown before any HTTP answer; classified into the transport outcomes. */

@@ -1,6 +1,28 @@
 import axios from 'axios';
 import type { ServerConfig } from '../config';
 import { textIssue } from '../contract/common';
+import { shownReason } from './reason';
+
+/**
+ * The reason an OpenAI-compatible endpoint gave for refusing: `{error: {message}}` (OpenAI, vLLM, llama.cpp),
+ * `{error: "…"}` (Ollama), or `{message}`/`{detail}`, as shownReason keeps it; '' when it gave none.
+ */
+function refusalReason(data: unknown): string {
+  let body = data;
+  if (typeof body === 'string') {
+    try {
+      body = JSON.parse(body);
+    } catch {
+      return '';
+    }
+  }
+  const { error, message, detail } = (body ?? {}) as { error?: unknown; message?: unknown; detail?: unknown };
+  const said =
+    typeof error === 'string'
+      ? error
+      : ((error as { message?: unknown } | null)?.message ?? message ?? detail);
+  return shownReason(said);
+}
 
 export type Generation = { ok: true; text: string; generated: boolean } | { ok: false; reason: string };
 
@@ -40,10 +62,12 @@ export async function generate(config: ServerConfig, prompt: string): Promise<Ge
         reason: `The LLM did not answer within ${config.llmTimeoutMs} ms (DEVDATA_LLM_TIMEOUT_MS)`,
       };
     }
-    const status = axios.isAxiosError(error) ? error.response?.status : undefined;
+    const response = axios.isAxiosError(error) ? error.response : undefined;
+    // An endpoint that refuses says why (a model not pulled, a wrong key): that is what to fix.
+    const said = response ? refusalReason(response.data) : '';
     return {
       ok: false,
-      reason: `LLM request failed${status ? ` with HTTP ${status}` : ''}: ${(error as Error).message}`,
+      reason: `LLM request failed${response ? ` with HTTP ${response.status}` : ''}: ${said || (error as Error).message}`,
     };
   }
 }
