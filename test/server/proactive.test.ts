@@ -25,7 +25,9 @@ interface Received {
   body: string;
 }
 
-type Answer = { status?: number; json?: unknown; text?: string; bytes?: number } | 'hang';
+type Answer =
+  | { status?: number; json?: unknown; text?: string; bytes?: number; raw?: Buffer; contentType?: string }
+  | 'hang';
 
 /** A real HTTP server on a free loopback port that records each request and answers what `handler` says. */
 async function receiver(handler: (request: Received) => Answer | Promise<Answer>) {
@@ -55,9 +57,9 @@ async function receiver(handler: (request: Received) => Answer | Promise<Answer>
         };
         return pump();
       }
-      const text = answer.text ?? JSON.stringify(answer.json ?? {});
+      const text = answer.raw ?? answer.text ?? JSON.stringify(answer.json ?? {});
       res.writeHead(answer.status ?? 200, {
-        'content-type': answer.text ? 'text/plain' : 'application/json',
+        'content-type': answer.contentType ?? (answer.text ? 'text/plain' : 'application/json'),
       });
       res.end(text);
     });
@@ -861,6 +863,37 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
     expect(
       (await deliveriesOf(apps.nul_prompt)).find((r) => r.outcome === 'invalid_reply')!.detail,
     ).toContain('notification.prompt: Text must not contain NUL (U+0000) characters');
+  });
+
+  it('refuses a reply that is not UTF-8 rather than push it altered; a byte order mark is skipped', async () => {
+    const user = await newUser(server);
+    const reply = JSON.stringify({ message: 'Café au lait, cher ami' });
+    const answers: Record<string, Answer> = {
+      latin1: { raw: Buffer.from(reply, 'latin1'), contentType: 'application/json; charset=iso-8859-1' },
+      bom: { raw: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(reply, 'utf8')]) },
+    };
+    const apps: Record<string, TestApp> = {};
+    for (const [name, answer] of Object.entries(answers)) {
+      replies.set(`/encoding/${name}`, () => answer);
+      apps[name] = await makeApp(server, { name, webhookUrl: `${hooks.url}/encoding/${name}` });
+      await install(server, apps[name].id, user.id);
+    }
+    expect(
+      (await user.client.post('/v1/dev/user/transcripts/encoding/segments', segments('Bonjour'))).status,
+    ).toBe(202);
+    await settle();
+    expect((await deliveriesOf(apps.latin1)).map((d) => [d.outcome, d.status_code, d.detail])).toEqual([
+      [
+        'invalid_reply',
+        200,
+        'The reply is not UTF-8 text (JSON must be UTF-8, whatever the Content-Type says)',
+      ],
+    ]);
+    expect((await deliveriesOf(apps.bom)).map((d) => d.outcome)).toEqual(['message_pushed']);
+    const inbox = (await user.client.get('/v1/dev/user/notifications')).body.notifications;
+    expect(inbox.map((n: { title: string; text: string }) => [n.title, n.text])).toEqual([
+      ['bom', 'Café au lait, cher ami'],
+    ]);
   });
 
   it('takes an empty 2xx answer (204, or 200 without a body) as no notification, never as a failure', async () => {

@@ -18,6 +18,15 @@ export function jsonBodyText(request: FastifyRequest, body: Buffer): string | nu
       `Content-Encoding '${request.headers['content-encoding']}' is not supported: send the body uncompressed, without a Content-Encoding header`,
     );
   }
+  return jsonText(body);
+}
+
+/**
+ * The text of JSON bytes (a request body, or the answer of an endpoint the server calls): a leading UTF-8 byte
+ * order mark skipped, null when the bytes are not UTF-8, which JSON must be (rather than a text altered by
+ * U+FFFD in place of what could not be read).
+ */
+export function jsonText(body: Buffer): string | null {
   const bytes = hasByteOrderMark(body) ? body.subarray(3) : body;
   return isUtf8(bytes) ? bytes.toString('utf8') : null;
 }

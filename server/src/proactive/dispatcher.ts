@@ -18,6 +18,7 @@ import { NotFound } from '../store/db/store-errors';
 import { Breakers } from './breaker';
 import { generate } from './generator';
 import { shownReason } from './reason';
+import { jsonText } from '../http/request-body';
 import { isN8nStartingPage, N8N_STARTING } from '../outbound/n8n-starting';
 import type { OutboundPolicy } from '../outbound/policy';
 import type { Pusher } from './push';
@@ -237,7 +238,7 @@ export class Dispatcher {
     try {
       // A URL registered under other rules (or before them) is vetted again on every call.
       this.outbound.assertCallable(job.url);
-      response = await axios.post<string>(job.url, body, {
+      response = await axios.post<Buffer>(job.url, body, {
         ...this.outbound.axiosOptions(),
         params: { session_id: job.sessionId, uid: job.userId },
         headers: {
@@ -248,8 +249,9 @@ export class Dispatcher {
         timeout,
         signal: AbortSignal.timeout(timeout),
         maxContentLength: maxBytes,
-        responseType: 'text',
-        transformResponse: [(data: string) => data],
+        // Bytes, read as UTF-8 below: a text decoded here would have U+FFFD for what is not UTF-8.
+        responseType: 'arraybuffer',
+        transformResponse: [(data: Buffer) => data],
         validateStatus: () => true,
       });
     } catch (error) {
@@ -257,23 +259,30 @@ export class Dispatcher {
       return [{ ...transportOutcome(error, maxBytes), statusCode: null }];
     }
     const statusCode = response.status;
+    const text = jsonText(Buffer.from(response.data ?? ''));
     if (statusCode < 200 || statusCode >= 300) {
       this.breakers.failure(job.url);
-      const reason = answerReason(response.data);
+      const reason = text === null ? '' : answerReason(text);
       const detail = `The webhook answered HTTP ${statusCode}${reason ? `: ${reason}` : ''}`;
       return [{ outcome: 'http_error', statusCode, detail }];
     }
+    if (text === null) {
+      // What a JSON parser cannot read: pushing it with U+FFFD in place of its characters would alter it.
+      this.breakers.failure(job.url);
+      const detail = 'The reply is not UTF-8 text (JSON must be UTF-8, whatever the Content-Type says)';
+      return [{ outcome: 'invalid_reply', statusCode, detail }];
+    }
     // An empty answer (a 204, or a 200 without a body) is a webhook with nothing to say, not a failure.
-    if (response.data.trim() === '') {
+    if (text.trim() === '') {
       this.breakers.success(job.url);
       return [{ outcome: 'no_notification', statusCode, detail: null }];
     }
     let json: unknown;
     try {
-      json = JSON.parse(response.data);
+      json = JSON.parse(text);
     } catch {
       this.breakers.failure(job.url);
-      const detail = isN8nStartingPage(response.data)
+      const detail = isN8nStartingPage(text)
         ? `The reply is not JSON: n8n was starting ("${N8N_STARTING}") and ran nothing`
         : 'The reply is not JSON';
       return [{ outcome: 'invalid_reply', statusCode, detail }];
