@@ -26,7 +26,15 @@ interface Received {
 }
 
 type Answer =
-  | { status?: number; json?: unknown; text?: string; bytes?: number; raw?: Buffer; contentType?: string }
+  | {
+      status?: number;
+      json?: unknown;
+      text?: string;
+      bytes?: number;
+      raw?: Buffer;
+      contentType?: string;
+      headers?: Record<string, string>;
+    }
   | 'hang';
 
 /** A real HTTP server on a free loopback port that records each request and answers what `handler` says. */
@@ -60,6 +68,7 @@ async function receiver(handler: (request: Received) => Answer | Promise<Answer>
       const text = answer.raw ?? answer.text ?? JSON.stringify(answer.json ?? {});
       res.writeHead(answer.status ?? 200, {
         'content-type': answer.contentType ?? (answer.text ? 'text/plain' : 'application/json'),
+        ...answer.headers,
       });
       res.end(text);
     });
@@ -956,6 +965,38 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
         detail: `The webhook answered HTTP ${status}${reason}`,
       });
     }
+  });
+
+  it('says where a redirecting webhook points, and does not follow it', async () => {
+    const user = await newUser(server);
+    const cases = {
+      // A framework that wants the trailing slash, as FastAPI answers; and a move to another host.
+      slash: [{ location: '/moved/slash/?token=abc' }, 307, `${hooks.url}/moved/slash/?token=abc`],
+      elsewhere: [{ location: 'https://hooks.example/new' }, 301, 'https://hooks.example/new'],
+      nowhere: [{}, 302, null],
+    } as const;
+    const apps: Record<string, TestApp> = {};
+    for (const [name, [headers, status]] of Object.entries(cases)) {
+      replies.set(`/redirect/${name}`, () => ({ status, headers, text: 'Moved' }));
+      replies.set(`/moved/${name}/`, () => ({ json: { message: 'followed the redirect' } }));
+      apps[name] = await makeApp(server, { name, webhookUrl: `${hooks.url}/redirect/${name}?token=abc` });
+      await install(server, apps[name].id, user.id);
+    }
+    await user.client.post('/v1/dev/user/transcripts/redirect/segments', segments('Hello'));
+    await settle();
+    for (const [name, [, status, target]] of Object.entries(cases)) {
+      expect((await deliveriesOf(apps[name])).map((d) => [d.outcome, d.status_code, d.detail])).toEqual([
+        [
+          'http_error',
+          status,
+          target === null
+            ? `The webhook answered HTTP ${status}`
+            : `The webhook answered HTTP ${status}, a redirect to ${target}, which is not followed: register that URL instead`,
+        ],
+      ]);
+      expect(hooks.callsTo(`/moved/${name}/`)).toEqual([]);
+    }
+    expect((await user.client.get('/v1/dev/user/notifications')).body.notifications).toEqual([]);
   });
 
   it("bounds an app's backlog of waiting calls: past it a call is recorded as backlog_full, other apps unharmed", async () => {

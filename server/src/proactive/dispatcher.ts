@@ -91,6 +91,16 @@ function answerReason(body: string): string {
   return shownReason(said);
 }
 
+/**
+ * For a redirect, where it points and that it is not followed (the outbound rules vet the registered URL, not
+ * wherever it sends the call): ' to <URL>, not followed: register that URL instead'; '' for any other answer.
+ */
+function redirectNote(url: string, location: unknown): string {
+  if (typeof location !== 'string' || !URL.canParse(location, url)) return '';
+  const target = shownReason(new URL(location, url).href);
+  return target ? `, a redirect to ${target}, which is not followed: register that URL instead` : '';
+}
+
 /** Errors thrown before any HTTP answer; classified into the transport outcomes. */
 function transportOutcome(error: unknown, maxBytes: number): { outcome: Outcome; detail: string } {
   const e = error as { code?: string; message?: string };
@@ -263,7 +273,8 @@ export class Dispatcher {
     if (statusCode < 200 || statusCode >= 300) {
       this.breakers.failure(job.url);
       const reason = text === null ? '' : answerReason(text);
-      const detail = `The webhook answered HTTP ${statusCode}${reason ? `: ${reason}` : ''}`;
+      const redirect = redirectNote(job.url, response.headers.location);
+      const detail = `The webhook answered HTTP ${statusCode}${redirect}${reason ? `: ${reason}` : ''}`;
       return [{ outcome: 'http_error', statusCode, detail }];
     }
     if (text === null) {
