@@ -1070,6 +1070,38 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
     }
   });
 
+  it('does not send a waiting call once the user has removed the app', async () => {
+    const user = await newUser(server);
+    const app = await makeApp(server, { name: 'Slow', webhookUrl: `${hooks.url}/slow/uninstalled` });
+    await install(server, app.id, user.id);
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    replies.set('/slow/uninstalled', async () => {
+      await gate;
+      return { json: {} };
+    });
+    // Two calls of an app run at once; the third waits for a slot.
+    for (const text of ['One', 'Two', 'Three']) {
+      const reply = await user.client.post('/v1/dev/user/transcripts/uninstalled/segments', segments(text));
+      expect(reply.status).toBe(202);
+    }
+    while (hooks.callsTo('/slow/uninstalled').length < 2) await new Promise((r) => setTimeout(r, 20));
+    const removed = await adminClient(server).delete(`/v1/admin/apps/${app.id}/installs/${user.id}`);
+    expect(removed.status).toBe(204);
+    open();
+    await settle();
+    const calls = hooks.callsTo('/slow/uninstalled');
+    expect(calls.map((c) => JSON.parse(c.body).segments[0].text)).toEqual(['One', 'Two']);
+    // The waiting call is recorded when a slot frees, which may be before the second call ends.
+    const deliveries = (await deliveriesOf(app)).sort((a, b) => a.outcome.localeCompare(b.outcome));
+    expect(deliveries.map((d) => [d.outcome, d.status_code, d.detail])).toEqual([
+      ['no_notification', 200, null],
+      ['no_notification', 200, null],
+      ['not_installed', null, 'Not sent: the user removed the app while the call waited for a slot'],
+    ]);
+    expect(deliveries[2].latency_ms).toBe(0);
+  });
+
   it('survives hanging, failing, non-JSON and 10 MB webhooks; the breaker opens after 5 failures in a row', async () => {
     // A timeout short enough to wait for once, long enough that ingestion on a busy machine is well inside it.
     const timeoutMs = 10_000;

@@ -54,6 +54,8 @@ interface Result {
   statusCode: number | null;
   detail: string | null;
   notificationId?: string;
+  /** The call was not made (besides `circuit_open` and `backlog_full`, which never make one): no latency. */
+  notMade?: true;
 }
 /** What one part of a valid reply (its message, its notification) led to. */
 type PartResult = Omit<Result, 'statusCode'>;
@@ -192,7 +194,7 @@ export class Dispatcher {
     // One record per outcome: a reply whose message and notification are both pushed (or the notification
     // dropped) leaves two.
     for (const result of results) {
-      const made = result.outcome !== 'circuit_open' && result.outcome !== 'backlog_full';
+      const made = result.outcome !== 'circuit_open' && result.outcome !== 'backlog_full' && !result.notMade;
       const latency = made ? Date.now() - started : 0;
       try {
         await this.repositories.deliveries.record({
@@ -234,6 +236,12 @@ export class Dispatcher {
   }
 
   private async call(job: Call, body: string): Promise<Result[]> {
+    // A call may wait in the queue a long while behind a slow webhook: a user who removed the app meanwhile has
+    // withdrawn the transcript from it.
+    if (!(await this.repositories.apps.findInstall(job.appId, job.userId))) {
+      const detail = 'Not sent: the user removed the app while the call waited for a slot';
+      return [{ outcome: 'not_installed', statusCode: null, detail, notMade: true }];
+    }
     if (this.breakers.isOpen(job.url)) {
       return [
         {
