@@ -1390,7 +1390,8 @@ describe('proactive pipeline with an LLM that hangs or refuses', () => {
 
   beforeAll(async () => {
     hooks = await receiver(({ path }) => notify(`Answer ${path.slice(1)} now, {{user_name}}`, ['user_name']));
-    llm = await receiver(({ body }) => {
+    llm = await receiver(({ path, body }) => {
+      if (path.startsWith('/moved/')) return { json: { choices: [{ message: { content: 'followed' } }] } };
       const prompt = (JSON.parse(body) as { messages: { content: string }[] }).messages[0].content;
       if (prompt.includes('hang')) return 'hang';
       // Ollama's answer for a model it does not have, and OpenAI's for a wrong key.
@@ -1408,6 +1409,9 @@ describe('proactive pipeline with an LLM that hangs or refuses', () => {
         };
       }
       if (prompt.includes('silent')) return { status: 503, text: 'Service Unavailable' };
+      // An endpoint that moved (http to https, say): where it points is said, and it is never called.
+      if (prompt.includes('moved'))
+        return { status: 301, headers: { location: '/moved/chat/completions' }, text: 'Moved' };
       return { json: { choices: [{ message: { content: 'unreachable' } }] } };
     });
     server = await startServer('sqlite', { llmBaseUrl: llm.url, llmTimeoutMs });
@@ -1447,5 +1451,12 @@ describe('proactive pipeline with an LLM that hangs or refuses', () => {
     expect(await failure('silent')).toBe(
       'LLM request failed with HTTP 503: Request failed with status code 503',
     );
+  });
+
+  it('does not follow a redirecting LLM endpoint, and says where it points', async () => {
+    expect(await failure('moved')).toBe(
+      `LLM request failed with HTTP 301, a redirect to ${llm.url}/moved/chat/completions, which is not followed: fix DEVDATA_LLM_BASE_URL`,
+    );
+    expect(llm.callsTo('/moved/chat/completions')).toEqual([]);
   });
 });

@@ -17,7 +17,7 @@ import type { App, Install } from '../store/apps';
 import { NotFound } from '../store/db/store-errors';
 import { Breakers } from './breaker';
 import { generate } from './generator';
-import { shownReason } from './reason';
+import { redirectNote, shownReason } from './reason';
 import { jsonText } from '../http/request-body';
 import { isN8nStartingPage, N8N_STARTING } from '../outbound/n8n-starting';
 import type { OutboundPolicy } from '../outbound/policy';
@@ -91,16 +91,6 @@ function answerReason(body: string): string {
   }
   // A NUL or a lone surrogate cannot be stored as sent: the record then keeps the status alone.
   return shownReason(said);
-}
-
-/**
- * For a redirect, where it points and that it is not followed (the outbound rules vet the registered URL, not
- * wherever it sends the call): ' to <URL>, not followed: register that URL instead'; '' for any other answer.
- */
-function redirectNote(url: string, location: unknown): string {
-  if (typeof location !== 'string' || !URL.canParse(location, url)) return '';
-  const target = shownReason(new URL(location, url).href);
-  return target ? `, a redirect to ${target}, which is not followed: register that URL instead` : '';
 }
 
 /** Errors thrown before any HTTP answer; classified into the transport outcomes. */
@@ -281,7 +271,7 @@ export class Dispatcher {
     if (statusCode < 200 || statusCode >= 300) {
       this.breakers.failure(job.url);
       const reason = text === null ? '' : answerReason(text);
-      const redirect = redirectNote(job.url, response.headers.location);
+      const redirect = redirectNote(job.url, response.headers.location, 'register that URL instead');
       const detail = `The webhook answered HTTP ${statusCode}${redirect}${reason ? `: ${reason}` : ''}`;
       return [{ outcome: 'http_error', statusCode, detail }];
     }

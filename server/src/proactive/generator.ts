@@ -1,7 +1,7 @@
 import axios from 'axios';
 import type { ServerConfig } from '../config';
 import { textIssue } from '../contract/common';
-import { shownReason } from './reason';
+import { redirectNote, shownReason } from './reason';
 
 /**
  * The reason an OpenAI-compatible endpoint gave for refusing: `{error: {message}}` (OpenAI, vLLM, llama.cpp),
@@ -32,14 +32,17 @@ export type Generation = { ok: true; text: string; generated: boolean } | { ok: 
  */
 export async function generate(config: ServerConfig, prompt: string): Promise<Generation> {
   if (!config.llmBaseUrl) return { ok: true, text: prompt.trim(), generated: false };
+  const url = `${config.llmBaseUrl}/chat/completions`;
   try {
     const response = await axios.post(
-      `${config.llmBaseUrl}/chat/completions`,
+      url,
       { model: config.llmModel, messages: [{ role: 'user', content: prompt }] },
       {
         timeout: config.llmTimeoutMs,
         signal: AbortSignal.timeout(config.llmTimeoutMs),
         maxContentLength: 1024 * 1024,
+        // As every outbound call: a redirect is answered, not followed (it would also turn the POST into a GET).
+        maxRedirects: 0,
         headers: config.llmApiKey ? { authorization: `Bearer ${config.llmApiKey}` } : {},
       },
     );
@@ -65,9 +68,10 @@ export async function generate(config: ServerConfig, prompt: string): Promise<Ge
     const response = axios.isAxiosError(error) ? error.response : undefined;
     // An endpoint that refuses says why (a model not pulled, a wrong key): that is what to fix.
     const said = response ? refusalReason(response.data) : '';
+    const redirect = response ? redirectNote(url, response.headers.location, 'fix DEVDATA_LLM_BASE_URL') : '';
     return {
       ok: false,
-      reason: `LLM request failed${response ? ` with HTTP ${response.status}` : ''}: ${said || (error as Error).message}`,
+      reason: `LLM request failed${response ? ` with HTTP ${response.status}` : ''}${redirect || `: ${said || (error as Error).message}`}`,
     };
   }
 }

@@ -14,3 +14,13 @@ export function shownReason(said: unknown): string {
   const shown = codePoints.length > REASON_SHOWN ? `${codePoints.slice(0, REASON_SHOWN).join('')}…` : line;
   return textIssue(shown) ? '' : shown;
 }
+
+/**
+ * For a redirect, where it points and that it is not followed (the outbound rules vet the URL called, not
+ * wherever it sends the call): ', a redirect to <URL>, which is not followed: <fix>'; '' for any other answer.
+ */
+export function redirectNote(url: string, location: unknown, fix: string): string {
+  if (typeof location !== 'string' || !URL.canParse(location, url)) return '';
+  const target = shownReason(new URL(location, url).href);
+  return target ? `, a redirect to ${target}, which is not followed: ${fix}` : '';
+}
