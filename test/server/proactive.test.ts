@@ -1409,6 +1409,8 @@ describe('proactive pipeline with an LLM that hangs or refuses', () => {
         };
       }
       if (prompt.includes('silent')) return { status: 503, text: 'Service Unavailable' };
+      // A gateway that answers its upstream's refusal with a 200.
+      if (prompt.includes('gateway')) return { json: { error: { message: 'upstream model overloaded' } } };
       // An endpoint that moved (http to https, say): where it points is said, and it is never called.
       if (prompt.includes('moved'))
         return { status: 301, headers: { location: '/moved/chat/completions' }, text: 'Moved' };
@@ -1450,6 +1452,9 @@ describe('proactive pipeline with an LLM that hangs or refuses', () => {
     );
     expect(await failure('silent')).toBe(
       'LLM request failed with HTTP 503: Request failed with status code 503',
+    );
+    expect(await failure('gateway')).toBe(
+      'LLM reply has no choices[0].message.content: upstream model overloaded',
     );
   });
 

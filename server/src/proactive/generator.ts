@@ -48,8 +48,11 @@ export async function generate(config: ServerConfig, prompt: string): Promise<Ge
     );
     const content = (response.data as { choices?: { message?: { content?: unknown } }[] })?.choices?.[0]
       ?.message?.content;
-    if (typeof content !== 'string')
-      return { ok: false, reason: 'LLM reply has no choices[0].message.content' };
+    if (typeof content !== 'string') {
+      // Some gateways answer 200 with the error body a refusal would have.
+      const said = refusalReason(response.data);
+      return { ok: false, reason: `LLM reply has no choices[0].message.content${said ? `: ${said}` : ''}` };
+    }
     // A stored text cannot hold U+0000 (PostgreSQL refuses it), and a model has no reason to send one.
     const text = content.replaceAll('\u0000', '').trim();
     // Nor a lone surrogate, which UTF-8 would store as U+FFFD: the generation fails rather than alter the text.
