@@ -288,6 +288,17 @@ describe.each(DIALECTS)('search on %s', (dialect) => {
         expect({ query, found: await found(query) }).toEqual({ query, found: [composed] });
       for (const query of ['résumé', 'resume', '"met muller"'])
         expect({ query, found: await found(query) }).toEqual({ query, found: [decomposed] });
+      // A letter with two accents folds too: Vietnamese names, composed (as typed) or decomposed.
+      const vietnamese = 'Dinner with Nguyễn in Hà Nội';
+      const vietnameseDecomposed = 'Call Nguye\u0302\u0303n tomorrow';
+      for (const content of [vietnamese, vietnameseDecomposed])
+        await ok(user.client.post(`${USER}/memories`, { content }));
+      for (const query of ['Nguyễn', 'Nguye\u0302\u0303n', 'nguyen'])
+        expect({ query, found: await found(query) }).toEqual({
+          query,
+          found: [vietnameseDecomposed, vietnamese],
+        });
+      expect(await found('"ha noi"')).toEqual([vietnamese]);
       // Only a Latin letter's accents fold: in Cyrillic, й (и and a breve) is a letter of its own.
       await ok(user.client.post(`${USER}/memories`, { content: 'Мой дом' }));
       expect(await found('мой')).toEqual(['Мой дом']);

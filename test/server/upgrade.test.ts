@@ -621,13 +621,16 @@ async function writeEverything(
   const other = client(baseUrl, secondKey.key);
   await ok(other.post('/v1/dev/user/memories', { content: 'Second user memory' }));
   // An address and a version, which PostgreSQL indexed whole before 0012_search_tokens and now by their words;
-  // a name with accents, which it indexed as written before 0014_search_accents and now folded.
+  // a name with accents, which it indexed as written before 0014_search_accents and now folded; a Vietnamese name,
+  // whose letters with two accents SQLite folds from 0015_search_diacritics on.
   const supportTalk = await ok(
-    other.post('/v1/dev/user/conversations', { text: 'Email bob@zetacorp.dev the logs of build 3.14.2' }),
+    other.post('/v1/dev/user/conversations', {
+      text: 'Email bob@zetacorp.dev the logs of build 3.14.2 for Nguyễn',
+    }),
   );
   const supportNote = await ok(
     other.post('/v1/dev/user/memories', {
-      content: 'Support writes from bob@zetacorp.dev, signed Zoë Müller',
+      content: 'Support writes from bob@zetacorp.dev, signed Zoë Müller and Nguyễn Văn',
     }),
   );
   const otherConversation = await ok(other.post('/v1/dev/user/conversations', { text: 'Second user talk' }));
@@ -969,14 +972,14 @@ describe.each(DIALECTS)('upgrading from the previous landed version on %s', (dia
     // Records the previous version stored are found by the words of an address and a version in them.
     const second = client(base, written.secondUser.key);
     const { support } = written.secondUser;
-    for (const query of ['zetacorp', 'bob@zetacorp.dev', '"3.14.2"']) {
+    for (const query of ['zetacorp', 'bob@zetacorp.dev', '"3.14.2"', 'nguyen']) {
       const talks = await ok(second.get('/v1/dev/user/conversations/search', { query }));
       expect([query, talks.map((r: { conversation: { id: string } }) => r.conversation.id)]).toEqual([
         query,
         [support.conversation],
       ]);
     }
-    for (const query of ['zetacorp', 'Zoë Müller', 'zoe muller']) {
+    for (const query of ['zetacorp', 'Zoë Müller', 'zoe muller', '"nguyen van"']) {
       const notes = await ok(second.get('/v1/dev/user/memories/search', { query }));
       expect([query, notes.map((r: { memory: { id: string } }) => r.memory.id)]).toEqual([
         query,

@@ -12,6 +12,7 @@ import * as searchPlanning from './0011_search_planning';
 import * as searchTokens from './0012_search_tokens';
 import * as searchNewest from './0013_search_newest';
 import * as searchAccents from './0014_search_accents';
+import * as searchDiacritics from './0015_search_diacritics';
 
 // Versioned migrations, applied in key order. Never change what one that has shipped does (its statements are
 // pinned by test/server/migrations-frozen.test.ts); add the next file.
@@ -29,4 +30,5 @@ export const migrations: Record<string, Migration> = {
   '0012_search_tokens': searchTokens,
   '0013_search_newest': searchNewest,
   '0014_search_accents': searchAccents,
+  '0015_search_diacritics': searchDiacritics,
 };
