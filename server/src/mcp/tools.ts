@@ -154,8 +154,8 @@ const unchangedByNull = <T extends z.ZodType>(field: T, description: string) =>
 const searchQuery = (what: string) =>
   searchQueryParam.meta({
     description:
-      `Words to find in ${what}, e.g. budget Anna: every word must match (also as another form of the word on ` +
-      'PostgreSQL); put a phrase in double quotes. At most 500 characters.',
+      `Words to find in ${what}, e.g. budget Anna: every word must match, in any of its forms (meetings finds ` +
+      'meeting); put a phrase in double quotes. At most 500 characters.',
   });
 
 const maxTranscriptSegments = z
