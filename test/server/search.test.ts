@@ -173,6 +173,26 @@ describe.each(DIALECTS)('search on %s', (dialect) => {
     expect(await found({ query: 'harpsichord' })).toEqual([hit.conversation.id]);
   });
 
+  it('stores and finds a transcript whose words would not fit in a PostgreSQL tsvector', async () => {
+    // Words that never repeat, in letters of four bytes in UTF-8 (CJK Extension B): the first 300,000 characters of
+    // such a transcript take more than a tsvector's 1 MB, which failed the create with a 500 on PostgreSQL.
+    const letter = (n: number) => String.fromCodePoint(0x20000 + (n % 40_000));
+    const word = (k: number) => letter(k) + letter(Math.floor(k / 40_000) + 7) + letter(k * 7 + 3);
+    const segments = Array.from({ length: 40 }, (_, i) => ({
+      text: [i === 0 ? 'kestrel' : '', ...Array.from({ length: 2250 }, (_, j) => word(i * 2250 + j))].join(
+        ' ',
+      ),
+      speaker: 'SPEAKER_00',
+      start: i,
+      end: i + 1,
+    }));
+    const { id } = await ok(
+      api.post(`${USER}/conversations/from-segments`, { transcript_segments: segments }),
+    );
+    expect(await found({ query: 'kestrel' })).toEqual([id]);
+    expect(await found({ query: word(1000) })).toEqual([id]);
+  });
+
   it('answers each conversation as a GET by id does, its action items oldest first and only its own', async () => {
     const id = await conversation(api, 'Harbour errands', 'Buy rope and paint the dinghy.');
     const other = await conversation(api, 'Dinghy race', 'The dinghy race starts at noon.');

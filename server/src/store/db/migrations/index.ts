@@ -13,6 +13,7 @@ import * as searchTokens from './0012_search_tokens';
 import * as searchNewest from './0013_search_newest';
 import * as searchAccents from './0014_search_accents';
 import * as searchDiacritics from './0015_search_diacritics';
+import * as searchDocumentSize from './0016_search_document_size';
 
 // Versioned migrations, applied in key order. Never change what one that has shipped does (its statements are
 // pinned by test/server/migrations-frozen.test.ts); add the next file.
@@ -31,4 +32,5 @@ export const migrations: Record<string, Migration> = {
   '0013_search_newest': searchNewest,
   '0014_search_accents': searchAccents,
   '0015_search_diacritics': searchDiacritics,
+  '0016_search_document_size': searchDocumentSize,
 };
