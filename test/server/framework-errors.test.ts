@@ -1,7 +1,9 @@
 // The framework's own refusals — malformed URLs, over-long path parameters, oversized headers and bodies, requests
 // that are not HTTP — answer with the interface's `{detail}` body and the same status, over real sockets; and HEAD, which
 // Fastify adds to every GET route, answers like the GET without a body, the notification stream included.
+import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { join } from 'node:path';
 import { devClient } from '../helpers/http';
 import { DIALECTS, startServer, type TestServer } from '../helpers/server';
 
@@ -94,6 +96,23 @@ describe.each(DIALECTS)('framework errors and HEAD (%s)', (dialect) => {
     expect(expectDetail(reply, 414)).toBe(
       'A path parameter is longer than the 500 characters this server accepts: no ID is that long, check the URL',
     );
+  });
+
+  test('the path parameter limit SECURITY.md and the server manual state is the one enforced', async () => {
+    const repo = join(__dirname, '..', '..');
+    const security = /^\| a path parameter \| (\d[\d,]*) characters \(414 beyond\) \|$/m.exec(
+      readFileSync(join(repo, 'SECURITY.md'), 'utf8'),
+    );
+    const manual = /414 a path parameter over (\d[\d,]*) characters/.exec(
+      readFileSync(join(repo, 'server', 'README.md'), 'utf8'),
+    );
+    const stated = [security?.[1], manual?.[1]].map((text) => Number(text?.replaceAll(',', '')));
+    expect(stated[0]).toBe(stated[1]);
+    const limit = stated[0];
+    const atLimit = await rawRequest(server.baseUrl, get(`/v1/dev/user/goals/${'a'.repeat(limit)}`, auth));
+    expect(atLimit.status).not.toBe(414);
+    const past = await rawRequest(server.baseUrl, get(`/v1/dev/user/goals/${'a'.repeat(limit + 1)}`, auth));
+    expect(past.status).toBe(414);
   });
 
   test('headers past the size limit are a 431 {detail}', async () => {
