@@ -1,7 +1,9 @@
 // Every link in the README, CONTRIBUTING.md, SECURITY.md, the server manual and docs/ leads somewhere: a file of this repository that exists
 // (the README names files by their GitHub URL, since npm shows it without the repository beside it; the others
 // by relative path), and an #anchor to a heading of the page it names, by GitHub's rules for heading anchors.
-// The README's examples table lists every example workflow.
+// The same for the links to this repository in the examples' sticky notes, the credentials and the nodes' codex
+// files, which n8n shows. Links to other sites are not checked. The README's examples table lists every example
+// workflow.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
@@ -55,13 +57,12 @@ function headingAnchors(markdown: string): Set<string> {
   return anchors;
 }
 
-/** Every link and image target on the page, outside code. */
+/** Every link and image target on the page, outside code; a link's text may wrap onto the next line. */
 function links(markdown: string): string[] {
-  return prose(markdown)
-    .map((line) => line.replace(/`[^`]*`/g, ''))
-    .flatMap((line) =>
-      [...line.matchAll(/!?\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map(([, target]) => target),
-    );
+  const text = prose(markdown)
+    .join('\n')
+    .replace(/`[^`\n]*`/g, '');
+  return [...text.matchAll(/!?\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map(([, target]) => target);
 }
 
 /** The repository file (and anchor) a link names, or undefined for a link to elsewhere. */
@@ -114,6 +115,32 @@ test.each(codexFiles)('%s: every documentation link leads to a page and heading 
   };
   const found = Object.values(resources).flatMap((entries) => entries.map((entry) => entry.url));
   expect(found.length).toBeGreaterThan(0);
+  expect(broken('README.md', found)).toEqual([]);
+});
+
+test('a link whose text wraps onto the next line is found', () => {
+  expect(
+    links(
+      ['See [the server', 'manual](server/README.md#commands) and `[not](a-link)`.', '[one](a.md)'].join(
+        '\n',
+      ),
+    ),
+  ).toEqual(['server/README.md#commands', 'a.md']);
+});
+
+// Links outside the pages: the examples' sticky notes and the credentials' documentation URLs, which n8n shows.
+const sources = [
+  ...readdirSync(join(REPO, 'examples'))
+    .filter((file) => file.endsWith('.json'))
+    .map((file) => `examples/${file}`),
+  ...readdirSync(join(REPO, 'credentials'))
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => `credentials/${file}`),
+];
+
+test.each(sources)('%s: every link to this repository leads to a page and heading that exist', (file) => {
+  const text = readFileSync(join(REPO, file), 'utf8');
+  const found = [...text.matchAll(new RegExp(`${repository}[^\\s"'()\\\\]*`, 'g'))].map(([url]) => url);
   expect(broken('README.md', found)).toEqual([]);
 });
 
