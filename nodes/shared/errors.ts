@@ -134,7 +134,7 @@ export function refusedTriggerUrlError(
   const shown = refusal.test ? 'Test URL' : 'Production URL';
   return new NodeApiError(node, (body ?? {}) as JsonObject, {
     message: `The DevData server refuses this trigger's ${shown}: ${refusal.reason}`,
-    description: `It refused ${refusal.url}. The server calls only addresses it is allowed to: https at a public address (a devdata-server started with DEVDATA_ALLOW_LOOPBACK_WEBHOOKS=1 also loopback, for development). The trigger's URLs start with n8n's WEBHOOK_URL: set it to such an address at which the server reaches this n8n (a tunnel, say), restart n8n and publish the workflow again${refusal.alternative ? `, or ${refusal.alternative}` : ''}.`,
+    description: `It refused ${refusal.url}. The server calls only addresses it is allowed to: https at a public address (a devdata-server started with DEVDATA_ALLOW_LOOPBACK_WEBHOOKS=1 also loopback, for development). The trigger's URLs start with n8n's N8N_WEBHOOK_URL (WEBHOOK_URL on n8n 1.x): set it to such an address at which the server reaches this n8n (a tunnel, say), restart n8n and publish the workflow again${refusal.alternative ? `, or ${refusal.alternative}` : ''}.`,
     httpCode: '422',
     failure: { cause: 'configuration-invalid' },
   });

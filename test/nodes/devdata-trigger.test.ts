@@ -433,7 +433,7 @@ describe('a server that may not call n8n’s address', () => {
       "The DevData server refuses this trigger's Production URL: URL must use https",
     );
     expect(error?.description).toContain(`It refused ${workflow.webhookUrl()}.`);
-    expect(error?.description).toContain('WEBHOOK_URL');
+    expect(error?.description).toContain('N8N_WEBHOOK_URL');
     expect(error?.description).toContain('DevData Poll Trigger');
     expect((await devClient(strict).get(WEBHOOKS)).body).toEqual([]);
   });

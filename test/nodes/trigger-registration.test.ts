@@ -237,7 +237,7 @@ describe('a server whose outbound rules refuse n8n’s address', () => {
   test.each([
     ['published', 'Production URL', 'webhook'],
     ['listening for a test event', 'Test URL', 'manual'],
-  ] as const)('%s: activation fails naming the %s and n8n’s WEBHOOK_URL', async (_, which, mode) => {
+  ] as const)('%s: activation fails naming the %s and n8n’s N8N_WEBHOOK_URL', async (_, which, mode) => {
     const workflow = await serve(proactiveWorkflow(), appCredentials(strict), { mode });
     const error = await workflow.activate().then(
       () => undefined,
@@ -246,7 +246,9 @@ describe('a server whose outbound rules refuse n8n’s address', () => {
     expect(error?.name).toBe('NodeApiError');
     expect(error?.message).toBe(`The DevData server refuses this trigger's ${which}: URL must use https`);
     expect(error?.description).toMatch(
-      new RegExp(`^It refused ${workflow.webhookUrl().replace(/[.?]/g, '\\$&')}\\..*n8n's WEBHOOK_URL`),
+      new RegExp(
+        `^It refused ${workflow.webhookUrl().replace(/[.?]/g, '\\$&')}\\..*n8n's N8N_WEBHOOK_URL \\(WEBHOOK_URL on n8n 1\\.x\\)`,
+      ),
     );
     expect(error?.message).not.toContain('body.webhook_url');
   });
