@@ -133,7 +133,7 @@ async function main() {
             what === 'devdata-server'
               ? 'a devdata-server from `npm start` stops with Ctrl+C in its terminal; '
               : ''
-          }\`lsof -i :${port}\` shows which process it is),\n` +
+          }\`ss -ltnp "sport = :${port}"\` shows which process it is),\n` +
           `or run the demo on a free port: ${demoCommand(variable, await freePortAbove(port, ports[1 - index].port))}`,
       );
 
