@@ -1097,9 +1097,48 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
     expect(deliveries.map((d) => [d.outcome, d.status_code, d.detail])).toEqual([
       ['no_notification', 200, null],
       ['no_notification', 200, null],
-      ['not_installed', null, 'Not sent: the user removed the app while the call waited for a slot'],
+      [
+        'not_installed',
+        null,
+        'Not sent: the user removed the app, or the app its webhook, while the call waited for a slot',
+      ],
     ]);
     expect(deliveries[2].latency_ms).toBe(0);
+  });
+
+  it("sends a waiting call to the app's webhook URL as it is when the call is made", async () => {
+    const user = await newUser(server);
+    const app = await makeApp(server, { name: 'Moving', webhookUrl: `${hooks.url}/slow/moving` });
+    await install(server, app.id, user.id);
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    replies.set('/slow/moving', async () => {
+      await gate;
+      return { json: {} };
+    });
+    replies.set('/moved/here', () => ({ json: {} }));
+    for (const text of ['One', 'Two', 'Three']) {
+      const reply = await user.client.post('/v1/dev/user/transcripts/moving/segments', segments(text));
+      expect(reply.status).toBe(202);
+    }
+    while (hooks.callsTo('/slow/moving').length < 2) await new Promise((r) => setTimeout(r, 20));
+    // As n8n does when a workflow goes from its test URL to its production one.
+    const moved = await app.client.put(`/v2/integrations/${app.id}/webhook`, {
+      webhook_url: `${hooks.url}/moved/here`,
+      triggers_on: 'transcript_processed',
+    });
+    expect(moved.status).toBe(200);
+    open();
+    await settle();
+    expect(hooks.callsTo('/slow/moving').map((c) => JSON.parse(c.body).segments[0].text)).toEqual([
+      'One',
+      'Two',
+    ]);
+    const [third] = hooks.callsTo('/moved/here');
+    expect(JSON.parse(third.body).segments[0].text).toBe('Three');
+    expect(third.query.get('uid')).toBe(user.id);
+    const urls = (await deliveriesOf(app)).map((d) => d.url).sort();
+    expect(urls).toEqual([`${hooks.url}/moved/here`, `${hooks.url}/slow/moving`, `${hooks.url}/slow/moving`]);
   });
 
   it('survives hanging, failing, non-JSON and 10 MB webhooks; the breaker opens after 5 failures in a row', async () => {

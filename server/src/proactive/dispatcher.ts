@@ -167,11 +167,23 @@ export class Dispatcher {
     await this.pusher.settle();
   }
 
-  private async run(job: Call, body: string): Promise<void> {
+  private async run(queued: Call, body: string): Promise<void> {
     const started = Date.now();
+    let job = queued;
     let results: Result[];
     try {
-      results = await this.call(job, body);
+      // A call may wait in the queue a long while behind a slow webhook. It goes where the app's webhook is now,
+      // signed with its secret now (an n8n workflow moved from its test URL to its production one, say), and
+      // not at all once the user removed the app, which withdraws the transcript from it, or the app its webhook.
+      const [target] = await this.repositories.apps.webhookTargets(queued.userId, queued.appId);
+      if (target) {
+        job = { ...queued, url: target.url, secret: target.secret };
+        results = await this.call(job, body);
+      } else {
+        const detail =
+          'Not sent: the user removed the app, or the app its webhook, while the call waited for a slot';
+        results = [{ outcome: 'not_installed', statusCode: null, detail, notMade: true }];
+      }
     } catch (error) {
       this.log.error({ err: error, app: job.appId, session: job.sessionId }, 'proactive dispatch failed');
       results = [{ outcome: 'network_error', statusCode: null, detail: 'Internal error while dispatching' }];
@@ -226,12 +238,6 @@ export class Dispatcher {
   }
 
   private async call(job: Call, body: string): Promise<Result[]> {
-    // A call may wait in the queue a long while behind a slow webhook: a user who removed the app meanwhile has
-    // withdrawn the transcript from it.
-    if (!(await this.repositories.apps.findInstall(job.appId, job.userId))) {
-      const detail = 'Not sent: the user removed the app while the call waited for a slot';
-      return [{ outcome: 'not_installed', statusCode: null, detail, notMade: true }];
-    }
     if (this.breakers.isOpen(job.url)) {
       return [
         {

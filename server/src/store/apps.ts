@@ -242,17 +242,20 @@ export function appsRepository(db: Kysely<Database>, users: Pick<UsersRepository
 
     /**
      * The apps the user installed that take transcripts (external_integration with a webhook URL), by id, with
-     * where and how to call them.
+     * where and how to call them; with `appId`, only that app's (none when it no longer takes them).
      */
-    async webhookTargets(userId: string): Promise<{ appId: string; url: string; secret: string }[]> {
-      const rows = await db
+    async webhookTargets(
+      userId: string,
+      appId?: string,
+    ): Promise<{ appId: string; url: string; secret: string }[]> {
+      let query = db
         .selectFrom('app_installs as i')
         .innerJoin('apps as a', 'a.id', 'i.app_id')
         .select(['a.id', 'a.capabilities', 'a.external_integration', 'a.webhook_secret'])
         .where('i.user_id', '=', userId)
-        .where('a.external_integration', 'is not', null)
-        .orderBy('a.id')
-        .execute();
+        .where('a.external_integration', 'is not', null);
+      if (appId !== undefined) query = query.where('a.id', '=', appId);
+      const rows = await query.orderBy('a.id').execute();
       return rows.flatMap((row) => {
         const capabilities = fromJson<string[]>(row.capabilities);
         const integration = fromJson<Partial<ExternalIntegration>>(row.external_integration!);
