@@ -52,6 +52,32 @@ describe.each(DIALECTS)('memories on %s', (dialect) => {
     expect((await api.patch(`${BASE}/${item.id}`, { content: 'x' })).status).toBe(404);
   });
 
+  it('stores a tag sent twice, or again with spaces around it, once (create, batch and PATCH)', async () => {
+    const created = await api.post(BASE, {
+      content: 'Tagged twice',
+      tags: ['work', ' work ', 'home', 'Work'],
+    });
+    expect(created.status).toBe(200);
+    // Case is kept: `Work` is stored as given, a tag of its own.
+    expect(expectShape(memory, created.body).tags).toEqual(['work', 'home', 'Work']);
+
+    const batch = await api.post(`${BASE}/batch`, {
+      memories: [{ content: 'In a batch', tags: ['a', 'a ', 'b'] }],
+    });
+    expect(batch.status).toBe(200);
+    expect(batch.body.memories[0].tags).toEqual(['a', 'b']);
+
+    const id = created.body.id as string;
+    const patched = await api.patch(`${BASE}/${id}`, { tags: ['x', 'x', ' y', 'y'] });
+    expect(expectShape(memory, patched.body).tags).toEqual(['x', 'y']);
+    // The same tags again, repeated, change nothing: updated_at stays.
+    const again = await api.patch(`${BASE}/${id}`, { tags: ['x', ' x', 'y'] });
+    expect(again.body).toEqual(patched.body);
+    expect((await api.get(BASE, { limit: 1000 })).body.find((m: { id: string }) => m.id === id)).toEqual(
+      patched.body,
+    );
+  });
+
   it('lists newest first with limit, offset and a categories filter', async () => {
     const user = await newUser(server);
     const made: string[] = [];

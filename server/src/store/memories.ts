@@ -57,6 +57,9 @@ function decodeMemory(row: Row<'memories'>): Memory {
   };
 }
 
+/** The tags as stored: a tag is a label, so one given twice (the contract trims them) is kept once, where it first came. */
+const storedTags = (tags: string[]) => toJson([...new Set(tags)]);
+
 function newRow(userId: string, memory: NewMemory, at: number): Row<'memories'> {
   return {
     id: newId(at),
@@ -64,7 +67,7 @@ function newRow(userId: string, memory: NewMemory, at: number): Row<'memories'> 
     content: memory.content,
     category: memory.category,
     visibility: memory.visibility,
-    tags: toJson(memory.tags),
+    tags: storedTags(memory.tags),
     // Made through the API: added by hand, reviewed and approved, as the real service marks such memories.
     manually_added: 1,
     reviewed: 1,
@@ -147,7 +150,7 @@ export function memoriesRepository(db: Kysely<Database>) {
             content: changes.content,
             category: changes.category,
             visibility: changes.visibility,
-            tags: changes.tags === undefined ? undefined : toJson(changes.tags),
+            tags: changes.tags === undefined ? undefined : storedTags(changes.tags),
             edited: changes.content === undefined ? undefined : 1,
           },
           at,
