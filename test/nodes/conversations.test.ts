@@ -57,6 +57,29 @@ describe('Conversation → Create From Text', () => {
     );
     expect(expectShape(conversation, out[0]).geolocation).toEqual({ latitude: 0, longitude: 9.45 });
   });
+
+  test('a summary field whose expression gives null (an input field that holds nothing) is left out, not refused', async () => {
+    const result = await runDevData(
+      server,
+      {
+        resource: 'conversation',
+        operation: 'createFromText',
+        text: 'We agreed to ship on Friday.',
+        options: {
+          title: '={{ $json.title }}',
+          overview: '={{ $json.overview }}',
+          emoji: '={{ $json.emoji }}',
+          language: '={{ $json.language }}',
+        },
+      },
+      { items: [{ title: null, overview: null, emoji: null, language: null }] },
+    );
+    expect(result.error).toBeUndefined();
+    const created = expectShape(conversation, jsonOut(result)[0]);
+    // Derived from the text, as when the fields are not set.
+    expect(created.structured.title).not.toBe('');
+    expect(created.language).toBe('en');
+  });
 });
 
 test('Conversation → Create From Text keeps the events given, their start in UTC, defaults filled', async () => {

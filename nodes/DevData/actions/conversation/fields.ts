@@ -324,7 +324,8 @@ export function conversationBody(
   const structured: IDataObject = {};
   const plain: IDataObject = {};
   for (const [name, value] of Object.entries(rest)) {
-    if (value === '' || value === undefined) continue;
+    // Empty, or null as an expression gives for an input field that holds nothing: left out, as toWireFields does.
+    if (value === '' || value === undefined || value === null) continue;
     (STRUCTURED.includes(name) ? structured : plain)[name] = value;
   }
   const body = toWireFields.call(this, plain, itemIndex, [
