@@ -137,3 +137,33 @@ test('Memory → Tags from an expression: an array, numbers read as text; anythi
   );
   expect(refused.error?.context.itemIndex).toBe(0);
 });
+
+test('Memory → Create Many: a Visibility, Category or Tags whose expression gives null is left out (the defaults), not refused', async () => {
+  const { credentials } = await freshUser();
+  const result = await runDevData(
+    server,
+    {
+      resource: 'memory',
+      operation: 'createMany',
+      content: '={{ $json.content }}',
+      additionalFields: {
+        category: '={{ $json.category }}',
+        tags: '={{ $json.tags }}',
+        visibility: '={{ $json.visibility }}',
+      },
+    },
+    {
+      credentials,
+      items: [
+        { content: 'Likes tea', category: null, tags: null, visibility: null },
+        { content: 'Runs on Sundays', category: 'interesting', tags: 'sport', visibility: 'public' },
+      ],
+    },
+  );
+  expect(result.error).toBeUndefined();
+  const out = jsonOut(result).map((json) => expectShape(memory, json));
+  expect(out).toMatchObject([
+    { content: 'Likes tea', category: 'manual', tags: [], visibility: 'private' },
+    { content: 'Runs on Sundays', category: 'interesting', tags: ['sport'], visibility: 'public' },
+  ]);
+});

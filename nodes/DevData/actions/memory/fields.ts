@@ -85,15 +85,19 @@ export function memoryWireFields(
   };
 }
 
-/** The wire entry for a new memory from the item's parameters. */
+/**
+ * The wire entry for a new memory from the item's parameters. A field whose expression gives null (an input field
+ * that holds nothing) is left out, as toWireFields does: sent, a null Visibility was refused, failing a whole
+ * Create Many batch, where leaving it out gives the server's default.
+ */
 export function newMemory(this: IExecuteFunctions, itemIndex: number): IDataObject {
+  const additional = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
+  const given = Object.fromEntries(
+    Object.entries(additional).filter(([, value]) => value !== undefined && value !== null),
+  );
   return {
     content: this.getNodeParameter('content', itemIndex) as string,
-    ...memoryWireFields.call(
-      this,
-      this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject,
-      itemIndex,
-    ),
+    ...memoryWireFields.call(this, given, itemIndex),
   };
 }
 
