@@ -90,6 +90,16 @@ test('Developer Key → Create with an empty name fails the item naming the fiel
   expect(server.requestsTo('POST', '/v1/dev/keys').length).toBe(before);
 });
 
+test('Developer Key → Create with a name whose expression gives nothing (a missing or null field) fails the item, rather than naming the key "undefined" or "null"', async () => {
+  const user = await newUser(server);
+  const before = server.requestsTo('POST', '/v1/dev/keys').length;
+  for (const name of ['={{ $json.missing }}', '={{ $json.empty }}']) {
+    const result = await run(user.key, { operation: 'create', name }, [{ empty: null }]);
+    expect(result.error?.message).toBe('Name is empty (input item 0)');
+  }
+  expect(server.requestsTo('POST', '/v1/dev/keys').length).toBe(before);
+});
+
 test('Developer Key → Revoke of another user’s key or an unknown one is a 404 naming it, and revokes nothing', async () => {
   const [mine, theirs] = await Promise.all([newUser(server), newUser(server)]);
   const [theirKey] = jsonOut(await run(theirs.key, { operation: 'getCurrent' }));

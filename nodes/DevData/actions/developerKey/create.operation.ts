@@ -22,7 +22,10 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-  const name = String(this.getNodeParameter('name', itemIndex));
+  const value: unknown = this.getNodeParameter('name', itemIndex);
+  // An expression that gives nothing (a field the item lacks, or null) is empty too: as text, it named the key
+  // "undefined" or "null".
+  const name = value === undefined || value === null ? '' : String(value);
   if (name.trim() === '') {
     throw new NodeOperationError(
       this.getNode(),
