@@ -175,3 +175,26 @@ test('a list with a wrong key fails with the credential message the editor shows
     'Authorization failed: check the Developer Key of the DevData Developer API credential',
   );
 });
+
+test('an empty record ID (an expression that finds none) fails the item naming the field, rather than reading the list', async () => {
+  const goalId = { __rl: true, mode: 'id', value: '={{ $json.goal }}' };
+  await created(api.post('/v1/dev/user/goals', { title: 'Read 12 books', target_value: 12 }));
+  for (const items of [[{ goal: '' }], [{}], [{ goal: null }]]) {
+    const result = await runDevData(
+      server,
+      { resource: 'goal', operation: 'get', goalId, simplify: false },
+      { credentials, items },
+    );
+    expect(result.error?.message).toBe('Goal ID is empty (input item 0)');
+  }
+  const conversation = await runDevData(
+    server,
+    {
+      resource: 'conversation',
+      operation: 'get',
+      conversationId: { __rl: true, mode: 'id', value: '  ' },
+    },
+    { credentials },
+  );
+  expect(conversation.error?.message).toBe('Conversation ID is empty (input item 0)');
+});

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { devDataRequest, type DevDataRequest } from '../../shared';
+import { devDataRequest, itemMessage, type DevDataRequest } from '../../shared';
 import { recordId, updateFields } from './common.description';
 import type { ItemOperation } from './types';
 import { changesOf, updateFieldsOf } from './utils';
@@ -36,7 +36,16 @@ export function addressedRecord(
   itemIndex: number,
   subPath = '',
 ): Pick<DevDataRequest, 'path' | 'itemIndex' | 'resource' | 'id'> {
-  const id = this.getNodeParameter(spec.idName, itemIndex, '', { extractValue: true }) as string;
+  const value: unknown = this.getNodeParameter(spec.idName, itemIndex, '', { extractValue: true });
+  // An ID that holds nothing (an expression that finds none) would address the collection itself: Get answered
+  // the list of records (the server ignores a trailing slash), and every other operation a confusing 404.
+  if (value === undefined || value === null || String(value).trim() === '') {
+    throw new NodeOperationError(this.getNode(), itemMessage(`${spec.label} ID is empty`, itemIndex), {
+      itemIndex,
+      description: `Choose the ${spec.label.toLowerCase()} from the list, or give its ID. If it comes from an expression, check what it evaluates to for this item.`,
+    });
+  }
+  const id = String(value);
   return {
     path: `${spec.path}/${encodeURIComponent(id)}${subPath}`,
     itemIndex,
