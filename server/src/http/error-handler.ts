@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBodyParser, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { z } from 'zod';
 import {
@@ -137,6 +137,9 @@ export const MAX_PARAM_LENGTH = 500;
 /** The methods a path may answer to, as the 405 `Allow` header lists them. */
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
+/** A media type of the `+json` structured syntax suffix (RFC 6839), as Fastify writes it: `application/vnd.api+json`. */
+const JSON_SUFFIX_TYPE = /^application\/[^\s/;]+\+json(?:;|$)/;
+
 /** The 415 detail: the body must be JSON, and the header says so. */
 function unsupportedMediaType(contentType: string | undefined): string {
   const sent = contentType
@@ -171,14 +174,14 @@ async function errorsPlugin(app: FastifyInstance) {
     done();
   });
 
-  // Every body is JSON: any other type (Fastify's text/plain parser included) is a 415 saying so.
+  // Every body is JSON: any other type (Fastify's text/plain parser included) is a 415 saying so (see below).
   // An empty JSON body is "no body", so routes that need none accept one and routes that need one say 422;
   // a route that declares no body schema takes none (the MCP endpoint, whose body is its own, parses it itself).
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+  const parseJson: FastifyBodyParser<Buffer> = (request, body, done) => {
     let text: string | null;
     try {
-      text = jsonBodyText(request, body as Buffer);
+      text = jsonBodyText(request, body);
     } catch (error) {
       return done(error as HttpError);
     }
@@ -210,6 +213,16 @@ async function errorsPlugin(app: FastifyInstance) {
       if (issues.length > 0) return done(new UnprocessableError(issues));
     }
     done(null, parsed);
+  };
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parseJson);
+  // The real service (FastAPI) reads a body as JSON also when it comes without a Content-Type (Python's
+  // `requests.post(url, data=json.dumps(body))` sends none) or as `application/<name>+json`, so those are JSON here
+  // too. Any other type is refused (415) rather than guessed at.
+  app.addContentTypeParser(JSON_SUFFIX_TYPE, { parseAs: 'buffer' }, parseJson);
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
+    const type = request.headers['content-type'];
+    if (type !== undefined) return done(new HttpError(415, unsupportedMediaType(type)));
+    parseJson(request, body as Buffer, done);
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
