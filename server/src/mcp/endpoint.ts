@@ -269,6 +269,19 @@ function parseMessage(body: string | null): unknown {
   }
 }
 
+/** What Streamable HTTP asks a client to accept, handed on to the SDK's transport whatever the client sent. */
+const BOTH_FORMS = 'application/json, text/event-stream';
+
+/** Whether the answer must be an event stream: the client accepts one and no JSON (nor every type). */
+function wantsEventStream(accept: string | undefined): boolean {
+  if (accept === undefined) return false;
+  const types = accept.split(',').map((part) => part.split(';', 1)[0].trim().toLowerCase());
+  return (
+    types.includes('text/event-stream') &&
+    !types.some((type) => type === 'application/json' || type === 'application/*' || type === '*/*')
+  );
+}
+
 /**
  * Hands the authenticated request to the SDK's MCP server and transport, made for it alone. From here the SDK writes
  * the response; the headers set so far (the rate limit's) go with it.
@@ -282,8 +295,11 @@ async function answerWithSdk(
   const server = mcpServer();
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
-    enableJsonResponse: true,
+    enableJsonResponse: !wantsEventStream(request.headers.accept),
   });
+  // The SDK refuses (406) a POST that does not accept both forms; the real service's endpoint answers any
+  // Accept, its own documentation's curl sending none: JSON, or an event stream to a client that takes only that.
+  request.raw.headers.accept = BOTH_FORMS;
   transport.onerror = (error) => request.log.error({ err: error }, 'MCP transport failed');
   reply.hijack();
   for (const [name, value] of Object.entries(reply.getHeaders())) {
