@@ -256,6 +256,29 @@ describe.each(DIALECTS)('fields and statuses of the real service on %s', (dialec
     expect(await server.count('action_items', { user_id: user.id })).toBe(0);
   });
 
+  it("takes an empty language as not given on both conversation creates, as the real service does ('en')", async () => {
+    // The real service's creates read `request.language or 'en'`: a client mapping an empty field sends "".
+    const fromText = await api.post(`${DEV}/conversations`, { text: 'Ship on Friday.', language: '' });
+    expect(fromText.status).toBe(200);
+    expect(expectShape(conversation, fromText.body).language).toBe('en');
+    const fromSegments = await api.post(`${DEV}/conversations/from-segments`, {
+      transcript_segments: [
+        { text: 'Ship on Friday.', speaker: 'SPEAKER_00', is_user: true, start: 0, end: 1.5 },
+      ],
+      language: '',
+    });
+    expect(fromSegments.status).toBe(200);
+    expect(expectShape(conversation, fromSegments.body).language).toBe('en');
+    // A code is still at least two characters, and at most ten.
+    for (const language of ['e', 'abcdefghijk']) {
+      const refused = await api.post(`${DEV}/conversations`, { text: 'Ship on Friday.', language });
+      expect(expect422(refused)[0]).toMatchObject({
+        loc: ['body', 'language'],
+        type: language === 'e' ? 'too_small' : 'too_big',
+      });
+    }
+  });
+
   it('takes null as not given where the real service does (its Optional fields)', async () => {
     const made = await api.post(`${DEV}/memories`, { content: 'Likes tea', category: null });
     expect(made.status).toBe(200);

@@ -231,13 +231,25 @@ const structuredInput = z.strictObject({
 const conversationInput = {
   started_at: instant.nullable().optional(),
   finished_at: instant.nullable().optional(),
+  // The real service takes an empty language as not given (`request.language or 'en'`), as it takes null.
   language: z
     .string()
-    .min(2)
     .max(10)
+    .superRefine((language, context) => {
+      if (language !== '' && language.length < 2)
+        context.addIssue({
+          code: 'too_small',
+          origin: 'string',
+          minimum: 2,
+          inclusive: true,
+          input: language,
+          message: 'Too small: expected string to have >=2 characters',
+        });
+    })
     .nullable()
     .default('en')
-    .transform((language) => language ?? 'en'),
+    .transform((language) => language || 'en')
+    .meta({ description: "Language code, e.g. en; null or '' means en" }),
   source: z
     .string()
     .min(1)
