@@ -1070,22 +1070,30 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
     }
   });
 
-  it('does not send a waiting call once the user has removed the app', async () => {
+  /**
+   * An installed app whose webhook at `/slow/<name>` holds its calls until `open()`: three transcript batches are
+   * posted, and once two calls are under way (an app's two slots) the third waits for a slot.
+   */
+  async function thirdCallWaiting(name: string) {
     const user = await newUser(server);
-    const app = await makeApp(server, { name: 'Slow', webhookUrl: `${hooks.url}/slow/uninstalled` });
+    const app = await makeApp(server, { name, webhookUrl: `${hooks.url}/slow/${name}` });
     await install(server, app.id, user.id);
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
-    replies.set('/slow/uninstalled', async () => {
+    replies.set(`/slow/${name}`, async () => {
       await gate;
       return { json: {} };
     });
-    // Two calls of an app run at once; the third waits for a slot.
     for (const text of ['One', 'Two', 'Three']) {
-      const reply = await user.client.post('/v1/dev/user/transcripts/uninstalled/segments', segments(text));
+      const reply = await user.client.post(`/v1/dev/user/transcripts/${name}/segments`, segments(text));
       expect(reply.status).toBe(202);
     }
-    while (hooks.callsTo('/slow/uninstalled').length < 2) await new Promise((r) => setTimeout(r, 20));
+    while (hooks.callsTo(`/slow/${name}`).length < 2) await new Promise((r) => setTimeout(r, 20));
+    return { user, app, open };
+  }
+
+  it('does not send a waiting call once the user has removed the app', async () => {
+    const { user, app, open } = await thirdCallWaiting('uninstalled');
     const removed = await adminClient(server).delete(`/v1/admin/apps/${app.id}/installs/${user.id}`);
     expect(removed.status).toBe(204);
     open();
@@ -1107,21 +1115,8 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
   });
 
   it("sends a waiting call to the app's webhook URL as it is when the call is made", async () => {
-    const user = await newUser(server);
-    const app = await makeApp(server, { name: 'Moving', webhookUrl: `${hooks.url}/slow/moving` });
-    await install(server, app.id, user.id);
-    let open!: () => void;
-    const gate = new Promise<void>((resolve) => (open = resolve));
-    replies.set('/slow/moving', async () => {
-      await gate;
-      return { json: {} };
-    });
     replies.set('/moved/here', () => ({ json: {} }));
-    for (const text of ['One', 'Two', 'Three']) {
-      const reply = await user.client.post('/v1/dev/user/transcripts/moving/segments', segments(text));
-      expect(reply.status).toBe(202);
-    }
-    while (hooks.callsTo('/slow/moving').length < 2) await new Promise((r) => setTimeout(r, 20));
+    const { user, app, open } = await thirdCallWaiting('moving');
     // As n8n does when a workflow goes from its test URL to its production one.
     const moved = await app.client.put(`/v2/integrations/${app.id}/webhook`, {
       webhook_url: `${hooks.url}/moved/here`,

@@ -67,6 +67,19 @@ async function deliveriesOf(api: Client, id: string) {
     .deliveries;
 }
 
+/** Has the worker of a new instance on `server`'s database prune, which it does on its first look for due deliveries. */
+async function pruneAsANewInstance({ app }: TestServer): Promise<void> {
+  const worker = new EventDeliveryWorker(
+    app.repositories.webhooks,
+    app.config.events,
+    app.outbound,
+    app.pusher,
+    app.log,
+  );
+  worker.start();
+  await worker.stop();
+}
+
 /** Waits, polling the API, until `check` passes (bounded by the test's own timeout). */
 async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean): Promise<T> {
   for (;;) {
@@ -898,17 +911,7 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
     await age('old failed', 'failed');
     await age('old pending', 'pending');
 
-    // A new instance's worker prunes on its first look for due deliveries.
-    const { app } = server;
-    const worker = new EventDeliveryWorker(
-      app.repositories.webhooks,
-      app.config.events,
-      app.outbound,
-      app.pusher,
-      app.log,
-    );
-    worker.start();
-    await worker.stop();
+    await pruneAsANewInstance(server);
 
     const left = await deliveriesOf(owner.client, made.id);
     expect(left.map((d) => d.event_id).sort()).toEqual(
@@ -957,16 +960,7 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
       .where('id', '=', active.id)
       .execute();
 
-    const { app } = server;
-    const worker = new EventDeliveryWorker(
-      app.repositories.webhooks,
-      app.config.events,
-      app.outbound,
-      app.pusher,
-      app.log,
-    );
-    worker.start();
-    await worker.stop();
+    await pruneAsANewInstance(server);
 
     expect((await deliveriesOf(owner.client, paused.id)).map((d) => d.id)).toEqual([recent.id]);
     expect(await server.count('webhook_events', { id: old.event_id })).toBe(0);
