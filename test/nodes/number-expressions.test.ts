@@ -81,6 +81,20 @@ describe('a Limit that is no whole number of at least 1 fails the item, naming L
     expect(result.error?.context.itemIndex).toBe(0);
   });
 
+  // Left out, an empty Limit gave the server's default count (10), not the 50 the field shows.
+  test.each([
+    ['memory', '={{ "" }}', '""'],
+    ['conversation', '={{ 0 }}', '0'],
+  ])('%s → Search with Limit %s', async (resource, limit, shown) => {
+    const result = await runDevData(server, { resource, operation: 'search', query: 'coffee', limit });
+    expect(result.error?.message).toBe(
+      `Limit must be a whole number of at least 1, not ${shown} (input item 0)`,
+    );
+    expect(result.error?.description).toBe(
+      'If it comes from an expression, check what it evaluates to for this item.',
+    );
+  });
+
   test('a Limit given as text that is a whole number is read as that number', async () => {
     const client = devClient(server);
     await client.post('/v1/dev/user/folders', { name: 'Limit one' });

@@ -216,29 +216,39 @@ export function changesOf(this: IExecuteFunctions, body: IDataObject, itemIndex:
   return body;
 }
 
-/**
- * Reads the Limit parameter, or undefined when Return All is on. An expression may give it as text ("25"); one that
- * gives no whole number of at least 1 fails the item, rather than returning nothing or all but the last records.
- */
+/** Reads the Limit parameter (see countOf), or undefined when Return All is on. */
 export function limitOf(this: IExecuteFunctions, itemIndex: number): number | undefined {
   if (booleanParameter.call(this, returnAllField, itemIndex)) return undefined;
-  const value = this.getNodeParameter(limitField.name, itemIndex, limitField.default) as unknown;
-  const limit = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) {
+  return countOf.call(this, limitField, itemIndex, ', or turn on Return All');
+}
+
+/**
+ * Reads a how-many parameter such as a Limit. An expression may give it as text ("25"); one that gives no whole
+ * number of at least 1 (nothing included) fails the item, rather than returning nothing, all but the last records,
+ * or the server's default count. `otherwise` ends the advice.
+ */
+export function countOf(
+  this: IExecuteFunctions,
+  field: INodeProperties,
+  itemIndex: number,
+  otherwise = '',
+): number {
+  const value = this.getNodeParameter(field.name, itemIndex, field.default) as unknown;
+  const count = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 1) {
     throw new NodeOperationError(
       this.getNode(),
       itemMessage(
-        `${limitField.displayName} must be a whole number of at least 1, not ${JSON.stringify(value)}`,
+        `${field.displayName} must be a whole number of at least 1, not ${JSON.stringify(value)}`,
         itemIndex,
       ),
       {
         itemIndex,
-        description:
-          'If it comes from an expression, check what it evaluates to for this item, or turn on Return All.',
+        description: `If it comes from an expression, check what it evaluates to for this item${otherwise}.`,
       },
     );
   }
-  return limit;
+  return count;
 }
 
 /**

@@ -5,7 +5,7 @@ import { devDataRequest } from '../../../shared';
 import { filters, operationOptions } from '../common.description';
 import { dateRangeQuery } from '../dates';
 import { searchLimitField, searchQueryField } from '../search';
-import { booleanParameter, toBoolean } from '../utils';
+import { booleanParameter, countOf, toBoolean } from '../utils';
 import {
   conversationRecord,
   includeInProgressOption,
@@ -24,9 +24,11 @@ const includeTranscriptOption: INodeProperties = {
   description: 'Whether to include the transcript segments of each conversation found (they can be long)',
 };
 
+const searchLimit = searchLimitField('conversations');
+
 const properties: INodeProperties[] = [
   searchQueryField('conversations', 'title, overview and transcript', 'e.g. promised Anna slides'),
-  searchLimitField('conversations'),
+  searchLimit,
   simplifyConversationField,
   filters([startedAfterFilter, startedBeforeFilter]),
   operationOptions([includeInProgressOption, includeTranscriptOption]),
@@ -49,7 +51,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
     path: `${conversationRecord.path}/search`,
     qs: {
       query: this.getNodeParameter('query', itemIndex) as string,
-      limit: this.getNodeParameter('limit', itemIndex, 50) as number,
+      limit: countOf.call(this, searchLimit, itemIndex),
       ...dateRangeQuery.call(
         this,
         filters,

@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { devDataRequest } from '../../../shared';
 import { filters } from '../common.description';
 import { searchLimitField, searchQueryField } from '../search';
-import { booleanParameter } from '../utils';
+import { booleanParameter, countOf } from '../utils';
 import {
   categoriesFilter,
   categoriesQuery,
@@ -13,9 +13,11 @@ import {
   simplifyMemoryField,
 } from './fields';
 
+const searchLimit = searchLimitField('memories');
+
 const properties: INodeProperties[] = [
   searchQueryField('memories', 'content', 'e.g. coffee preferences'),
-  searchLimitField('memories'),
+  searchLimit,
   simplifyMemoryField,
   filters([categoriesFilter]),
 ];
@@ -36,7 +38,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
     path: `${memoryRecord.path}/search`,
     qs: {
       query: this.getNodeParameter('query', itemIndex) as string,
-      limit: this.getNodeParameter('limit', itemIndex, 50) as number,
+      limit: countOf.call(this, searchLimit, itemIndex),
       categories: categoriesQuery.call(this, filters, itemIndex),
     },
     itemIndex,
