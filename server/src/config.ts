@@ -157,7 +157,7 @@ export function assertPushUrlAllowed(policy: OutboundPolicy, pushUrl: string | n
   const refused = pushUrl && policy.preflight(pushUrl);
   if (!refused) return;
   const why = refused === 'must use https' ? refused : `is refused: ${refused}`;
-  throw new Error(`DEVDATA_PUSH_URL ${why}, got "${pushUrl}"`);
+  throw new Error(`DEVDATA_PUSH_URL ${why}, got "${withoutPassword(pushUrl)}"`);
 }
 
 /** A URL as an error message shows it: its password, if any, as *** (the message may end up in a log). */

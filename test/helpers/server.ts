@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { buildApp, type App } from '../../server/src/app';
+import { buildApp, type App, type AppOptions } from '../../server/src/app';
 import type { ServerConfig } from '../../server/src/config';
 import type { Resolve } from '../../server/src/outbound/policy';
 import { instanceInit, type InitResult } from '../../server/src/scripts/init';
@@ -77,6 +77,8 @@ export interface StartOptions {
   connectVia?: (url: string) => string;
   /** Resolves outbound host names; by default only `localhost` (to 127.0.0.1), so tests never ask DNS. */
   resolve?: Resolve;
+  /** The server's logger (none by default), e.g. a pino logger writing to a stream the test reads. */
+  logger?: AppOptions['logger'];
 }
 
 /** Outbound name resolution in tests: `localhost` is 127.0.0.1, every other name does not exist. */
@@ -111,6 +113,7 @@ export async function startServer(
         ...config,
       },
       resolve: options.resolve ?? loopbackOnlyResolve,
+      logger: options.logger,
     });
     await options.beforeListen?.(app);
     baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });

@@ -538,3 +538,54 @@ describe.each(DIALECTS)('webhook registration on %s', (dialect) => {
     });
   });
 });
+
+describe('a push that fails', () => {
+  const lines: string[] = [];
+  let server: TestServer;
+  // Nothing listens there (a port of this suite's own, closed at once): the forward fails to connect.
+  let closedPort = 0;
+
+  beforeAll(async () => {
+    const probe = createTcpServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    closedPort = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    const stream = { write: (line: string) => void lines.push(line) };
+    server = await startServer(
+      'sqlite',
+      { pushUrl: `http://devdata:push-password@127.0.0.1:${closedPort}/topic` },
+      { logger: { level: 'info', stream } },
+    );
+  });
+  afterAll(() => server?.close());
+
+  test('is logged without the push URL’s password or the notification’s text', async () => {
+    const app = client(server.baseUrl, server.init.app_secret);
+    const sent = await app.post(`/v2/integrations/${server.init.app_id}/notification`, undefined, {
+      uid: server.init.user_id,
+      message: 'private-note-text',
+    });
+    expect(sent.status).toBe(200);
+    await server.app.pusher.settle();
+    const failed = lines.filter((line) => line.includes('push forward failed'));
+    expect(failed).toHaveLength(1);
+    expect(JSON.parse(failed[0])).toMatchObject({ code: 'ECONNREFUSED' });
+    const log = lines.join('\n');
+    expect(log).not.toContain('push-password');
+    // The Basic credentials axios made of the URL's user and password.
+    expect(log).not.toContain(Buffer.from('devdata:push-password').toString('base64'));
+    expect(log).not.toContain('private-note-text');
+  });
+
+  test('a refused push URL stops the start without showing its password', async () => {
+    const store = openStore('sqlite::memory:');
+    try {
+      const pushUrl = 'http://devdata:push-password@ntfy.example.test/topic';
+      const start = buildApp({ store, config: { pushUrl, allowLoopbackWebhooks: false } });
+      await expect(start).rejects.toThrow('DEVDATA_PUSH_URL must use https, got "http://devdata:***@');
+      await expect(start).rejects.not.toThrow('push-password');
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -106,7 +106,14 @@ export class Pusher {
         },
       });
     } catch (error) {
-      this.log.warn({ err: error, notification: notification.id }, 'push forward failed');
+      // What failed, not the error itself: axios's carries the request (the URL with any password in it, the
+      // Authorization header made of that, the notification's text), which a log must not hold.
+      const status = axios.isAxiosError(error) ? error.response?.status : undefined;
+      const { code, message } = error as { code?: string; message?: string };
+      this.log.warn(
+        { notification: notification.id, status, code, reason: status ? `HTTP ${status}` : message },
+        'push forward failed',
+      );
     }
   }
 }
