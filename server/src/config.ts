@@ -144,7 +144,7 @@ export function keyPrefixSetting(value: string | undefined): string {
 function urlSetting(name: string, value: string | undefined): string | null {
   if (!value) return null;
   if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol)) {
-    throw new Error(`${name} must be an http(s) URL, got "${value}"`);
+    throw new Error(`${name} must be an http(s) URL, got "${withoutPassword(value)}"`);
   }
   return value.replace(/\/+$/, '');
 }

@@ -588,4 +588,11 @@ describe('a push that fails', () => {
       await store.close();
     }
   });
+
+  test('a URL setting that is not http(s) is refused without showing its password', () => {
+    for (const name of ['DEVDATA_PUSH_URL', 'DEVDATA_LLM_BASE_URL']) {
+      const start = () => configFromEnv({ [name]: 'ftp://devdata:setting-password@files.example.test/x' });
+      expect(start).toThrow(`${name} must be an http(s) URL, got "ftp://devdata:***@files.example.test/x"`);
+    }
+  });
 });
