@@ -8,6 +8,7 @@ import { eventSettingsFromEnv, type EventSettings } from './events/settings';
 import { integerSetting } from './integer-setting';
 import { OutboundPolicy } from './outbound/policy';
 import { KEY_CACHE_TTL_MS } from './store/users';
+import { withoutPassword } from './without-password';
 
 /** Settings the server reads from its environment (the CLI's flags override host, port and database). */
 export interface ServerConfig {
@@ -158,15 +159,6 @@ export function assertPushUrlAllowed(policy: OutboundPolicy, pushUrl: string | n
   if (!refused) return;
   const why = refused === 'must use https' ? refused : `is refused: ${refused}`;
   throw new Error(`DEVDATA_PUSH_URL ${why}, got "${withoutPassword(pushUrl)}"`);
-}
-
-/** A URL as an error message shows it: its password, if any, as *** (the message may end up in a log). */
-function withoutPassword(value: string): string {
-  if (!URL.canParse(value)) return value;
-  const url = new URL(value);
-  if (url.password === '') return value;
-  url.password = '***';
-  return url.href;
 }
 
 /**

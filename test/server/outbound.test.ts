@@ -539,7 +539,7 @@ describe.each(DIALECTS)('webhook registration on %s', (dialect) => {
   });
 });
 
-describe('a push that fails', () => {
+describe('passwords and pushed text kept out of logs and start errors', () => {
   const lines: string[] = [];
   let server: TestServer;
   // Nothing listens there (a port of this suite's own, closed at once): the forward fails to connect.
@@ -559,7 +559,7 @@ describe('a push that fails', () => {
   });
   afterAll(() => server?.close());
 
-  test('is logged without the push URL’s password or the notification’s text', async () => {
+  test('a push that fails is logged without the push URL’s password or the notification’s text', async () => {
     const app = client(server.baseUrl, server.init.app_secret);
     const sent = await app.post(`/v2/integrations/${server.init.app_id}/notification`, undefined, {
       uid: server.init.user_id,
@@ -587,6 +587,12 @@ describe('a push that fails', () => {
     } finally {
       await store.close();
     }
+  });
+
+  test('a database URL of an unsupported kind is refused without showing its password', () => {
+    expect(() => openStore('mysql://devdata:db-password@127.0.0.1:3306/devdata')).toThrow(
+      'Unsupported database URL "mysql://devdata:***@127.0.0.1:3306/devdata"',
+    );
   });
 
   test('a URL setting that is not http(s) is refused without showing its password', () => {

@@ -9,6 +9,7 @@ import {
   type CompiledQuery,
 } from 'kysely';
 import pg from 'pg';
+import { withoutPassword } from '../../without-password';
 import type { Database } from './schema';
 import { migrations } from './migrations';
 
@@ -172,7 +173,7 @@ export function openStore(url: string): Store {
         : `${(changes.get() as number) - statements.bookkeepingChanges}:${version.get() as number}`;
     return { db, dialect: 'sqlite', url, ping: () => ping(db), dataVersion, close: () => db.destroy() };
   }
-  throw new Error(`Unsupported database URL "${url}": use sqlite:<path> or postgres://…`);
+  throw new Error(`Unsupported database URL "${withoutPassword(url)}": use sqlite:<path> or postgres://…`);
 }
 
 /** Any one number of our own: the advisory lock that lets one instance at a time migrate a PostgreSQL database. */
