@@ -718,7 +718,9 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
   test('a receiver that always fails: the delivery ends failed, the subscription is disabled and the user told', async () => {
     const hook = await receiver(() => ({ status: 503 }));
     const owner = await newUser(server);
-    const made = await subscribe(owner.client, hook.url, ['memory.created']);
+    // With a password in it, which the notice (pushed on to the push URL and to subscriptions) must not carry.
+    const withPassword = hook.url.replace('http://', 'http://hook:hook-password@');
+    const made = await subscribe(owner.client, withPassword, ['memory.created']);
     await created(owner.client.post('/v1/dev/user/memories', { content: 'never arrives' }));
     const [failed] = await eventually(
       () => deliveriesOf(owner.client, made.id),
@@ -738,7 +740,8 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
       (page) => page.notifications.length > 0,
     );
     expect(inbox.notifications[0]).toMatchObject({ title: 'Webhook disabled' });
-    expect(inbox.notifications[0].text).toContain(hook.url);
+    expect(inbox.notifications[0].text).toContain(hook.url.replace('http://', 'http://hook:***@'));
+    expect(inbox.notifications[0].text).not.toContain('hook-password');
 
     // Disabled: new events wait for nobody (none is written); enabling it again resumes.
     const before = hook.received.length;

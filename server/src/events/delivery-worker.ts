@@ -11,6 +11,7 @@ import type { Pusher } from '../proactive/push';
 import { outboxCommits } from '../store/db/outbox';
 import { iso } from '../store/db/rows';
 import type { AttemptOutcome, ClaimedDelivery, WebhooksRepository } from '../store/webhooks';
+import { withoutPassword } from '../without-password';
 import { retryDelay, type EventSettings } from './settings';
 import { signatureHeader } from './signature';
 
@@ -213,13 +214,16 @@ export class EventDeliveryWorker {
     }
   }
 
-  /** What the user is told when their subscription to `url` is disabled. */
+  /**
+   * What the user is told when their subscription to `url` is disabled. The URL without its password: the notice
+   * is pushed on (to the push URL, to `notification.pushed` subscriptions), where the password must not go.
+   */
   private disabledNotice(url: string): { title: string; text: string } {
     const hours = Math.round(this.settings.disableAfterMs / 3_600_000);
     return {
       title: 'Webhook disabled',
       text:
-        `Your webhook ${url} was disabled: its deliveries failed for ${hours > 0 ? `${hours} h` : 'too long'}. ` +
+        `Your webhook ${withoutPassword(url)} was disabled: its deliveries failed for ${hours > 0 ? `${hours} h` : 'too long'}. ` +
         'Changes made while it is disabled are not sent to it; its deliveries so far are kept and can be ' +
         'redelivered. Fix the endpoint, then PATCH the webhook with active: true to resume.',
     };
