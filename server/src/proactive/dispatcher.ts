@@ -18,7 +18,7 @@ import { NotFound } from '../store/db/store-errors';
 import { Breakers } from './breaker';
 import { generate } from './generator';
 import { redirectNote, shownReason } from './reason';
-import { jsonText } from '../http/request-body';
+import { jsonText } from '../json-text';
 import { isN8nStartingPage, N8N_STARTING } from '../outbound/n8n-starting';
 import type { OutboundPolicy } from '../outbound/policy';
 import type { Pusher } from './push';
