@@ -67,6 +67,25 @@ async function deliveriesOf(api: Client, id: string) {
     .deliveries;
 }
 
+/**
+ * Backdates the event `eventId` and its deliveries (setting `deliveries` on them too) as if written a day before
+ * the retention began; returns that time.
+ */
+async function writtenBeforeRetention(
+  { store, app }: TestServer,
+  eventId: string,
+  deliveries: { status?: string; next_attempt_at?: number | null } = {},
+): Promise<number> {
+  const past = Date.now() - app.config.events.retentionMs - 86_400_000;
+  await store.db
+    .updateTable('webhook_deliveries')
+    .set({ ...deliveries, created_at: past })
+    .where('event_id', '=', eventId)
+    .execute();
+  await store.db.updateTable('webhook_events').set({ created_at: past }).where('id', '=', eventId).execute();
+  return past;
+}
+
 /** Has the worker of a new instance on `server`'s database prune, which it does on its first look for due deliveries. */
 async function pruneAsANewInstance({ app }: TestServer): Promise<void> {
   const worker = new EventDeliveryWorker(
@@ -890,26 +909,12 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
       (all) => all.length === 4 && all.every((d) => d.status === 'delivered'),
     );
     const eventOf = new Map(hook.received.map((e) => [e.body.data.content as string, e.body.id]));
-    const retention = server.app.config.events.retentionMs;
-    const past = Date.now() - retention - 86_400_000;
-    // Backdated as if written a day before the retention began; the pending one is not due for a day.
+    // The pending one is not due for a day.
     const age = (content: string, status: string) =>
-      Promise.all([
-        server.store.db
-          .updateTable('webhook_deliveries')
-          .set({
-            status,
-            created_at: past,
-            next_attempt_at: status === 'pending' ? Date.now() + 86_400_000 : null,
-          })
-          .where('event_id', '=', eventOf.get(content)!)
-          .execute(),
-        server.store.db
-          .updateTable('webhook_events')
-          .set({ created_at: past })
-          .where('id', '=', eventOf.get(content)!)
-          .execute(),
-      ]);
+      writtenBeforeRetention(server, eventOf.get(content)!, {
+        status,
+        next_attempt_at: status === 'pending' ? Date.now() + 86_400_000 : null,
+      });
     await age('old delivered', 'delivered');
     await age('old failed', 'failed');
     await age('old pending', 'pending');
@@ -944,19 +949,8 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
     const recent = expectShape(webhookDelivery, await ok(owner.client.post(`${BASE}/${paused.id}/ping`)));
     await ok(owner.client.patch(`${BASE}/${active.id}`, { active: false }));
     const kept = expectShape(webhookDelivery, await ok(owner.client.post(`${BASE}/${active.id}/ping`)));
-    const past = Date.now() - server.app.config.events.retentionMs - 86_400_000;
-    for (const delivery of [old, kept]) {
-      await server.store.db
-        .updateTable('webhook_deliveries')
-        .set({ created_at: past, next_attempt_at: Date.now() + 86_400_000 })
-        .where('id', '=', delivery.id)
-        .execute();
-      await server.store.db
-        .updateTable('webhook_events')
-        .set({ created_at: past })
-        .where('id', '=', delivery.event_id)
-        .execute();
-    }
+    for (const delivery of [old, kept])
+      await writtenBeforeRetention(server, delivery.event_id, { next_attempt_at: Date.now() + 86_400_000 });
     await server.store.db
       .updateTable('webhook_subscriptions')
       .set({ active: 1 })
@@ -1131,17 +1125,7 @@ describe('redelivering while the prune runs, on postgres', () => {
       )
     ).deliveries;
     // Made before the retention began: the prune deletes the delivery, then the event it alone needed.
-    const past = Date.now() - server.app.config.events.retentionMs - 86_400_000;
-    await server.store.db
-      .updateTable('webhook_deliveries')
-      .set({ created_at: past })
-      .where('id', '=', original.id)
-      .execute();
-    await server.store.db
-      .updateTable('webhook_events')
-      .set({ created_at: past })
-      .where('id', '=', original.event_id)
-      .execute();
+    const past = await writtenBeforeRetention(server, original.event_id);
 
     const gate = new pg.Client({ connectionString: server.databaseUrl });
     const watcher = new pg.Client({ connectionString: server.databaseUrl });
