@@ -1309,6 +1309,58 @@ describe.each(DIALECTS)('MCP endpoint rate limit on %s', (dialect) => {
     expect(again.status).toBe(429);
     expect(await server.count('memories', { user_id: user.id })).toBe(4);
   });
+
+  it('refuses a batch the transport would refuse whole before its tool calls count against the limit', async () => {
+    const user = await newUser(server);
+    const create = (id: number) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'create_memory', arguments: { content: `Fact ${id}` } },
+    });
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } },
+    };
+    const post = (body: unknown, version?: string) =>
+      client(server.baseUrl, user.key).raw('POST', '/mcp', {
+        headers: {
+          authorization: `Bearer ${user.key}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(version && { 'mcp-protocol-version': version }),
+        },
+        body: JSON.stringify(body),
+      });
+    // Each of these POSTs counts once, as any POST does, and runs nothing: its calls count for nothing more.
+    const tooMany = await post(Array.from({ length: 101 }, (_, n) => create(n + 1)));
+    expect({ status: tooMany.status, body: tooMany.body }).toEqual(
+      invalidRequest('the batch has 101 messages; send at most 100 in one'),
+    );
+    expect(tooMany.headers.get('x-ratelimit-remaining')).toBe('3');
+    const withInitialize = await post([initialize, create(1), create(2)]);
+    expect({ status: withInitialize.status, body: withInitialize.body }).toEqual(
+      invalidRequest('initialize must be sent alone, not in a batch'),
+    );
+    expect(withInitialize.headers.get('x-ratelimit-remaining')).toBe('2');
+    const unknownVersion = await post([create(1), create(2)], '1999-01-01');
+    expect(unknownVersion.status).toBe(400);
+    expect(unknownVersion.body.error).toEqual({
+      code: -32000,
+      message: expect.stringMatching(
+        /^Bad Request: Unsupported protocol version: 1999-01-01 \(supported versions: /,
+      ),
+    });
+    expect(unknownVersion.headers.get('x-ratelimit-remaining')).toBe('1');
+    expect(await server.count('memories', { user_id: user.id })).toBe(0);
+    // The last request the limit leaves runs.
+    const last = await post(create(9), '2025-06-18');
+    expect(last.status).toBe(200);
+    expect(last.body.result.isError).toBeUndefined();
+    expect(await server.count('memories', { user_id: user.id })).toBe(1);
+  });
 });
 
 (DIALECTS.includes('postgres') ? describe : describe.skip)(

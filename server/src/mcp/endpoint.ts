@@ -10,17 +10,20 @@ import type {
   RouteHandlerMethod,
 } from 'fastify';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { MAX_BATCH_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
   InitializeRequestSchema,
+  isInitializeRequest,
   isJSONRPCRequest,
   JSONRPCMessageSchema,
   JSONRPCNotificationSchema,
   JSONRPCRequestSchema,
   ListToolsRequestSchema,
   PingRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
   type JSONRPCMessage,
   type JSONRPCRequest,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -119,11 +122,15 @@ function messageProblem(message: unknown): string | undefined {
 
 /**
  * The first problem of the body's messages, as an invalid request's message; undefined when every one is fine.
- * JSON-RPC 2.0 makes an empty batch an invalid request too, answered alone (there is no request to answer).
+ * JSON-RPC 2.0 makes an empty batch an invalid request too, answered alone (there is no request to answer). So
+ * is a batch the SDK's transport refuses whole, checked here before its tool calls count against the key's
+ * limit: one of more than its MAX_BATCH_SIZE messages, or one with an initialize among other messages.
  */
 function invalidRequest(body: unknown): string | undefined {
   if (Array.isArray(body) && body.length === 0)
     return 'Invalid Request: the batch is empty; send a message, or an array of them';
+  if (Array.isArray(body) && body.length > MAX_BATCH_SIZE)
+    return `Invalid Request: the batch has ${body.length} messages; send at most ${MAX_BATCH_SIZE} in one`;
   const messages = Array.isArray(body) ? body : [body];
   for (const [index, message] of messages.entries()) {
     const problem = messageProblem(message);
@@ -131,7 +138,28 @@ function invalidRequest(body: unknown): string | undefined {
     const where = Array.isArray(body) ? `message ${index + 1} of the batch: ` : '';
     return `Invalid Request: ${where}${problem}`;
   }
+  if (Array.isArray(body) && body.length > 1 && body.some((message) => isInitializeRequest(message)))
+    return 'Invalid Request: initialize must be sent alone, not in a batch';
   return Array.isArray(body) ? repeatedId(body as JSONRPCMessage[]) : undefined;
+}
+
+/**
+ * The SDK's transport refuses a request other than initialize whose MCP-Protocol-Version header names a version
+ * it does not speak (400): its answer, given here before a batch's tool calls count against the key's limit.
+ */
+function unsupportedVersion(body: unknown, header: string | string[] | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const version = Array.isArray(header) ? header.join(', ') : header;
+  const messages = Array.isArray(body) ? body : [body];
+  if (
+    SUPPORTED_PROTOCOL_VERSIONS.includes(version) ||
+    messages.some((message) => isInitializeRequest(message))
+  )
+    return undefined;
+  return (
+    `Bad Request: Unsupported protocol version: ${version} ` +
+    `(supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`
+  );
 }
 
 /**
@@ -363,6 +391,8 @@ const mcp: FastifyPluginAsync<{ limiter: RequestLimiter }> = async (app, { limit
     }
     const problem = invalidRequest(message);
     if (problem !== undefined) return reply.code(400).send(jsonRpcError(-32600, problem));
+    const version = unsupportedVersion(message, request.headers['mcp-protocol-version']);
+    if (version !== undefined) return reply.code(400).send(jsonRpcError(-32000, version));
     if (callId !== undefined && badArguments(message))
       return answerToolCall(reply, callId, refusal('invalid_arguments', 'arguments must be an object'));
     const limited = Array.isArray(message)
