@@ -555,6 +555,14 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
       ['get_goal', { goal_id: 'x'.repeat(101) }, 'invalid_arguments', /^goal_id: /],
       ['create_action_item', { description: 'x', conversation_id: 'missing' }, 'not_found', /not found$/],
       ['no_such_tool', {}, 'invalid_arguments', /^Unknown tool 'no_such_tool'/],
+      // A name the caller sent is repeated cut short, not whole.
+      ['t'.repeat(100_000), {}, 'invalid_arguments', /^Unknown tool 't{100}…'; tools: get_conversations, /],
+      [
+        'create_memory',
+        { content: 'x', [`${'k'.repeat(100_000)}\u0000`]: 1 },
+        'invalid_arguments',
+        /^k{100}…: Text must not contain NUL/,
+      ],
       // However many arguments are wrong, the refusal names ten and counts the rest.
       [
         'create_memory',
@@ -762,6 +770,10 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
       [{ ...list, id: 1.5 }, 'id: expected a string or an integer'],
       [{ ...list, jsonrpc: '1.0' }, 'jsonrpc: Invalid input: expected "2.0"'],
       [{ ...list, extra: 1 }, "unknown field 'extra': a request holds jsonrpc, id, method and params"],
+      [
+        { ...list, ['k'.repeat(100_000)]: 1 },
+        `unknown field '${'k'.repeat(100)}…': a request holds jsonrpc, id, method and params`,
+      ],
       ['tools/list', 'expected a request: an object with jsonrpc "2.0", a method, its params and an id'],
       [
         [list, 3],

@@ -418,9 +418,12 @@ export function closestField(field: string, known: readonly string[]): string | 
 /** The longest part of an unknown field's name a message repeats: the name itself is in the issue's loc. */
 const QUOTED_FIELD_LENGTH = 100;
 
+/** `name` cut short past QUOTED_FIELD_LENGTH characters, ending in …: a name a message repeats. */
+export const shortName = (name: string) =>
+  name.length > QUOTED_FIELD_LENGTH ? `${name.slice(0, QUOTED_FIELD_LENGTH)}…` : name;
+
 /** `field` in quotes, cut short past QUOTED_FIELD_LENGTH characters. */
-const quoted = (field: string) =>
-  `'${field.length > QUOTED_FIELD_LENGTH ? `${field.slice(0, QUOTED_FIELD_LENGTH)}…` : field}'`;
+export const quoted = (field: string) => `'${shortName(field)}'`;
 
 /**
  * The 422 message for a body field that neither the interface nor the real service knows: it names the field

@@ -2,7 +2,7 @@
 // code in structuredContent.error.code), never a JSON-RPC error: a model reads a tool result and can act on it.
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
-import { textIssue, unknownFieldMessage } from '../contract/common';
+import { quoted, shortName, textIssue, unknownFieldMessage } from '../contract/common';
 import type { Scope } from '../contract/scopes';
 import { UnprocessableError } from '../http/http-errors';
 import { Conflict, isUnavailable, NotFound } from '../store/db/store-errors';
@@ -150,10 +150,11 @@ export async function callTool(
   log: FastifyBaseLogger,
 ): Promise<ToolResult> {
   const tool = TOOLS_BY_NAME.get(name);
+  // Names the caller sent (a tool's, an argument's) are repeated cut short: a refusal is read by a model too.
   if (!tool)
     return refusal(
       'invalid_arguments',
-      `Unknown tool '${name}'; tools: ${[...TOOLS_BY_NAME.keys()].join(', ')}`,
+      `Unknown tool ${quoted(name)}; tools: ${[...TOOLS_BY_NAME.keys()].join(', ')}`,
     );
   // As on the REST routes, the scope is checked before the arguments.
   if (!scopes.includes(tool.scope))
@@ -161,7 +162,10 @@ export async function callTool(
   const given = args ?? {};
   const unstorable = textIssue(given);
   if (unstorable)
-    return refusal('invalid_arguments', `${unstorable.path.join('.') || 'arguments'}: ${unstorable.msg}`);
+    return refusal(
+      'invalid_arguments',
+      `${unstorable.path.map((key) => shortName(String(key))).join('.') || 'arguments'}: ${unstorable.msg}`,
+    );
   const parsed = tool.input.safeParse(given, { reportInput: true, error: wrongTypeMessages });
   if (!parsed.success) return refusal('invalid_arguments', argumentProblems(tool, parsed.error.issues));
   try {

@@ -28,6 +28,7 @@ import {
   type JSONRPCRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import { developerAuth, rateLimitAnswer, type DeveloperKey } from '../auth/hooks';
+import { quoted } from '../contract/common';
 import type { RequestLimiter } from '../auth/rate-limit';
 import { HttpError } from '../http/http-errors';
 import { jsonBodyText } from '../http/request-body';
@@ -112,7 +113,7 @@ function messageProblem(message: unknown): string | undefined {
   return parsed.error?.issues
     .map((issue) => {
       if (issue.code === 'unrecognized_keys')
-        return `unknown field ${issue.keys.map((key) => `'${key}'`).join(', ')}: a request holds jsonrpc, id, method and params`;
+        return `unknown field ${issue.keys.map(quoted).join(', ')}: a request holds jsonrpc, id, method and params`;
       if (issue.code === 'invalid_union' && issue.path[0] === 'id')
         return 'id: expected a string or an integer';
       return issueProblem(issue, issue.path.join('.'));
