@@ -1,6 +1,6 @@
 // Under load the server sheds requests at once (503 with Retry-After) instead of queueing them behind a stalled
 // event loop, and serves again as soon as the loop catches up.
-import { devClient, type Client } from '../helpers/http';
+import { client, devClient, type Client } from '../helpers/http';
 import { forSuite, startServer } from '../helpers/server';
 
 /** Waits until the server answers 200 again (it shed load for at most a few samples). */
@@ -49,6 +49,78 @@ describe('load shedding', () => {
       body: { detail: 'The server is overloaded right now; retry shortly' },
       retryAfter: '2',
     });
+
+    await settled(api);
+  });
+
+  it('answers an MCP tool call shed under load with an unavailable tool result, other MCP requests with the 503', async () => {
+    const api = devClient(server);
+    await settled(api);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const key = server.init.developer_key;
+    const post = (body: unknown) =>
+      client(server.baseUrl, key).raw('POST', '/mcp', {
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify(body),
+      });
+    const lag = setInterval(() => {
+      const until = Date.now() + 300;
+      while (Date.now() < until);
+    }, 10);
+    let call;
+    let list;
+    try {
+      const deadline = Date.now() + 30_000;
+      const shedding = async () => {
+        while (!server.app.isUnderPressure()) {
+          if (Date.now() > deadline) throw new Error('the lag was never sampled');
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+      };
+      await shedding();
+      call = await post({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'create_memory', arguments: { content: 'Not written while shedding' } },
+      });
+      await shedding();
+      list = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    } finally {
+      clearInterval(lag);
+    }
+    expect({ status: call.status, body: call.body, retryAfter: call.headers.get('retry-after') }).toEqual({
+      status: 200,
+      body: {
+        jsonrpc: '2.0',
+        id: 1,
+        result: {
+          content: [
+            {
+              type: 'text',
+              text: 'unavailable: The server is overloaded right now; try again in a few seconds',
+            },
+          ],
+          structuredContent: {
+            error: {
+              code: 'unavailable',
+              message: 'The server is overloaded right now; try again in a few seconds',
+            },
+          },
+          isError: true,
+        },
+      },
+      retryAfter: '2',
+    });
+    expect({ status: list.status, body: list.body }).toEqual({
+      status: 503,
+      body: { detail: 'The server is overloaded right now; retry shortly' },
+    });
+    expect(await server.count('memories')).toBe(0);
 
     await settled(api);
   });

@@ -373,6 +373,17 @@ const mcp: FastifyPluginAsync<{ limiter: RequestLimiter }> = async (app, { limit
   const handle: RouteHandlerMethod = async (request, reply) => {
     const message = parseMessage(request.body as string | null);
     const callId = toolCallId(message);
+    // Shed under load (before the key is checked or counted, as on the REST routes): a tool call is answered as a
+    // tool result a model can retry on; anything else as HTTP, the 503.
+    if (request.shed !== null) {
+      if (callId === undefined) throw request.shed;
+      reply.headers(request.shed.headers);
+      return answerToolCall(
+        reply,
+        callId,
+        refusal('unavailable', 'The server is overloaded right now; try again in a few seconds'),
+      );
+    }
     try {
       await authenticate.call(app, request, reply);
     } catch (error) {
@@ -401,7 +412,8 @@ const mcp: FastifyPluginAsync<{ limiter: RequestLimiter }> = async (app, { limit
       : new Map<string | number, ToolResult>();
     await answerWithSdk(request, reply, message, limited);
   };
-  for (const path of MCP_PATHS) app.post(path, { bodyLimit: BODY_LIMIT, schema: { hide: true } }, handle);
+  for (const path of MCP_PATHS)
+    app.post(path, { bodyLimit: BODY_LIMIT, schema: { hide: true }, config: { answersShed: true } }, handle);
 };
 
 export default mcp;
