@@ -641,6 +641,58 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
     }
   });
 
+  it('answers a tool call alike alone and in a batch: null arguments as none, others of no object after the tool and its scope', async () => {
+    const { key } = await newUser(server, ['goals:read']);
+    const callWith = (name: string, args: unknown) => ({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name, arguments: args },
+    });
+    const cases: [string, unknown, Record<string, unknown>][] = [
+      ['get_goals', null, { goals: [] }],
+      [
+        'create_memory',
+        [1],
+        {
+          error: {
+            code: 'authorization_denied',
+            message: 'Insufficient permissions. Required scope: memories:write',
+          },
+        },
+      ],
+      [
+        'no_such_tool',
+        'x',
+        {
+          error: {
+            code: 'invalid_arguments',
+            message: expect.stringMatching(/^Unknown tool 'no_such_tool'/),
+          },
+        },
+      ],
+      ['get_goals', 5, { error: { code: 'invalid_arguments', message: 'arguments must be an object' } }],
+    ];
+    for (const [name, args, structured] of cases) {
+      const alone = await postMcp(server, key, callWith(name, args));
+      const batched = await postMcp(server, key, [
+        callWith(name, args),
+        { jsonrpc: '2.0', id: 4, method: 'ping' },
+      ]);
+      expect({ name, args, alone: alone.body.result.structuredContent }).toEqual({
+        name,
+        args,
+        alone: structured,
+      });
+      const inBatch = batched.body.find((answer: { id: number }) => answer.id === 3);
+      expect({ name, args, batched: inBatch.result.structuredContent }).toEqual({
+        name,
+        args,
+        batched: structured,
+      });
+    }
+  });
+
   it('answers a POST whatever it accepts, as the real service does: JSON, or an event stream to a client taking only that', async () => {
     const { key } = await newUser(server);
     const post = (accept: string | undefined) =>

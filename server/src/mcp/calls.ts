@@ -159,7 +159,11 @@ export async function callTool(
   // As on the REST routes, the scope is checked before the arguments.
   if (!scopes.includes(tool.scope))
     return refusal('authorization_denied', `Insufficient permissions. Required scope: ${tool.scope}`);
+  // Arguments of null are none, as absent ones are; of another type than an object, a refusal (the SDK's server
+  // would answer them with a protocol error): so alike whether the call came alone or in a batch.
   const given = args ?? {};
+  if (typeof given !== 'object' || Array.isArray(given))
+    return refusal('invalid_arguments', 'arguments must be an object');
   const unstorable = textIssue(given);
   if (unstorable)
     return refusal(

@@ -92,13 +92,6 @@ function answerToolCall(reply: FastifyReply, id: string | number, result: ToolRe
   return reply.type('application/json').send({ jsonrpc: '2.0', id, result });
 }
 
-/** A tools/call whose arguments are not an object, which the SDK would refuse as a protocol error. */
-function badArguments(message: unknown): boolean {
-  const params = (message as { params?: { arguments?: unknown } }).params;
-  const args = params?.arguments;
-  return args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args));
-}
-
 /**
  * What keeps `message` (a body, or one message of a batch) from being a JSON-RPC 2.0 message, if anything. The
  * SDK refuses such a body as a parse error (-32700) without a reason, though it is JSON; JSON-RPC answers it as an
@@ -405,8 +398,6 @@ const mcp: FastifyPluginAsync<{ limiter: RequestLimiter }> = async (app, { limit
     if (problem !== undefined) return reply.code(400).send(jsonRpcError(-32600, problem));
     const version = unsupportedVersion(message, request.headers['mcp-protocol-version']);
     if (version !== undefined) return reply.code(400).send(jsonRpcError(-32000, version));
-    if (callId !== undefined && badArguments(message))
-      return answerToolCall(reply, callId, refusal('invalid_arguments', 'arguments must be an object'));
     const limited = Array.isArray(message)
       ? await countBatchCalls(message, limiter, request.developerKey as DeveloperKey, reply)
       : new Map<string | number, ToolResult>();
