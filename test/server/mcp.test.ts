@@ -1343,6 +1343,47 @@ describe.each(DIALECTS)('MCP endpoint rate limit on %s', (dialect) => {
     }
   });
 
+  it('answers a client taking only an event stream past the limit with the rate_limited result as an event too', async () => {
+    const { key } = await newUser(server);
+    const post = () =>
+      client(server.baseUrl, key).raw('POST', '/mcp', {
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          accept: 'text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 9,
+          method: 'tools/call',
+          params: { name: 'get_memories', arguments: {} },
+        }),
+      });
+    const events: unknown[] = [];
+    for (let n = 0; n < 5; n++) {
+      const reply = await post();
+      expect({ status: reply.status, type: reply.headers.get('content-type') }).toEqual({
+        status: 200,
+        type: expect.stringMatching(/^text\/event-stream/),
+      });
+      const data = /^data: (.*)$/m.exec(String(reply.body));
+      expect(data).not.toBeNull();
+      events.push(JSON.parse(data![1]));
+    }
+    expect(events.slice(0, 4)).toEqual(
+      Array(4).fill({
+        jsonrpc: '2.0',
+        id: 9,
+        result: expect.objectContaining({ structuredContent: { memories: [] } }),
+      }),
+    );
+    expect(events[4]).toMatchObject({
+      jsonrpc: '2.0',
+      id: 9,
+      result: { isError: true, structuredContent: { error: { code: 'rate_limited' } } },
+    });
+  });
+
   it('counts each tool call of a batch as a request, answering those past the limit with rate_limited unrun', async () => {
     const user = await newUser(server);
     const create = (id: number) => ({

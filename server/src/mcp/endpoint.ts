@@ -87,9 +87,22 @@ async function countBatchCalls(
   return limited;
 }
 
-/** Answers the tools/call request `id` with `result` here, without the SDK. */
-function answerToolCall(reply: FastifyReply, id: string | number, result: ToolResult) {
-  return reply.type('application/json').send({ jsonrpc: '2.0', id, result });
+/**
+ * Answers the tools/call request `id` with `result` here, without the SDK: as JSON, or to a client that takes an
+ * event stream and no JSON as the one event of a stream, as the SDK's transport answers it.
+ */
+function answerToolCall(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  id: string | number,
+  result: ToolResult,
+) {
+  const message = JSON.stringify({ jsonrpc: '2.0', id, result });
+  if (!wantsEventStream(request.headers.accept)) return reply.type('application/json').send(message);
+  return reply
+    .type('text/event-stream')
+    .header('cache-control', 'no-cache, no-transform')
+    .send(`event: message\ndata: ${message}\n\n`);
 }
 
 /**
@@ -372,6 +385,7 @@ const mcp: FastifyPluginAsync<{ limiter: RequestLimiter }> = async (app, { limit
       if (callId === undefined) throw request.shed;
       reply.headers(request.shed.headers);
       return answerToolCall(
+        request,
         reply,
         callId,
         refusal('unavailable', 'The server is overloaded right now; try again in a few seconds'),
@@ -383,11 +397,11 @@ const mcp: FastifyPluginAsync<{ limiter: RequestLimiter }> = async (app, { limit
       // Over the limit, a tool call is answered as a tool result a model can wait on; anything else as HTTP.
       if (error instanceof HttpError && error.statusCode === 429 && callId !== undefined) {
         reply.headers(error.headers);
-        return answerToolCall(reply, callId, refusal('rate_limited', error.detail));
+        return answerToolCall(request, reply, callId, refusal('rate_limited', error.detail));
       }
       // The key could not be looked up: answered as a tool that finds the database down is.
       if (isUnavailable(error) && callId !== undefined)
-        return answerToolCall(reply, callId, databaseUnavailable(error, request.log));
+        return answerToolCall(request, reply, callId, databaseUnavailable(error, request.log));
       throw error;
     }
     if (message === undefined) {
