@@ -2,7 +2,7 @@
 // takes (zod's own said only "Invalid input" or "Invalid ISO datetime"), on every kind of route that takes one.
 // A missing date is still "Field required", and one outside the years 0001–9999 still says so.
 import { validationErrorBody } from '../../server/src/contract/common';
-import { devClient, expectShape, type Query } from '../helpers/http';
+import { devClient, expectShape, ok, type Query } from '../helpers/http';
 import { DIALECTS, forSuite, startServer } from '../helpers/server';
 
 const DEV = '/v1/dev/user';
@@ -94,5 +94,34 @@ describe.each(DIALECTS)('date input on %s', (dialect) => {
     });
     expect(await server.count('action_items')).toBe(0);
     expect(await server.count('screen_activity')).toBe(0);
+  });
+
+  it('takes a time without seconds with an offset too, as ISO 8601 and the real service do', async () => {
+    // zod's own datetime took `T10:00` (no offset) but refused `T10:00Z` and `T10:00+01:00` with a 422.
+    const due = async (due_at: string) => {
+      const reply = await dev.post(`${DEV}/action-items`, { description: 'x', due_at });
+      expect({ due_at, status: reply.status }).toEqual({ due_at, status: 200 });
+      return (reply.body as { due_at: string }).due_at;
+    };
+    expect(await due('2026-12-01T10:00Z')).toBe('2026-12-01T10:00:00.000Z');
+    expect(await due('2026-12-01T10:00+01:00')).toBe('2026-12-01T09:00:00.000Z');
+    expect(await due('2026-12-01T10:00-03:30')).toBe('2026-12-01T13:30:00.000Z');
+    expect(await due('2026-12-01T10:00')).toBe('2026-12-01T10:00:00.000Z');
+
+    const listed = await ok(
+      dev.get(`${DEV}/action-items`, { start_date: '2026-12-01T09:59Z', end_date: '2026-12-01T10:00+00:00' }),
+    );
+    expect((listed as { due_at: string }[]).length).toBe(0); // created now, not on 1 December: a filter, not a 422
+
+    // Still refused: an hour alone, a minute past 59, a day the month lacks.
+    for (const due_at of ['2026-12-01T10Z', '2026-12-01T10:60Z', '2026-02-30T10:00Z'])
+      expect({
+        due_at,
+        ...issue(await dev.post(`${DEV}/action-items`, { description: 'x', due_at })),
+      }).toEqual({
+        due_at,
+        loc: ['body', 'due_at'],
+        msg: DATE_TIME,
+      });
   });
 });

@@ -216,6 +216,17 @@ function instantMs(value: string): number {
   return Date.parse(HAS_OFFSET.test(value) ? value : `${value}Z`);
 }
 
+/**
+ * An ISO 8601 date-time with the `T`: hours and minutes, then seconds and a fraction if wanted, then `Z`, `±HH:MM`
+ * or nothing (UTC). zod's own datetime (`offset` and `local`) takes a time without seconds only when it has no
+ * offset: `2026-11-21T09:30` passed and `2026-11-21T09:30Z` or `…T09:30+01:00` was a 422, where ISO 8601 and the
+ * real service (pydantic) take all three. The date part is zod's, which knows each month's days.
+ */
+export const ISO_DATE_TIME = new RegExp(
+  `^${z.core.regexes.date.source.slice(1, -1)}T` +
+    String.raw`(?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d+)?)?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)?$`,
+);
+
 /** The instants the server keeps: those it writes back as ISO 8601 with a four-digit year, 0001 to 9999 UTC. */
 const MIN_INSTANT = Date.parse('0001-01-01T00:00:00.000Z');
 const MAX_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
@@ -231,8 +242,9 @@ export const INSTANT_MESSAGE =
  * An ISO 8601 date-time in a request. A value without an offset is taken as UTC. Parsed to epoch ms; refused
  * when it falls outside the years 0001–9999 in UTC (it could not be written back the same way).
  */
-export const instant = z.iso
-  .datetime({ offset: true, local: true, error: INSTANT_MESSAGE })
+export const instant = z
+  .string({ error: INSTANT_MESSAGE })
+  .regex(ISO_DATE_TIME, { error: INSTANT_MESSAGE })
   .transform(instantMs)
   .refine(inInstantRange, { message: INSTANT_RANGE_MESSAGE, params: { type: 'value_error' } })
   .meta({ description: 'ISO 8601 date-time, e.g. 2026-11-21T09:30:00Z (no offset means UTC)' });
@@ -247,7 +259,7 @@ export const DATE_BOUND_MESSAGE =
  */
 export function dateBound(side: 'start' | 'end') {
   return z
-    .union([z.iso.date(), z.iso.datetime({ offset: true, local: true })], { error: DATE_BOUND_MESSAGE })
+    .union([z.iso.date(), z.string().regex(ISO_DATE_TIME)], { error: DATE_BOUND_MESSAGE })
     .transform((value) => {
       if (value.length > 10) return instantMs(value);
       const dayStart = Date.parse(`${value}T00:00:00.000Z`);

@@ -2,7 +2,7 @@
 // code in structuredContent.error.code), never a JSON-RPC error: a model reads a tool result and can act on it.
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
-import { quoted, shortName, textIssue, unknownFieldMessage } from '../contract/common';
+import { ISO_DATE_TIME, quoted, shortName, textIssue, unknownFieldMessage } from '../contract/common';
 import type { Scope } from '../contract/scopes';
 import { UnprocessableError } from '../http/http-errors';
 import { Conflict, isUnavailable, NotFound } from '../store/db/store-errors';
@@ -52,7 +52,11 @@ export const TOOL_LIST = TOOLS.map((tool) => {
       // ~600 characters a field, repeated in every date field. The server checks dates as strictly without it.
       // A field's description covers the forms it takes (a date or null): theirs would repeat it.
       override: ({ zodSchema, jsonSchema }) => {
-        if (zodSchema instanceof z.ZodISODate || zodSchema instanceof z.ZodISODateTime)
+        if (
+          zodSchema instanceof z.ZodISODate ||
+          zodSchema instanceof z.ZodISODateTime ||
+          jsonSchema.pattern === ISO_DATE_TIME.source
+        )
           delete jsonSchema.pattern;
         if (jsonSchema.description !== undefined)
           for (const form of jsonSchema.anyOf ?? []) delete form.description;
