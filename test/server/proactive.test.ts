@@ -285,10 +285,13 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
     expect(call.query.get('uid')).toBe(user.id);
     expect(call.query.get('token')).toBe('abc');
     expect(call.headers['content-type']).toMatch(/application\/json/);
-    // Each segment whole, in the real service's shape, with the ids the conversation stores them under.
+    // Each segment whole, in the real service's shape, with the ids the conversation stores them under. The
+    // user's id is in the body too: the real service's hey_omi and teacher apps read the body's uid, else take
+    // session_id for it (there it is the user's id) and would push to a user named after the session.
     const sent = JSON.parse(call.body);
     expect(sent).toEqual({
       session_id: 'sess-1',
+      uid: user.id,
       segments: [
         {
           id: expect.any(String),

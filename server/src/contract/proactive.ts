@@ -50,7 +50,7 @@ export const webhookSegment = z.object({
 });
 export type WebhookSegment = z.infer<typeof webhookSegment>;
 export const webhookPayload = z
-  .object({ session_id: z.string(), segments: z.array(webhookSegment) })
+  .object({ session_id: z.string(), uid: z.string(), segments: z.array(webhookSegment) })
   .meta({ id: 'WebhookPayload' });
 
 /** A reply `message` is pushed when it is longer than this many characters, as the real service does. */

@@ -146,7 +146,9 @@ export class Dispatcher {
   dispatch(job: DispatchJob): void {
     // The body is made once, here: the waiting call holds it instead of the segments, and is measured by it.
     const { segments, ...call } = job;
-    const body = JSON.stringify({ session_id: job.sessionId, segments });
+    // `uid` in the body too: the real service's example apps (hey_omi, teacher) read the body's `uid` and, without
+    // one, take `session_id` for the user's id, which it is there (here it names the session).
+    const body = JSON.stringify({ session_id: job.sessionId, uid: job.userId, segments });
     const queued = this.queue.push(job.appId, () => this.run(call, body), Buffer.byteLength(body));
     if (queued) return;
     const bound = this.config.webhookBacklogBytes;
