@@ -96,6 +96,31 @@ describe.each(DIALECTS)('folders on %s', (dialect) => {
     expect(await storedFolder(bare.id)).toBeUndefined();
   });
 
+  it('lists folders by their order, then oldest first, as the real service does', async () => {
+    // Its GET /v1/dev/user/folders orders by `order`; here the list was oldest first whatever `order` said.
+    const user = await newUser(server);
+    const names = ['Inbox', 'Work', 'Home', 'Later'];
+    const made = [];
+    for (const name of names) made.push(await createFolder(user.client, { name }));
+    const [inbox, work, home, later] = made;
+    for (const [item, order] of [
+      [inbox, 2],
+      [work, 0],
+      [home, 1],
+      [later, 1],
+    ] as const)
+      expect((await user.client.patch(`${BASE}/${item.id}`, { order })).status).toBe(200);
+    const listed = await user.client.get(BASE);
+    expect(listed.status).toBe(200);
+    // Equal orders (Home and Later) keep the order they were made in.
+    expect(expectShape(folder.array(), listed.body).map((f) => [f.name, f.order])).toEqual([
+      ['Work', 0],
+      ['Home', 1],
+      ['Later', 1],
+      ['Inbox', 2],
+    ]);
+  });
+
   it('moves its conversations to no folder when deleted', async () => {
     const user = await newUser(server);
     const doomed = await createFolder(user.client, { name: 'Doomed' });

@@ -7,7 +7,10 @@ const folders: FastifyPluginAsyncZod = async (app) => {
   const routes = recordRoutes(app, '/folders/:folder_id', { tags: ['Folders'], scopes: 'conversations' });
 
   routes.listAll(
-    { summary: 'List folders, oldest first, with their conversation counts', response: folder.array() },
+    {
+      summary: 'List folders by their order (then oldest first), with their conversation counts',
+      response: folder.array(),
+    },
     (userId) => repository.list(userId),
   );
 

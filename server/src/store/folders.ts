@@ -82,9 +82,13 @@ export function foldersRepository(
   }
 
   return {
-    /** Oldest first. */
+    /** By `order` (the user's arrangement, as the real service lists them), then oldest first. */
     async list(userId: string): Promise<Folder[]> {
-      const rows = await select(userId).orderBy('f.created_at').orderBy('f.id').execute();
+      const rows = await select(userId)
+        .orderBy('f.display_order')
+        .orderBy('f.created_at')
+        .orderBy('f.id')
+        .execute();
       return rows.map(decodeFolder);
     },
 

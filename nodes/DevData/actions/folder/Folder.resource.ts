@@ -26,7 +26,7 @@ export const description: INodeProperties[] = [
       {
         name: 'Get Many',
         value: 'getAll',
-        description: 'Get many folders, oldest first, with their conversation counts',
+        description: 'Get many folders by their order, then oldest first, with their conversation counts',
         action: 'Get many folders',
       },
       { name: 'Update', value: 'update', description: 'Update a folder', action: 'Update a folder' },

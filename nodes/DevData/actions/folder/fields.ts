@@ -42,7 +42,7 @@ export const orderField: INodeProperties = {
   typeOptions: { minValue: 0, maxValue: 1_000_000 },
   default: 0,
   description:
-    "The folder's place in the user's list in the DevData app (0–1,000,000; a new folder's is 0); Get Many lists folders oldest first",
+    "The folder's place in the user's list in the DevData app (0–1,000,000; a new folder's is 0); Get Many lists folders by it, then oldest first",
 };
 
 export const folderRecord: RecordSpec = {
