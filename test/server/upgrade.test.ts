@@ -761,7 +761,8 @@ async function userData(dev: Client, words: Parameters<typeof searches>[1]) {
     ),
     actionItems: await allByOffset(dev, '/v1/dev/user/action-items', 1000),
     memories: await allByOffset(dev, '/v1/dev/user/memories', 1000),
-    folders: await ok(dev.get('/v1/dev/user/folders')),
+    // By id: the list follows each folder's `order` now (it was oldest first), so an upgrade across that reorders it.
+    folders: ((await ok(dev.get('/v1/dev/user/folders'))) as { id: string }[]).sort(byId),
     goals,
     goalById: await Promise.all(goals.map(({ id }) => ok(dev.get(`/v1/dev/user/goals/${id}`)))),
     goalHistory: await Promise.all(
