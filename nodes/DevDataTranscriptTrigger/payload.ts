@@ -46,8 +46,9 @@ export function transcriptOf(segments: WebhookSegment[]): string {
 }
 
 /**
- * Reads a webhook call: the segments from the body; session_id and uid from the query (DevData sends both
- * there), session_id falling back to the body's. Anything that is not the documented shape is refused.
+ * Reads a webhook call: the segments from the body; session_id and uid from the body, where a signature covers
+ * them, each falling back to the query's (the real service sends uid only there). A query naming another session
+ * or user than the body is refused, as is anything that is not the documented shape.
  */
 export function parsePayload(body: unknown, query: unknown): PayloadResult {
   if (!isObject(body) || !Array.isArray(body.segments)) {
@@ -73,11 +74,16 @@ export function parsePayload(body: unknown, query: unknown): PayloadResult {
   if (querySession && querySession !== sessionId) {
     return { ok: false, reason: `${EXPECTED}: the session_id of the query is not the body's` };
   }
+  const uid = firstString(body.uid) || firstString(params.uid);
+  const queryUid = firstString(params.uid);
+  if (queryUid && queryUid !== uid) {
+    return { ok: false, reason: `${EXPECTED}: the uid of the query is not the body's` };
+  }
   return {
     ok: true,
     item: {
       session_id: sessionId,
-      uid: firstString(params.uid),
+      uid,
       segments,
       transcript: transcriptOf(segments),
     },

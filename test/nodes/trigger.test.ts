@@ -209,6 +209,24 @@ describe('with a signing secret', () => {
     expect(await workflow.executions()).toEqual([]);
   });
 
+  test("the body's uid is the one taken, as the signature covers it; a query naming another is refused", async () => {
+    const workflow = await serve(proactiveWorkflow({ reply: null }), credentials());
+    const signedBody = JSON.stringify({ ...payload, uid: 'user-7' });
+    const t = Math.floor(Date.now() / 1000);
+    const refusedCall = await post(url(workflow, '?session_id=sess-1&uid=victim'), signedBody, {
+      'x-signature': signature(SECRET, signedBody, t),
+    });
+    expect(refusedCall.status).toBe(400);
+    expect(refusedCall.body.message).toMatch(/the uid of the query is not the body's$/);
+    const taken = await post(url(workflow, '?session_id=sess-1'), signedBody, {
+      'x-signature': signature(SECRET, signedBody, t - 1),
+    });
+    expect(taken.status).toBe(200);
+    const executions = await workflow.executions();
+    expect(executions).toHaveLength(1);
+    expect(executions[0].output(TRIGGER_NODE)[0].json).toMatchObject({ session_id: 'sess-1', uid: 'user-7' });
+  });
+
   test('one matching v1 among several is enough (secret rotation)', async () => {
     const workflow = await serve(proactiveWorkflow({ reply: null }), credentials());
     const now = Math.floor(Date.now() / 1000);
