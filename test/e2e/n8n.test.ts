@@ -1,7 +1,7 @@
 // The product as users run it: n8n 2.x started from its CLI loads the packed package, runs the example
 // workflows against a devdata-server process, and every scenario checks what the server stored.
 import { createHmac } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -497,6 +497,65 @@ describe('n8n with n8n-nodes-devdata', () => {
           const listed = (await names.allInnerTexts()).map((name) => name.trim());
           expect(listed).toEqual(expect.arrayContaining(expected));
           expect(await page.getByText('No DevData Triggers available').count()).toBe(0);
+        },
+      );
+
+      inEditor(
+        '7g. the editor’s menus and buttons the docs name are there: ⋯ → Import → From file imports an example, Execute step listens on the DevData Trigger',
+        'docs-ui-names',
+        async (page) => {
+          // The README's Examples section says how to import an example; every doc that says it names the same path.
+          const readme = readFileSync('README.md', 'utf8');
+          const path = /import one into n8n \(in a workflow,\s+\*\*(.+?)\*\*/.exec(readme)?.[1];
+          expect(path).toBeDefined();
+          for (const file of ['README.md', ...readdirSync('docs').map((name) => `docs/${name}`)]) {
+            if (!file.endsWith('.md')) continue;
+            const text = readFileSync(file, 'utf8');
+            expect(text).not.toMatch(/Workflows → Import/);
+            for (const [, named] of text.matchAll(/\*\*([^*]*→ Import\b[^*]*)\*\*/g))
+              expect(named).toBe(path);
+          }
+          // Followed as written: ⋯ is the workflow's menu, the last step opens the file dialog.
+          const [menu, ...steps] = path!.split(' → ');
+          expect(menu).toBe('⋯');
+          await page.goto(`${n8n.baseUrl}/workflow/new`);
+          await page.getByTestId('workflow-menu').click();
+          for (const step of steps.slice(0, -1)) await page.getByText(step, { exact: true }).hover();
+          const chooser = page.waitForEvent('filechooser');
+          await page.getByText(steps.at(-1)!, { exact: true }).click();
+          await (await chooser).setFiles(join('examples', 'daily-goal-digest.json'));
+          const example = JSON.parse(readFileSync(join('examples', 'daily-goal-digest.json'), 'utf8'));
+          const canvas = page.getByTestId('canvas-node');
+          await canvas.filter({ hasText: 'Send the digest' }).waitFor();
+          expect(await canvas.count()).toBe(
+            example.nodes.filter((node: any) => node.type !== 'n8n-nodes-base.stickyNote').length,
+          );
+
+          // docs/instant-trigger.md: a manual run of the DevData Trigger is the button its table names, which listens.
+          const guide = readFileSync(join('docs', 'instant-trigger.md'), 'utf8');
+          const button = /^\| manual run \| \*([^*]+)\*/m.exec(guide)?.[1];
+          expect(button).toBeDefined();
+          await page.goto(`${n8n.baseUrl}/workflow/exActionItemInstant`);
+          await canvas.filter({ hasText: 'Action item events' }).first().dblclick();
+          const ndv = page.getByTestId('ndv');
+          const execute = ndv.getByTestId('node-execute-button');
+          expect((await execute.innerText()).trim()).toBe(button);
+          const subscriptions = async () => ((await api('/v1/dev/user/webhooks')).body as unknown[]).length;
+          const before = await subscriptions();
+          await execute.click();
+          await ndv.getByText('Listening for test event').first().waitFor();
+          await waitFor(
+            'the test subscription',
+            async () => ((await subscriptions()) === before + 1 ? true : undefined),
+            10_000,
+          );
+          // Stops listening, which deletes the test subscription.
+          await ndv.getByText('Stop Listening').first().click();
+          await waitFor(
+            'the test subscription to be deleted',
+            async () => ((await subscriptions()) === before ? true : undefined),
+            10_000,
+          );
         },
       );
     });
