@@ -165,6 +165,32 @@ describe('n8n with n8n-nodes-devdata', () => {
     });
   });
 
+  scenario(
+    '2b. daily goal digest: the active goals in one notification, and one saying so when there are none',
+    async () => {
+      const inbox = async () => (await api('/v1/dev/user/notifications')).body.notifications as any[];
+      const digest = async () => {
+        const result = await n8n.execute('exGoalDigest');
+        expect(result.status).toBe('success');
+        expect(result.data.resultData.runData['Send the digest']).toHaveLength(1);
+        return (await inbox())[0].text as string;
+      };
+      const active = (await api('/v1/dev/user/goals?limit=1000')).body as any[];
+      expect(active.length).toBeGreaterThan(0);
+      const text = await digest();
+      expect(text.split('\n')).toEqual([
+        'Your goals today:',
+        ...active.map((goal) =>
+          expect.stringMatching(new RegExp(`^• ${goal.title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `)),
+        ),
+      ]);
+      // Every goal abandoned: the digest still goes out (as its code means it to), saying there are none.
+      for (const goal of active)
+        expect((await api(`/v1/dev/user/goals/${goal.id}`, { method: 'DELETE' })).status).toBe(200);
+      expect(await digest()).toBe('No active goals yet: set one today!');
+    },
+  );
+
   describe('with n8n serving the published proactive coach', () => {
     beforeAll(() => n8n.start(), 180_000);
 
