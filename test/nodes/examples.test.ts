@@ -21,3 +21,18 @@ test.each(readdirSync(EXAMPLES).filter((file) => file.endsWith('.json')))(
     expect(settings ?? {}).not.toHaveProperty('timezone');
   },
 );
+
+test('action-item-sync.json says a scheduled run must read only new tasks: every run creates one action item per input item', () => {
+  // Its note suggested a Schedule Trigger in front of "Todoist → Get Many" for a regular sync, which would create
+  // every task again at each run.
+  const { nodes } = JSON.parse(readFileSync(join(EXAMPLES, 'action-item-sync.json'), 'utf8')) as {
+    nodes: Array<{ type: string; parameters: { content?: string } }>;
+  };
+  const notes = nodes
+    .filter((node) => node.type === 'n8n-nodes-base.stickyNote')
+    .map((node) => node.parameters.content)
+    .join('\n');
+  expect(notes).not.toMatch(/For a regular sync, replace it with a \*Schedule Trigger\*\./);
+  expect(notes).toMatch(/only the tasks added since the last run/);
+  expect(notes).toMatch(/a task read twice becomes two action items/);
+});
