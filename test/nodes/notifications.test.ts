@@ -81,7 +81,7 @@ test('over the hourly cap (10 per user per app), the 429 fails without a retry: 
   expect(result.error?.message).toBe('Rate limit exceeded');
   // It says how long to wait, from the answer's Retry-After: the rest of the clock hour.
   expect(result.error?.description).toMatch(
-    /^Rate limit exceeded: at most 10 notifications per user per hour\. Run the workflow again in \d+ (seconds|minutes) \(the server's Retry-After\), not before\.$/,
+    /^Rate limit exceeded: this app may send this user at most 10 notifications per hour\. Run the workflow again in \d+ (seconds|minutes) \(the server's Retry-After\), not before\.$/,
   );
   expect(
     server

@@ -69,7 +69,7 @@ const appNotifications: FastifyPluginAsyncZod = async (app) => {
       if (sent.outcome === 'over_limit') {
         throw new HttpError(
           429,
-          `Rate limit exceeded: at most ${sent.window.limit} notifications per user per hour`,
+          `Rate limit exceeded: this app may send this user at most ${sent.window.limit} notifications per hour`,
           { ...headers, 'retry-after': String(sent.retryAfterSeconds) },
         );
       }
