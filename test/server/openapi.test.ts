@@ -101,6 +101,55 @@ describe(`what the OpenAPI document promises, on ${DIALECTS[0]}`, () => {
     }
   });
 
+  it('writes every schema, the shared ones too, in the OpenAPI 3.0 form its version announces', async () => {
+    const document = await doc();
+    expect(document.openapi).toMatch(/^3\.0\./);
+    // OpenAPI 3.0's Schema Object: one of these types, nullable for null, enum for a constant; JSON Schema
+    // 2020-12's forms (a "null" type, a list of types, const, $defs, prefixItems) are not in it, and a 3.0
+    // client generator refuses the document or reads those fields as untyped.
+    const TYPES = ['string', 'number', 'integer', 'boolean', 'array', 'object'];
+    const found: string[] = [];
+    const check = (schema: any, where: string): void => {
+      if (schema === null || typeof schema !== 'object' || '$ref' in schema) return;
+      if ('type' in schema && !TYPES.includes(schema.type))
+        found.push(`${where}: type ${JSON.stringify(schema.type)}`);
+      for (const keyword of ['const', '$defs', 'prefixItems', '$schema', 'unevaluatedProperties']) {
+        if (keyword in schema) found.push(`${where}: ${keyword}`);
+      }
+      for (const [name, property] of Object.entries(schema.properties ?? {}))
+        check(property, `${where}.${name}`);
+      for (const keyword of ['anyOf', 'oneOf', 'allOf']) {
+        (schema[keyword] ?? []).forEach((part: unknown, i: number) =>
+          check(part, `${where}.${keyword}[${i}]`),
+        );
+      }
+      for (const keyword of ['items', 'additionalProperties', 'not'])
+        check(schema[keyword], `${where}.${keyword}`);
+    };
+    for (const [name, schema] of Object.entries(document.components.schemas)) check(schema, name);
+    for (const [method, path, op] of operations(document)) {
+      const where = `${method} ${path}`;
+      for (const parameter of op.parameters ?? []) check(parameter.schema, `${where} ${parameter.name}`);
+      for (const media of Object.values(op.requestBody?.content ?? {}) as any[])
+        check(media.schema, `${where} body`);
+      for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
+        for (const media of Object.values(response.content ?? {}) as any[])
+          check(media.schema, `${where} ${status}`);
+      }
+    }
+    expect(found).toEqual([]);
+    // Where the interface shows null (folder_id, due_at), the 3.0 form says so.
+    expect(document.components.schemas.Conversation.properties.folder_id).toEqual({
+      type: 'string',
+      nullable: true,
+    });
+    expect(document.components.schemas.ActionItem.properties.due_at).toMatchObject({
+      type: 'string',
+      format: 'date-time',
+      nullable: true,
+    });
+  });
+
   it('describes every response, with the {detail} body on every error status', async () => {
     for (const [method, path, op] of operations(await doc())) {
       if (op.requestBody) {

@@ -4,12 +4,19 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { createJsonSchemaTransformObject, jsonSchemaTransform } from 'fastify-type-provider-zod';
 import type { SecurityScheme } from '../auth/hooks';
 import { OPERATION_IDS } from '../contract/operations';
 import { MAX_PARAM_LENGTH } from './error-handler';
 
 const TITLE = 'DevData developer API';
+
+/**
+ * The shared schemas (components) in the form of the document's version, OpenAPI 3.0: `nullable` rather than a
+ * `null` type, `enum` rather than `const`. The provider writes them as JSON Schema 2020-12 unless told (it converts
+ * the operations' own schemas by the document's version, not the components), which no 3.0 client generator takes.
+ */
+const componentsTransform = createJsonSchemaTransformObject({ zodToJsonConfig: { target: 'openapi-3.0' } });
 
 const SECURITY_SCHEMES: Record<SecurityScheme, { type: 'http'; scheme: 'bearer'; description: string }> = {
   developerApiKey: {
@@ -138,7 +145,7 @@ async function openapiPlugin(app: FastifyInstance) {
       const operationId = OPERATION_IDS[`${String(input.route.method)} ${input.url}`];
       return { schema: operationId ? { ...schema, operationId } : schema, url };
     },
-    transformObject: (input) => describeResponses(jsonSchemaTransformObject(input)),
+    transformObject: (input) => describeResponses(componentsTransform(input)),
   });
   await app.register(swaggerUi, {
     routePrefix: '/docs',
