@@ -150,6 +150,30 @@ describe(`what the OpenAPI document promises, on ${DIALECTS[0]}`, () => {
     });
   });
 
+  it('documents the boolean query parameters as booleans, with their defaults', async () => {
+    const document = await doc();
+    const parameter = (path: string, name: string) =>
+      document.paths[path].get.parameters.find((p: { name: string }) => p.name === name)?.schema;
+    // The interface: include_transcript is a boolean, default false; include_inactive a flag (the real service's
+    // bool = False). A client generator makes a string argument of a parameter typed string.
+    expect(parameter('/v1/dev/user/conversations/{conversation_id}', 'include_transcript')).toEqual({
+      type: 'boolean',
+      default: false,
+    });
+    expect(parameter('/v1/dev/user/conversations', 'include_transcript')).toEqual({
+      type: 'boolean',
+      default: false,
+    });
+    expect(parameter('/v1/dev/user/conversations/search', 'include_transcript')).toEqual({
+      type: 'boolean',
+      default: false,
+    });
+    expect(parameter('/v1/dev/user/goals', 'include_inactive')).toMatchObject({ type: 'boolean' });
+    expect(parameter('/v1/dev/user/conversations', 'starred')).toMatchObject({ type: 'boolean' });
+    expect(parameter('/v1/dev/user/conversations', 'include_discarded')).toMatchObject({ type: 'boolean' });
+    expect(parameter('/v1/dev/user/action-items', 'completed')).toEqual({ type: 'boolean' });
+  });
+
   it('describes every response, with the {detail} body on every error status', async () => {
     for (const [method, path, op] of operations(await doc())) {
       if (op.requestBody) {

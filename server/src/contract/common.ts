@@ -270,14 +270,29 @@ export function dateBound(side: 'start' | 'end') {
 
 export const dateTime = z.iso.datetime();
 
+const TRUTHY = ['true', '1', 'yes', 'on', 'y', 'enabled', 't'];
+const FALSY = ['false', '0', 'no', 'off', 'n', 'disabled', 'f'];
+
 /**
  * A boolean in a query string, in any case: true/false, 1/0, yes/no, on/off, y/n, enabled/disabled, and t/f (the
- * real service's parser reads those too).
+ * real service's parser reads those too); anything else is a 422 naming the parameter. Read ahead of `z.boolean()`
+ * so that the OpenAPI document shows a boolean, as the interface (and the real service's document) does: zod's
+ * stringbool is documented as the string it reads. A default is given with `.prefault(false)`, which the document
+ * shows (zod's document leaves out a default that follows a preprocess step).
  */
-export const queryBool = z.stringbool({
-  truthy: ['true', '1', 'yes', 'on', 'y', 'enabled', 't'],
-  falsy: ['false', '0', 'no', 'off', 'n', 'disabled', 'f'],
-});
+export const queryBool = z.preprocess((value, ctx) => {
+  // Absent (optional, or the prefault) or repeated: `z.boolean()` takes or refuses it.
+  if (typeof value !== 'string') return value;
+  const word = value.toLowerCase();
+  if (TRUTHY.includes(word)) return true;
+  if (FALSY.includes(word)) return false;
+  ctx.addIssue({
+    code: 'custom',
+    message: `Invalid option: expected one of ${[...TRUTHY, ...FALSY].map((w) => `"${w}"`).join('|')}`,
+    params: { type: 'invalid_value' },
+  });
+  return z.NEVER;
+}, z.boolean());
 
 // Numbers in a query string are decimal. JavaScript's Number() also reads `0x1A`, `0b101`, `0o7`, ` 5 ` and an
 // empty value (as 0), none of which a client writing a count or a value means. A value (not a count) may have an

@@ -177,7 +177,7 @@ export const listConversationsQuery = z
       { one: 'category', many: 'categories' },
     ),
     starred: queryBool.optional().meta({ description: 'true: starred ones only; false: the others only' }),
-    include_transcript: queryBool.default(false),
+    include_transcript: queryBool.prefault(false),
     statuses: valuesParam(
       CONVERSATION_STATUSES,
       'Comma-separated statuses (in_progress, completed); a conversation in any of them is listed. Default (also when empty) ' +
@@ -198,7 +198,7 @@ export const listConversationsQuery = z
   })
   .check(feedQueryRules);
 
-export const getConversationQuery = z.object({ include_transcript: queryBool.default(false) });
+export const getConversationQuery = z.object({ include_transcript: queryBool.prefault(false) });
 
 export const MAX_TITLE = 500;
 export const MAX_EVENTS = 100;

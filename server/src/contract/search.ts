@@ -28,7 +28,7 @@ export const searchConversationsQuery = z.object({
       'when empty) completed, ' +
       'as the real service indexes a conversation for search only once it is processed.',
   }),
-  include_transcript: queryBool.default(false),
+  include_transcript: queryBool.prefault(false),
   limit: searchLimit,
 });
 
