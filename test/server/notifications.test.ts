@@ -104,6 +104,17 @@ describe.each(DIALECTS)('direct notifications and the inbox on %s', (dialect) =>
     expect(notInstalled.body).toEqual({ detail: 'App is not installed for this user' });
   });
 
+  it('pushes the exact text sent, spaces and line breaks around it kept', async () => {
+    // The interface: "The caller sends exact text for one user; it is pushed immediately."
+    const user = await newUser(server);
+    await adminClient(server).post(`/v1/admin/apps/${server.init.app_id}/installs`, { user_id: user.id });
+    const message = '  Today:\n  - stand-up at 10\n  - review at 3\n';
+    const reply = await notify({ uid: user.id, message });
+    expect(reply.status).toBe(200);
+    const inbox = expectShape(notificationsPage, (await user.client.get('/v1/dev/user/notifications')).body);
+    expect(inbox.notifications.map((n) => n.text)).toEqual([message]);
+  });
+
   it('answers 422 for a missing uid or message', async () => {
     for (const [query, field] of [
       [{ message: 'hi' }, 'uid'],

@@ -5,7 +5,14 @@ import { cursorPageOf, cursorParam } from './cursor';
 
 export const directNotificationQuery = z.object({
   uid: z.string().min(1).max(100).meta({ description: 'The target user id' }),
-  message: z.string().trim().min(1).max(2000).meta({ description: 'The notification text' }),
+  // Pushed exactly as sent (the interface's "exact text"): spaces and line breaks around it are kept, but a
+  // message of nothing else tells the user nothing and is refused.
+  message: z
+    .string()
+    .min(1)
+    .max(2000)
+    .refine((message) => message.trim() !== '', 'The message must hold more than spaces')
+    .meta({ description: 'The exact text to push (1–2000 characters, not only spaces)' }),
 });
 export const directNotificationResponse = z.object({ status: z.literal('Ok') });
 
