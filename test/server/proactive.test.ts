@@ -402,6 +402,66 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
     expect((await user.client.post('/v1/dev/user/transcripts/nope/finish')).status).toBe(404);
   });
 
+  it('fills user_facts, user_context and user_chat with what the manual says, newest within their bounds', async () => {
+    const user = await newUser(server);
+    const app = await makeApp(server, {
+      name: 'Bounds',
+      webhookUrl: `${hooks.url}/bounds`,
+      scopes: ['user_facts', 'user_context', 'user_chat'],
+    });
+    await install(server, app.id, user.id, ['user_facts', 'user_context', 'user_chat']);
+    const two = (n: number) => String(n).padStart(2, '0');
+    // 52 memories, one request each so that each has its own created_at: the newest 50 are facts.
+    for (let n = 1; n <= 52; n += 1) {
+      expect((await user.client.post('/v1/dev/user/memories', { content: `Fact ${two(n)}` })).status).toBe(
+        200,
+      );
+    }
+    // Seven conversations on seven days, the sixth discarded: the newest started and not discarded are context.
+    for (let day = 1; day <= 7; day += 1) {
+      const created = await user.client.post('/v1/dev/user/conversations', {
+        text: `Talk on day ${day}`,
+        started_at: `2026-11-0${day}T09:00:00Z`,
+        structured: { title: `Day ${day}`, overview: `Overview ${day}` },
+      });
+      expect(created.status).toBe(200);
+      if (day === 6)
+        await user.client.patch(`/v1/dev/user/conversations/${created.body.id}`, { discarded: true });
+    }
+    // Eleven messages from the app, pushed as they are: the last ten are the chat, oldest first.
+    for (let n = 1; n <= 11; n += 1) {
+      replies.set('/bounds', () => ({ json: { message: `Note ${two(n)}` } }));
+      await user.client.post('/v1/dev/user/transcripts/bounds-1/segments', segments(`Round ${n}`));
+      await settle();
+    }
+    replies.set('/bounds', () =>
+      notify('Facts:\n{{user_facts}}\nContext:\n{{user_context}}\nChat:\n{{user_chat}}', [
+        'user_facts',
+        'user_context',
+        'user_chat',
+      ]),
+    );
+    const llmCalls = llm.calls.length;
+    await user.client.post('/v1/dev/user/transcripts/bounds-1/segments', segments('Last round'));
+    await settle();
+
+    // The live session's conversation started first of all today: it is the newest context.
+    const live = expectShape(
+      conversation.array(),
+      (await user.client.get('/v1/dev/user/conversations', { statuses: 'in_progress' })).body,
+    );
+    expect(live).toHaveLength(1);
+    const facts = Array.from({ length: 50 }, (_, i) => `- Fact ${two(52 - i)}`);
+    const context = [
+      `- ${live[0].structured.title}: ${live[0].structured.overview}`,
+      ...[7, 5, 4, 3].map((day) => `- Day ${day}: Overview ${day}`),
+    ];
+    const chat = Array.from({ length: 10 }, (_, i) => `Bounds: Note ${two(i + 2)}`);
+    const sent = llm.calls.slice(llmCalls).map((c) => JSON.parse(c.body).messages[0].content as string);
+    expect(sent).toEqual([['Facts:', ...facts, 'Context:', ...context, 'Chat:', ...chat].join('\n')]);
+    expect((await deliveriesOf(app))[0]).toMatchObject({ outcome: 'pushed' });
+  });
+
   it('records each drop reason as a delivery and pushes nothing; a failed attempt does not start the window', async () => {
     const user = await newUser(server);
     let round = 1;
