@@ -371,9 +371,15 @@ describe.each(DIALECTS)('goals on %s', (dialect) => {
     for (const reply of await Promise.all([
       ...requests(other.client, mine.id),
       ...requests(api, 'no-such-goal'),
+      ...requests(api, 'g'.repeat(100)),
     ])) {
       expect(reply.status).toBe(404);
       expect(reply.body).toEqual({ detail: 'Goal not found' });
+    }
+    // No record ID is longer than 100 characters: a longer one is refused at the path, as the manual says.
+    for (const reply of await Promise.all(requests(api, 'g'.repeat(101)))) {
+      expect(reply.status).toBe(422);
+      expect(expectShape(validationErrorBody, reply.body).detail[0].loc).toEqual(['path', 'goal_id']);
     }
     expect(
       expectShape(goal.array(), (await other.client.get(BASE, { include_inactive: true })).body),
