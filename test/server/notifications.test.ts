@@ -75,6 +75,13 @@ describe.each(DIALECTS)('direct notifications and the inbox on %s', (dialect) =>
     const bad = await inbox.get('/v1/dev/user/notifications', { cursor: 'garbage' });
     expect(bad.status).toBe(422);
     expect(expectShape(validationErrorBody, bad.body).detail[0].loc).toEqual(['query', 'cursor']);
+    // limit 1–100, as the manual says.
+    for (const limit of [0, 101]) {
+      const outside = await inbox.get('/v1/dev/user/notifications', { limit });
+      expect({ limit, status: outside.status }).toEqual({ limit, status: 422 });
+      expect(expectShape(validationErrorBody, outside.body).detail[0].loc).toEqual(['query', 'limit']);
+    }
+    expect((await inbox.get('/v1/dev/user/notifications', { limit: 100 })).status).toBe(200);
   });
 
   it('answers 401 for a wrong, malformed or other app secret', async () => {
