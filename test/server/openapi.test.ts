@@ -143,6 +143,12 @@ describe(`what the OpenAPI document promises, on ${DIALECTS[0]}`, () => {
       type: 'string',
       nullable: true,
     });
+    // The interface: loc is an array of string or integer.
+    expect(
+      document.components.schemas.ValidationError.properties.detail.items.properties.loc.items.anyOf.map(
+        (part: { type: string }) => part.type,
+      ),
+    ).toEqual(['string', 'integer']);
     expect(document.components.schemas.ActionItem.properties.due_at).toMatchObject({
       type: 'string',
       format: 'date-time',

@@ -3,7 +3,8 @@ import { z } from 'zod';
 // Error bodies. Every error the server sends has one of these two shapes (FastAPI's, as the interface shows).
 export const errorBody = z.object({ detail: z.string() }).meta({ id: 'Error' });
 export const validationIssue = z.object({
-  loc: z.array(z.union([z.string(), z.number()])),
+  // Names and list positions: a string or an integer, as the interface (and FastAPI) says.
+  loc: z.array(z.union([z.string(), z.number().int()])),
   msg: z.string(),
   type: z.string(),
 });
