@@ -66,6 +66,21 @@ describe(`what the OpenAPI document promises, on ${DIALECTS[0]}`, () => {
     expect(ids.map((e) => e.id).sort()).toEqual(Object.values(OPERATION_IDS).sort());
   });
 
+  it('lists its tags, the interface’s six for the developer API first and in its order, and every tag used', async () => {
+    const document = await doc();
+    const listed = (document.tags ?? []).map((tag: { name: string }) => tag.name);
+    expect(listed.slice(0, 6)).toEqual([
+      'Memories',
+      'Conversations',
+      'Folders',
+      'Action Items',
+      'Goals',
+      'API Keys',
+    ]);
+    const used = new Set(operations(document).flatMap(([, , op]) => op.tags ?? []));
+    expect([...used].sort()).toEqual([...listed].sort());
+  });
+
   it('declares on every protected operation the scheme the server asks for, and on no other', async () => {
     const document = await doc();
     const anonymous = client(server.baseUrl);

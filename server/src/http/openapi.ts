@@ -18,6 +18,27 @@ const TITLE = 'DevData developer API';
  */
 const componentsTransform = createJsonSchemaTransformObject({ zodToJsonConfig: { target: 'openapi-3.0' } });
 
+/**
+ * The document's tags, in the order the docs page shows them: first the six the interface lists for the developer
+ * API, in its order, then this server's others.
+ */
+const TAGS: { name: string; description: string }[] = [
+  { name: 'Memories', description: 'Timeless facts, preferences and insights about the user' },
+  { name: 'Conversations', description: 'Transcripts with their generated summaries' },
+  { name: 'Folders', description: 'Folders that organize conversations' },
+  { name: 'Action Items', description: 'Tasks extracted from conversations or created manually' },
+  { name: 'Goals', description: 'Goals with their progress history' },
+  { name: 'API Keys', description: "The user's developer keys: list, create, revoke" },
+  { name: 'Screen Activity', description: 'What was on the screen, a page at a time' },
+  { name: 'People', description: 'The people the user talks with' },
+  { name: 'Transcripts', description: "Live transcript sessions, sent on to the apps' webhooks" },
+  { name: 'Notifications', description: "The user's inbox, and the apps' direct notifications and webhook" },
+  { name: 'Change Feed', description: 'Deleted records, for syncs' },
+  { name: 'Webhooks', description: "Event webhooks on changes to the user's data" },
+  { name: 'Administration', description: 'Users, keys, apps and installs (admin token)' },
+  { name: 'Health', description: 'Whether this instance can serve' },
+];
+
 const SECURITY_SCHEMES: Record<SecurityScheme, { type: 'http'; scheme: 'bearer'; description: string }> = {
   developerApiKey: {
     type: 'http',
@@ -138,6 +159,7 @@ async function openapiPlugin(app: FastifyInstance) {
         version: '1.0.0',
         description: 'Developer data, direct notifications and proactive notifications, self-hosted.',
       },
+      tags: TAGS,
       components: { securitySchemes: SECURITY_SCHEMES },
     },
     transform: (input) => {
