@@ -1,4 +1,4 @@
-// While its database is out of reach (down, refusing connections, or taking them and answering nothing) the server answers 503 with Retry-After
+// While its database is out of reach (down, refusing connections, gone, or taking them and answering nothing) the server answers 503 with Retry-After
 // (never a 500), /healthz says so, nothing is half-written, and once the database is back it serves again without
 // a restart.
 import SQLite from 'better-sqlite3';
@@ -107,6 +107,49 @@ describe('PostgreSQL refusing new connections (ALLOW_CONNECTIONS false)', () => 
       await admin.end();
     }
     expect((await api.get('/v1/dev/user/goals')).status).toBe(200);
+  });
+});
+
+describe('PostgreSQL database gone (renamed away, as a restore swaps databases) and back', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer('postgres');
+  });
+  afterAll(() => server.close());
+
+  it('answers 503, not 500, while the database is gone, and serves again once it is back', async () => {
+    const api = devClient(server);
+    expect((await api.get('/v1/dev/user/goals')).status).toBe(200);
+    const name = decodeURIComponent(new URL(server.databaseUrl).pathname.slice(1));
+    const away = `${name}_away`;
+    const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+    await admin.connect();
+    try {
+      // A database in use cannot be renamed: end the server's connections, again should one reconnect between.
+      for (let attempt = 1; ; attempt += 1) {
+        await admin.query(
+          'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+          [name],
+        );
+        try {
+          await admin.query(`alter database "${name}" rename to "${away}"`);
+          break;
+        } catch (error) {
+          if ((error as { code?: string }).code !== '55006' || attempt === 20) throw error;
+        }
+      }
+      // A new connection now meets 3D000, database "…" does not exist.
+      for (let i = 0; i < 3; i += 1) expectUnavailable(await api.get('/v1/dev/user/goals'));
+      expectUnavailable(await api.post('/v1/dev/user/action-items', { description: 'While it is gone' }));
+      expect(await health(server)).toBe(503);
+    } finally {
+      // Nothing connects to it under its other name, so it can be renamed back at once.
+      await admin.query(`alter database "${away}" rename to "${name}"`).catch(() => undefined);
+      await admin.end();
+    }
+    expect(await health(server)).toBe(200);
+    expect((await api.get('/v1/dev/user/goals')).status).toBe(200);
+    expect(await server.count('action_items')).toBe(0);
   });
 });
 

@@ -46,9 +46,13 @@ export function isConflictAbort(error: unknown): boolean {
 }
 
 // PostgreSQL SQLSTATEs that mean the database cannot serve now, not that the request is wrong: the class 08
-// connection exceptions, shutdowns (57P01-57P03) and too many connections (53300).
+// connection exceptions, shutdowns (57P01-57P03), too many connections (53300), and what a new connection meets
+// when the database named is gone (3D000: dropped or renamed, until it is restored) or its role is refused (28000,
+// 28P01: a password or pg_hba.conf changed under the running server). Those last three come only from connecting,
+// never from a query a request made.
 const PG_CONNECTION_CLASS = '08';
-const PG_UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300']);
+const PG_UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300', '3D000', '28000', '28P01']);
+// ENOTFOUND: the database's host name does not resolve now (a DNS outage, a service being replaced).
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -56,6 +60,7 @@ const NETWORK_CODES = new Set([
   'EHOSTUNREACH',
   'EPIPE',
   'EAI_AGAIN',
+  'ENOTFOUND',
 ]);
 // node-postgres reports a connection lost mid-query or a connect timeout by message only (`timeout expired`: a
 // connect past PG_CONNECT_TIMEOUT_MS); a database that is not accepting connections (ALLOW_CONNECTIONS false) is
