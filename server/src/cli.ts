@@ -254,6 +254,18 @@ function databaseError(database: string, error: unknown): unknown {
       `${name} is a directory (${message}): give the path of a file in it, e.g. ${join(name, 'devdata.sqlite')}, ` +
         elsewhere,
     );
+  // The file is there, or its directory is, yet it cannot be opened: this user may not read it, or not create
+  // a file in that directory (making the directory would not help).
+  const path = database.slice('sqlite:'.length);
+  if (cantOpen && existsSync(path))
+    return new Error(
+      `${name} cannot be opened (${message}): let this user read and write it and its directory, ${elsewhere}`,
+    );
+  if (cantOpen && isDirectory(dirname(resolve(path))))
+    return new Error(
+      `${name} cannot be created (${message}): let this user write its directory, ${dirname(resolve(path))}, ` +
+        elsewhere,
+    );
   if (cantOpen)
     return new Error(
       `${name} cannot be opened (${message}): make its directory, or give the path of a file in one, ${elsewhere}`,

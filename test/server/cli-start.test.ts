@@ -626,6 +626,40 @@ describe('devdata-server start', () => {
       if (root) spawnSync('chattr', ['-i', readOnly]);
     }
 
+    // A directory this user may not create a file in: init says so, not to make the directory, which is there.
+    const closed = join(dir, 'closed');
+    mkdirSync(closed);
+    const inClosed = `sqlite:${join(closed, 'devdata.sqlite')}`;
+    if (root) spawnSync('chattr', ['+i', closed]);
+    else chmodSync(closed, 0o555);
+    try {
+      const result = run('init', inClosed);
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain(`${inClosed} cannot be created (unable to open database file)`);
+      expect(result.stderr).toContain(`let this user write its directory, ${closed}, or point --database`);
+      expect(result.stderr).not.toContain('make its directory');
+    } finally {
+      if (root) spawnSync('chattr', ['-i', closed]);
+      else chmodSync(closed, 0o755);
+    }
+
+    // A file this user may not read (file modes do not stop root, and nothing else makes a file unreadable to it).
+    if (!root) {
+      const unreadable = join(dir, 'unreadable.sqlite');
+      expect(run('init', `sqlite:${unreadable}`).status).toBe(0);
+      chmodSync(unreadable, 0o000);
+      try {
+        for (const command of ['serve', 'start', 'init', 'seed']) {
+          const result = run(command, `sqlite:${unreadable}`);
+          expect(result.status).toBe(1);
+          expect(result.stderr).toContain(`sqlite:${unreadable} cannot be opened`);
+          expect(result.stderr).toContain('let this user read and write it and its directory');
+        }
+      } finally {
+        chmodSync(unreadable, 0o644);
+      }
+    }
+
     // Paths that cannot be a database file, and PostgreSQL databases that cannot be reached or used.
     mkdirSync(join(dir, 'a-directory'));
     const postgresWith = (parts: Partial<Pick<URL, 'pathname' | 'username' | 'port'>>) => {
