@@ -130,6 +130,44 @@ describe('devdata-server arguments and settings', () => {
     }
   });
 
+  it('seeds all or nothing: a seed that fails part way leaves no demo data, and the next one adds it all', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'devdata-seed-'));
+    try {
+      const file = join(dir, 'seed.sqlite');
+      const database = `sqlite:${file}`;
+      expect(cli(['init', '--database', database]).status).toBe(0);
+      // The last rows the demo writes fail, as a start killed while seeding or a full disk would stop it.
+      const store = openStore(database);
+      await sql`create trigger fail_seed before insert on screen_activity begin select raise(abort, 'disk full'); end`.execute(
+        store.db,
+      );
+      const failed = cli(['seed', '--database', database]);
+      expect(failed.status).toBe(1);
+      expect(failed.stderr).toContain('disk full');
+      const count = async (table: 'people' | 'conversations' | 'screen_activity') =>
+        Number(
+          (
+            await store.db
+              .selectFrom(table)
+              .select((eb) => eb.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      expect([await count('people'), await count('conversations')]).toEqual([0, 0]);
+
+      await sql`drop trigger fail_seed`.execute(store.db);
+      const seed = cli(['seed', '--database', database]);
+      expect(seed.stderr).toBe('');
+      expect(seed.status).toBe(0);
+      expect([await count('people'), await count('conversations'), await count('screen_activity')]).toEqual([
+        5, 6, 3000,
+      ]);
+      await store.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses to serve a SQLite database that does not exist, creating nothing', () => {
     const dir = mkdtempSync(join(tmpdir(), 'devdata-serve-'));
     try {

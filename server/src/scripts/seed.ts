@@ -290,7 +290,9 @@ export async function seedDemo(store: Pick<Store, 'db' | 'dialect'>) {
     });
   }
 
-  // Referenced rows first (folders before conversations before action items, goals before their history).
+  // Referenced rows first (folders before conversations before action items, goals before their history). One
+  // transaction, so a seed stopped part way (a start killed while seeding, a full disk) leaves none of it, and
+  // the next seed adds it all rather than finding the demo's people and refusing.
   await db.transaction().execute(async (trx) => {
     await insertRows(trx, 'folders', folders);
     await insertRows(trx, 'conversations', conversations);
@@ -299,8 +301,8 @@ export async function seedDemo(store: Pick<Store, 'db' | 'dialect'>) {
     await insertRows(trx, 'goals', goals);
     await insertRows(trx, 'goal_history', goalHistory);
     await insertRows(trx, 'people', people);
+    await insertRows(trx, 'screen_activity', screenActivity);
   });
-  await db.transaction().execute((trx) => insertRows(trx, 'screen_activity', screenActivity));
 
   return {
     conversations: conversations.length,
