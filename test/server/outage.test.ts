@@ -6,6 +6,7 @@ import pg from 'pg';
 import { runCli, serveCli, type ServeProcess } from '../helpers/cli';
 import { client, devClient, type Reply } from '../helpers/http';
 import { startDatabaseProxy, type DatabaseProxy } from '../helpers/proxy';
+import { DEFAULT_EVENT_SETTINGS } from '../../server/src/events/settings';
 import { createDatabase, PG_ADMIN_URL, startServer, type TestServer } from '../helpers/server';
 
 const UNAVAILABLE = { detail: 'The database is unavailable right now; retry shortly' };
@@ -78,6 +79,47 @@ describe('PostgreSQL out of reach', () => {
 
     await proxy.up();
     expect((await api.get('/v1/dev/user/goals')).status).toBe(200);
+  });
+});
+
+describe('PostgreSQL out of reach, as the event delivery worker meets it at every poll', () => {
+  const lines: string[] = [];
+  let proxy: DatabaseProxy;
+  let server: TestServer;
+  const said = (message: string) => lines.filter((line) => JSON.parse(line).msg.startsWith(message));
+
+  beforeAll(async () => {
+    proxy = await startDatabaseProxy(PG_ADMIN_URL);
+    // A poll every 20 ms: an outage of a few hundred milliseconds meets the worker a dozen times and more.
+    server = await startServer(
+      'postgres',
+      { events: { ...DEFAULT_EVENT_SETTINGS, pollMs: 20 } },
+      {
+        connectVia: proxy.route,
+        logger: { level: 'info', stream: { write: (line: string) => void lines.push(line) } },
+      },
+    );
+  });
+  afterAll(async () => {
+    await proxy.up().catch(() => undefined);
+    await server.close();
+    await proxy.down();
+  });
+
+  it('logs once that it cannot claim deliveries, not at every poll, and once that it claims again', async () => {
+    await proxy.down();
+    while (said('could not claim event deliveries').length === 0) await new Promise((r) => setTimeout(r, 20));
+    // Many more polls meet the outage.
+    await new Promise((r) => setTimeout(r, 600));
+    expect(said('could not claim event deliveries')).toHaveLength(1);
+    expect(JSON.parse(said('could not claim event deliveries')[0])).toMatchObject({
+      level: 40,
+      msg: 'could not claim event deliveries: the database is unavailable; trying again every poll until it is back',
+    });
+
+    await proxy.up();
+    while (said('claiming event deliveries again').length === 0) await new Promise((r) => setTimeout(r, 20));
+    expect(said('could not claim event deliveries')).toHaveLength(1);
   });
 });
 

@@ -10,6 +10,7 @@ import type { OutboundPolicy } from '../outbound/policy';
 import type { Pusher } from '../proactive/push';
 import { outboxCommits } from '../store/db/outbox';
 import { iso } from '../store/db/rows';
+import { isUnavailable } from '../store/db/store-errors';
 import type { AttemptOutcome, ClaimedDelivery, WebhooksRepository } from '../store/webhooks';
 import { withoutPassword } from '../without-password';
 import { retryDelay, type EventSettings } from './settings';
@@ -69,6 +70,11 @@ export class EventDeliveryWorker {
   private stopped = true;
   private poll: NodeJS.Timeout | undefined;
   private lastPruneAt = 0;
+  /**
+   * Whether the last claim failed with the database out of reach: said once when it starts and once when it ends,
+   * as Redis and the LISTEN connection are, rather than at every poll of an outage.
+   */
+  private databaseAway = false;
   private readonly onCommit = () => this.wake();
 
   constructor(
@@ -125,13 +131,24 @@ export class EventDeliveryWorker {
           subscriptionRoom: (id) => perSubscription - (this.busySubscriptions.get(id) ?? 0),
           userRoom: (id) => perUser - (this.busyUsers.get(id) ?? 0),
         });
+        if (this.databaseAway) {
+          this.databaseAway = false;
+          this.log.info('claiming event deliveries again: the database is back');
+        }
         for (const delivery of claimed) this.begin(delivery);
         // Until a claim finds nothing: one that took less than the room may have passed over another user's due
         // deliveries for a user that had none left.
         if (claimed.length > 0) this.claimAgain = true;
       } while (this.claimAgain && !this.stopped);
     } catch (error) {
-      this.log.warn({ err: error }, 'could not claim event deliveries');
+      if (!isUnavailable(error)) this.log.warn({ err: error }, 'could not claim event deliveries');
+      else if (!this.databaseAway) {
+        this.databaseAway = true;
+        this.log.warn(
+          { err: error },
+          'could not claim event deliveries: the database is unavailable; trying again every poll until it is back',
+        );
+      }
     }
   }
 
