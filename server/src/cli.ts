@@ -6,7 +6,7 @@ import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { sql } from 'kysely';
 import pino from 'pino';
 import { buildApp } from './app';
-import { configFromEnv, keyPrefixSetting } from './config';
+import { configFromEnv, keyPrefixSetting, unknownSettings } from './config';
 import { assertRedisDatabase } from './cluster/redis';
 import { instanceInit, type InitResult } from './scripts/init';
 import { seedDemo } from './scripts/seed';
@@ -518,6 +518,7 @@ async function main(argv: string[]) {
     console.log(HELP[command]);
     return;
   }
+  for (const warning of unknownSettings(process.env)) console.error(warning);
 
   switch (command as Command) {
     case 'serve': {

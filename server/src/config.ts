@@ -4,7 +4,8 @@ import {
   DEFAULT_DEV_KEY_PREFIX,
   WEBHOOK_SECRET_PREFIX,
 } from './auth/secrets';
-import { eventSettingsFromEnv, type EventSettings } from './events/settings';
+import { closestField } from './contract/common';
+import { EVENT_SETTING_NAMES, eventSettingsFromEnv, type EventSettings } from './events/settings';
 import { integerSetting } from './integer-setting';
 import { OutboundPolicy } from './outbound/policy';
 import { KEY_CACHE_TTL_MS } from './store/users';
@@ -83,6 +84,54 @@ export interface ServerConfig {
 }
 
 export const DIRECT_NOTIFICATIONS_PER_HOUR = 10;
+
+/** Every DEVDATA_* variable devdata-server reads: the CLI's own (where to listen, the database, logging) and these. */
+export const SETTING_NAMES: readonly string[] = [
+  'DEVDATA_HOST',
+  'DEVDATA_PORT',
+  'DEVDATA_DATABASE',
+  'DEVDATA_LOG_LEVEL',
+  'DEVDATA_RATE_LIMIT',
+  'DEVDATA_REDIS_URL',
+  'DEVDATA_KEY_CACHE_TTL_MS',
+  'DEVDATA_KEY_PREFIX',
+  'DEVDATA_RESPONSE_CACHE_MB',
+  'DEVDATA_WEBHOOK_TIMEOUT_MS',
+  'DEVDATA_WEBHOOK_BACKLOG_MB',
+  'DEVDATA_LLM_BASE_URL',
+  'DEVDATA_LLM_MODEL',
+  'DEVDATA_LLM_API_KEY',
+  'DEVDATA_LLM_TIMEOUT_MS',
+  'DEVDATA_ALLOW_LOOPBACK_WEBHOOKS',
+  'DEVDATA_PUSH_URL',
+  'DEVDATA_MAX_EVENT_LOOP_DELAY_MS',
+  ...EVENT_SETTING_NAMES,
+];
+
+/** Settings that had another name before: set under the old one, they would be ignored without a word. */
+const RENAMED_SETTINGS: Record<string, string> = { DEVDATA_LIST_CACHE_MB: 'DEVDATA_RESPONSE_CACHE_MB' };
+
+/**
+ * A warning for each DEVDATA_* variable in `env` that no setting reads (a typo, or a name from an older version),
+ * naming the setting it probably meant: such a variable changes nothing, which its operator would not notice.
+ * DEVDATA_E2E_* are the end-to-end tests' own settings.
+ */
+export function unknownSettings(env: NodeJS.ProcessEnv): string[] {
+  return Object.keys(env)
+    .filter((name) => name.startsWith('DEVDATA_') && !name.startsWith('DEVDATA_E2E_'))
+    .filter((name) => !SETTING_NAMES.includes(name))
+    .sort()
+    .map((name) => {
+      const renamed = RENAMED_SETTINGS[name];
+      const meant = closestField(name, SETTING_NAMES);
+      const hint = renamed
+        ? `it is called ${renamed} now`
+        : meant
+          ? `did you mean ${meant}?`
+          : 'the settings are listed in server/README.md';
+      return `${name} is not a devdata-server setting and is ignored (${hint})`;
+    });
+}
 
 const RATE_LIMIT_MAX_REQUESTS = 1_000_000;
 const RATE_LIMIT_MAX_SECONDS = 86_400;

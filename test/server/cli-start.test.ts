@@ -17,6 +17,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { sql } from 'kysely';
 import { join } from 'node:path';
+import { SETTING_NAMES } from '../../server/src/config';
 import { migrateToLatest, openStore } from '../../server/src/store/db/database';
 import { serveCli } from '../helpers/cli';
 import { ownRedis } from '../helpers/instances';
@@ -230,6 +231,32 @@ describe('devdata-server arguments and settings', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('warns of a DEVDATA_* variable that no setting reads, naming the one meant, and goes on', () => {
+    const env = {
+      DEVDATA_RATE_LIMT: '5/60',
+      DEVDATA_EVENT_CONCURENCY: '3',
+      DEVDATA_LIST_CACHE_MB: '0',
+      DEVDATA_SOMETHING: '1',
+      DEVDATA_E2E_CHROMIUM: '/usr/bin/chromium',
+    };
+    const init = cli(['init', '--json', '--database', 'sqlite::memory:'], { env });
+    expect(init.status).toBe(0);
+    expect(JSON.parse(init.stdout)).toHaveProperty('developer_key');
+    expect(init.stderr.trim().split('\n')).toEqual([
+      'DEVDATA_EVENT_CONCURENCY is not a devdata-server setting and is ignored (did you mean DEVDATA_EVENT_CONCURRENCY?)',
+      'DEVDATA_LIST_CACHE_MB is not a devdata-server setting and is ignored (it is called DEVDATA_RESPONSE_CACHE_MB now)',
+      'DEVDATA_RATE_LIMT is not a devdata-server setting and is ignored (did you mean DEVDATA_RATE_LIMIT?)',
+      'DEVDATA_SOMETHING is not a devdata-server setting and is ignored (the settings are listed in server/README.md)',
+    ]);
+  });
+
+  it('knows every DEVDATA_* setting the manual names, and the manual names every one it knows', () => {
+    const manual = readFileSync(join(__dirname, '../../server/README.md'), 'utf8');
+    const named = new Set(manual.match(/DEVDATA_[A-Z0-9_]*[A-Z0-9]/g));
+    named.delete('DEVDATA_RATE_LIMT'); // its example of a typo
+    expect([...named].sort()).toEqual([...SETTING_NAMES].sort());
   });
 
   // Each refusal names the flag or variable, the value, and what is expected; and nothing is created.

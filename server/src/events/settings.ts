@@ -65,6 +65,9 @@ const VARIABLES: Record<keyof EventSettings, { name: string; max: number }> = {
   concurrencyPerUser: { name: 'DEVDATA_EVENT_CONCURRENCY_PER_USER', max: 1_000 },
 };
 
+/** The environment variables of these settings. */
+export const EVENT_SETTING_NAMES = Object.values(VARIABLES).map(({ name }) => name);
+
 /** The settings from the environment: each an integer from 1 to its bound, the default when unset or empty. */
 export function eventSettingsFromEnv(env: NodeJS.ProcessEnv): EventSettings {
   const settings = { ...DEFAULT_EVENT_SETTINGS };
