@@ -3,6 +3,7 @@ import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync, writeF
 import { createServer } from 'node:net';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
+import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import pino from 'pino';
 import { buildApp } from './app';
@@ -312,6 +313,41 @@ function databaseExists(database: string): boolean {
   return path !== ':memory:' && existsSync(path);
 }
 
+/** The lock `serve` and `start` hold on a SQLite database, kept open for as long as the process serves it. */
+const servingLocks: SQLite.Database[] = [];
+
+/**
+ * Refuses a SQLite file another devdata-server process serves. Each process's event delivery worker would take
+ * the deliveries the other is sending (a claim on SQLite writes nothing), sending events twice, and each would
+ * count the request limit alone. The lock is a write transaction (never written) on a file beside the database, which the
+ * system releases when the process ends, however it ends. Anything else that stops it from being taken is left to
+ * the database's own checks, which name the trouble; `seed` and other readers and writers of the database itself
+ * are not held up.
+ */
+function holdServingLock(database: string): void {
+  if (!database.startsWith('sqlite:') || database === 'sqlite::memory:') return;
+  const file = `${resolve(database.slice('sqlite:'.length))}-serve.lock`;
+  let lock: SQLite.Database;
+  try {
+    lock = new SQLite(file, { timeout: 0 });
+  } catch {
+    return;
+  }
+  try {
+    // Nothing is ever written there, so no journal file is made beside it either.
+    lock.pragma('journal_mode = MEMORY');
+    lock.exec('BEGIN IMMEDIATE');
+  } catch (error) {
+    lock.close();
+    if (!String((error as { code?: string }).code).startsWith('SQLITE_BUSY')) return;
+    throw new Error(
+      `${databaseName(database)} is served by another devdata-server process (it holds ${file}): stop that one ` +
+        'first; to run several instances, share a PostgreSQL database (server/README.md, "Running several instances")',
+    );
+  }
+  servingLocks.push(lock);
+}
+
 /** Opens the database, naming it in what goes wrong (a SQLite file that is not a database fails here). */
 function open(database: string): Store {
   try {
@@ -533,6 +569,7 @@ async function main(argv: string[]) {
           `${databaseName(opts.database)} does not exist: check --database, or make a new database with ` +
             `\`devdata-server start --database ${opts.database}\` (or \`devdata-server init --database ${opts.database}\` first)`,
         );
+      holdServingLock(opts.database);
       await serve(await openMigrated(opts.database), host, port);
       return;
     }
@@ -576,6 +613,8 @@ async function main(argv: string[]) {
       await assertPortFree('start', host, port);
       if (redisUrl) await assertRedisDatabase(redisUrl);
       const file = credentialsFileFor(opts.database);
+      // A new database is made by one start alone: its credentials file is created exclusively.
+      if (databaseExists(opts.database)) holdServingLock(opts.database);
       const existing = databaseExists(opts.database) ? open(opts.database) : null;
       let saved: InitResult | null;
       let credentialsFile: CredentialsFile | null;

@@ -169,6 +169,37 @@ describe('devdata-server arguments and settings', () => {
     }
   });
 
+  it('refuses a SQLite database another process serves, and serves it once that one has stopped', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'devdata-served-'));
+    try {
+      const file = join(dir, 'served.sqlite');
+      const database = `sqlite:${file}`;
+      expect(cli(['init', '--database', database]).status).toBe(0);
+      const first = await serveCli(database);
+      try {
+        // A second process would send the deliveries the first is sending, and count the request limit alone.
+        for (const command of ['serve', 'start']) {
+          const second = cli([command, '--port', '0', '--database', database], { cwd: dir });
+          expect({ command, status: second.status }).toEqual({ command, status: 1 });
+          expect(second.stderr).toContain(
+            `${database} is served by another devdata-server process (it holds ${file}-serve.lock): stop that ` +
+              'one first; to run several instances, share a PostgreSQL database',
+          );
+        }
+        // Not held up: what writes the database itself beside the server.
+        const seed = cli(['seed', '--database', database]);
+        expect({ status: seed.status, stderr: seed.stderr }).toEqual({ status: 0, stderr: '' });
+      } finally {
+        await first.stop();
+      }
+      // Released when the process ends, however it ends.
+      const again = await serveCli(database);
+      await again.stop();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses to serve a SQLite database that does not exist, creating nothing', () => {
     const dir = mkdtempSync(join(tmpdir(), 'devdata-serve-'));
     try {
