@@ -319,13 +319,13 @@ const servingLocks: SQLite.Database[] = [];
 /**
  * Refuses a SQLite file another devdata-server process serves. Each process's event delivery worker would take
  * the deliveries the other is sending (a claim on SQLite writes nothing), sending events twice, and each would
- * count the request limit alone. The lock is a write transaction (never written) on a file beside the database, which the
- * system releases when the process ends, however it ends. Anything else that stops it from being taken is left to
- * the database's own checks, which name the trouble; `seed` and other readers and writers of the database itself
- * are not held up.
+ * count the request limit alone. The lock is a write transaction (never written) on a file beside the database,
+ * which the system releases when the process ends, however it ends. Anything else that stops it from being taken
+ * is left to the database's own checks, which name the trouble; `seed` and other readers and writers of the
+ * database itself are not held up. Taken once: a second call in the same process does nothing.
  */
 function holdServingLock(database: string): void {
-  if (!database.startsWith('sqlite:') || database === 'sqlite::memory:') return;
+  if (!database.startsWith('sqlite:') || database === 'sqlite::memory:' || servingLocks.length > 0) return;
   const file = `${resolve(database.slice('sqlite:'.length))}-serve.lock`;
   let lock: SQLite.Database;
   try {
@@ -641,6 +641,13 @@ async function main(argv: string[]) {
         credentials = saved ?? (await firstRun(store, opts.database, credentialsFile));
       } catch (error) {
         credentialsFile?.discard();
+        await store.close();
+        throw error;
+      }
+      // A new database exists now: held from here on, as an existing one was from the start.
+      try {
+        holdServingLock(opts.database);
+      } catch (error) {
         await store.close();
         throw error;
       }

@@ -195,6 +195,17 @@ describe('devdata-server arguments and settings', () => {
       // Released when the process ends, however it ends.
       const again = await serveCli(database);
       await again.stop();
+
+      // A first start holds it too, once it has made the database.
+      const fresh = `sqlite:${join(dir, 'fresh.sqlite')}`;
+      const started = await start(dir, fresh);
+      try {
+        const second = cli(['serve', '--port', '0', '--database', fresh]);
+        expect(second.status).toBe(1);
+        expect(second.stderr).toContain(`${fresh} is served by another devdata-server process`);
+      } finally {
+        await started.stop();
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
