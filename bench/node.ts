@@ -37,7 +37,7 @@ export async function nodeInN8n(): Promise<string> {
         window_title: `window ${offset + i}`,
         ocr_text: 'x'.repeat(200),
       }));
-      await api('POST', '/v1/dev/user/screen-activity', { screen_activity }, 201);
+      await api('POST', '/v1/dev/user/screen-activity', { screen_activity });
     }
     (globalThis as { gc?: () => void }).gc?.();
     const baseline = process.memoryUsage().heapUsed;

@@ -30,7 +30,7 @@ async function seed(api: ReturnType<typeof client>) {
         window_title: `window ${offset + i}`,
         ocr_text: 'x'.repeat(200),
       }));
-      await api('POST', '/v1/dev/user/screen-activity', { screen_activity: rows }, 201);
+      await api('POST', '/v1/dev/user/screen-activity', { screen_activity: rows });
     }
   };
   await Promise.all([worker(), worker(), worker(), worker()]);

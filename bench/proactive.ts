@@ -138,7 +138,7 @@ export async function proactive(): Promise<string> {
       Promise.all(
         group.map(async ({ api }) => {
           const t0 = performance.now();
-          await api('POST', '/v1/dev/user/action-items', { description: 'Plan the launch' }, 201);
+          await api('POST', '/v1/dev/user/action-items', { description: 'Plan the launch' });
           return performance.now() - t0;
         }),
       );

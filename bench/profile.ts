@@ -74,23 +74,13 @@ async function main() {
   let requests = 0;
   try {
     const api = client(server.baseUrl, key);
-    const goal = await api('POST', '/v1/dev/user/goals', { title: 'Run 5k', target_value: 5 }, 201);
-    await api(
-      'POST',
-      '/v1/dev/user/action-items/batch',
-      {
-        action_items: Array.from({ length: 50 }, (_, i) => ({ description: `item ${i}` })),
-      },
-      201,
-    );
-    await api(
-      'POST',
-      '/v1/dev/user/action-items/batch',
-      {
-        action_items: Array.from({ length: 50 }, (_, i) => ({ description: `item ${50 + i}` })),
-      },
-      201,
-    );
+    const goal = await api('POST', '/v1/dev/user/goals', { title: 'Run 5k', target_value: 5 });
+    await api('POST', '/v1/dev/user/action-items/batch', {
+      action_items: Array.from({ length: 50 }, (_, i) => ({ description: `item ${i}` })),
+    });
+    await api('POST', '/v1/dev/user/action-items/batch', {
+      action_items: Array.from({ length: 50 }, (_, i) => ({ description: `item ${50 + i}` })),
+    });
     const path = which === 'list' ? '/v1/dev/user/action-items?limit=100' : `/v1/dev/user/goals/${goal.id}`;
     const result = await load(`${server.baseUrl}${path}`, {
       headers: { authorization: `Bearer ${key}` },
