@@ -81,6 +81,17 @@ export function devClient(server: TestServer): Client {
   );
 }
 
+/** Posts `body` to `server`'s /mcp as JSON, as the SDK's client does, with `key` as bearer. */
+export const postMcp = (server: TestServer, key: string, body: unknown) =>
+  client(server.baseUrl, key).raw('POST', '/mcp', {
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify(body),
+  });
+
 /** A client for the admin API with the init admin token; it may be made before the server starts. */
 export function adminClient(server: TestServer): Client {
   return client(

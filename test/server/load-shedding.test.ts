@@ -1,6 +1,6 @@
 // Under load the server sheds requests at once (503 with Retry-After) instead of queueing them behind a stalled
 // event loop, and serves again as soon as the loop catches up.
-import { client, devClient, type Client } from '../helpers/http';
+import { devClient, postMcp, type Client } from '../helpers/http';
 import { forSuite, startServer } from '../helpers/server';
 
 /** Waits until the server answers 200 again (it shed load for at most a few samples). */
@@ -57,16 +57,7 @@ describe('load shedding', () => {
     const api = devClient(server);
     await settled(api);
     await new Promise((resolve) => setTimeout(resolve, 250));
-    const key = server.init.developer_key;
-    const post = (body: unknown) =>
-      client(server.baseUrl, key).raw('POST', '/mcp', {
-        headers: {
-          authorization: `Bearer ${key}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-        },
-        body: JSON.stringify(body),
-      });
+    const post = (body: unknown) => postMcp(server, server.init.developer_key, body);
     const lag = setInterval(() => {
       const until = Date.now() + 300;
       while (Date.now() < until);

@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Scope } from '../../server/src/contract/scopes';
 import { toolAnswer } from '../../server/src/mcp/budget';
 import { HOSTILE_SEARCH_QUERIES, mcpToolCalls } from '../helpers/fuzz';
-import { adminClient, client, devClient, newUser, ok } from '../helpers/http';
+import { adminClient, client, devClient, newUser, ok, postMcp } from '../helpers/http';
 import { startDatabaseProxy } from '../helpers/proxy';
 import { DIALECTS, forSuite, PG_ADMIN_URL, startServer, type TestServer } from '../helpers/server';
 
@@ -84,16 +84,13 @@ async function refusal(mcp: Client, name: string, args: Record<string, unknown> 
 /** How the SDK's client reports a 401 of the endpoint. */
 const UNAUTHORIZED = { code: 401, message: expect.stringContaining('Invalid API Key') };
 
-/** Posts `body` to `server`'s /mcp as JSON, as the SDK's client does, with `key` as bearer. */
-const postMcp = (server: TestServer, key: string, body: unknown) =>
-  client(server.baseUrl, key).raw('POST', '/mcp', {
-    headers: {
-      authorization: `Bearer ${key}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-    },
-    body: JSON.stringify(body),
-  });
+/** A JSON-RPC tools/call of create_memory with `id`, its content naming the id. */
+const createMemoryCall = (id: number) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name: 'create_memory', arguments: { content: `Fact ${id}` } },
+});
 
 /** How the endpoint answers a body that is no JSON-RPC request, with `message` saying why. */
 const invalidRequest = (message: string) => ({
@@ -1386,16 +1383,10 @@ describe.each(DIALECTS)('MCP endpoint rate limit on %s', (dialect) => {
 
   it('counts each tool call of a batch as a request, answering those past the limit with rate_limited unrun', async () => {
     const user = await newUser(server);
-    const create = (id: number) => ({
-      jsonrpc: '2.0',
-      id,
-      method: 'tools/call',
-      params: { name: 'create_memory', arguments: { content: `Fact ${id}` } },
-    });
     // Six calls against a limit of 4: the POST counts the first, each other one counts itself.
     const reply = await postMcp(server, user.key, [
       { jsonrpc: '2.0', id: 0, method: 'tools/list' },
-      ...[1, 2, 3, 4, 5, 6].map(create),
+      ...[1, 2, 3, 4, 5, 6].map(createMemoryCall),
     ]);
     expect(reply.status).toBe(200);
     expect(reply.headers.get('x-ratelimit-remaining')).toBe('0');
@@ -1410,19 +1401,13 @@ describe.each(DIALECTS)('MCP endpoint rate limit on %s', (dialect) => {
       });
     expect(await server.count('memories', { user_id: user.id })).toBe(4);
     // Past the limit, a whole batch is the 429 a single POST gets, and none of it runs.
-    const again = await postMcp(server, user.key, [create(7), create(8)]);
+    const again = await postMcp(server, user.key, [createMemoryCall(7), createMemoryCall(8)]);
     expect(again.status).toBe(429);
     expect(await server.count('memories', { user_id: user.id })).toBe(4);
   });
 
   it('refuses a batch the transport would refuse whole before its tool calls count against the limit', async () => {
     const user = await newUser(server);
-    const create = (id: number) => ({
-      jsonrpc: '2.0',
-      id,
-      method: 'tools/call',
-      params: { name: 'create_memory', arguments: { content: `Fact ${id}` } },
-    });
     const initialize = {
       jsonrpc: '2.0',
       id: 0,
@@ -1440,17 +1425,17 @@ describe.each(DIALECTS)('MCP endpoint rate limit on %s', (dialect) => {
         body: JSON.stringify(body),
       });
     // Each of these POSTs counts once, as any POST does, and runs nothing: its calls count for nothing more.
-    const tooMany = await post(Array.from({ length: 101 }, (_, n) => create(n + 1)));
+    const tooMany = await post(Array.from({ length: 101 }, (_, n) => createMemoryCall(n + 1)));
     expect({ status: tooMany.status, body: tooMany.body }).toEqual(
       invalidRequest('the batch has 101 messages; send at most 100 in one'),
     );
     expect(tooMany.headers.get('x-ratelimit-remaining')).toBe('3');
-    const withInitialize = await post([initialize, create(1), create(2)]);
+    const withInitialize = await post([initialize, createMemoryCall(1), createMemoryCall(2)]);
     expect({ status: withInitialize.status, body: withInitialize.body }).toEqual(
       invalidRequest('initialize must be sent alone, not in a batch'),
     );
     expect(withInitialize.headers.get('x-ratelimit-remaining')).toBe('2');
-    const unknownVersion = await post([create(1), create(2)], '1999-01-01');
+    const unknownVersion = await post([createMemoryCall(1), createMemoryCall(2)], '1999-01-01');
     expect(unknownVersion.status).toBe(400);
     expect(unknownVersion.body.error).toEqual({
       code: -32000,
@@ -1461,7 +1446,7 @@ describe.each(DIALECTS)('MCP endpoint rate limit on %s', (dialect) => {
     expect(unknownVersion.headers.get('x-ratelimit-remaining')).toBe('1');
     expect(await server.count('memories', { user_id: user.id })).toBe(0);
     // The last request the limit leaves runs.
-    const last = await post(create(9), '2025-06-18');
+    const last = await post(createMemoryCall(9), '2025-06-18');
     expect(last.status).toBe(200);
     expect(last.body.result.isError).toBeUndefined();
     expect(await server.count('memories', { user_id: user.id })).toBe(1);
