@@ -57,6 +57,19 @@ async function occupiedPort(): Promise<{ port: number; server: Server }> {
   });
 }
 
+/**
+ * A loopback stand-in for a database or Redis that misbehaves; `answer` is what it does with each connection.
+ * A server process that stops with the stand-in's replies unread resets the connection: that is expected, and
+ * left unheard it would fail the test as an uncaught socket error.
+ */
+function standIn(sockets: Socket[], answer: (socket: Socket) => void = () => {}): Server {
+  return createServer((socket) => {
+    sockets.push(socket);
+    socket.on('error', () => {});
+    answer(socket);
+  });
+}
+
 /** Runs `start` until it prints its banner; returns the printed credentials and a way to stop it. */
 async function start(dir: string, database: string, env: NodeJS.ProcessEnv = {}) {
   const port = await freePort();
@@ -803,7 +816,7 @@ describe('devdata-server start', () => {
   it('names a PostgreSQL address that takes the connection and never answers as out of reach', async () => {
     // A stand-in on loopback for a hung server, or a firewall that holds the connection: it answers nothing.
     const sockets: Socket[] = [];
-    const silent = createServer((socket) => sockets.push(socket));
+    const silent = standIn(sockets);
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     try {
       const url = new URL(PG_ADMIN_URL);
@@ -898,11 +911,10 @@ describe('devdata-server and the database index in DEVDATA_REDIS_URL', () => {
   it('takes a Redis that wants a password, or takes the connection and never answers, as out of reach', async () => {
     // Stand-ins on loopback: one answers every command as a Redis with requirepass does, one answers nothing.
     const sockets: Socket[] = [];
-    const wantsPassword = createServer((socket) => {
-      sockets.push(socket);
-      socket.on('data', () => socket.write('-NOAUTH Authentication required.\r\n'));
-    });
-    const silent = createServer((socket) => sockets.push(socket));
+    const wantsPassword = standIn(sockets, (socket) =>
+      socket.on('data', () => socket.write('-NOAUTH Authentication required.\r\n')),
+    );
+    const silent = standIn(sockets);
     const stopping: Server[] = [];
     try {
       for (const [stand_in, name] of [
