@@ -689,7 +689,7 @@ describe('devdata-server start', () => {
     }
   });
 
-  it('names a database it cannot use, and says what to do', async () => {
+  describe('names a database it cannot use, and says what to do', () => {
     const run = (command: string, database: string) =>
       cli(
         [
@@ -702,69 +702,75 @@ describe('devdata-server start', () => {
           cwd: dir,
         },
       );
-
-    const junk = join(dir, 'junk.sqlite');
-    writeFileSync(junk, 'not a database, just text long enough to have a header');
-    for (const command of ['serve', 'start', 'init', 'seed']) {
-      const result = run(command, `sqlite:${junk}`);
-      expect(result.status).toBe(1);
-      expect(result.stderr).toContain(`sqlite:${junk} is not a SQLite database`);
-      expect(result.stderr).toContain('point --database at another database');
-    }
-    expect(existsSync(join(dir, 'junk.credentials.json'))).toBe(false);
-
-    // Written by a version with a migration this one does not know.
-    const future = `sqlite:${join(dir, 'future.sqlite')}`;
-    expect(run('init', future).status).toBe(0);
-    const store = openStore(future);
-    await sql`insert into kysely_migration (name, timestamp) values ('0099_future', '2099-01-01T00:00:00.000Z')`.execute(
-      store.db,
-    );
-    await store.close();
-    for (const command of ['serve', 'seed']) {
-      const result = run(command, future);
-      expect(result.status).toBe(1);
-      expect(result.stderr).toContain(
-        `${future} was written by a newer devdata-server (migration 0099_future): upgrade devdata-server`,
-      );
-    }
-
-    // A file this user may read but not write: made immutable for root, whom file modes do not stop.
-    const readOnly = join(dir, 'read-only.sqlite');
-    expect(run('init', `sqlite:${readOnly}`).status).toBe(0);
     const root = process.getuid?.() === 0;
-    if (root) spawnSync('chattr', ['+i', readOnly]);
-    else chmodSync(readOnly, 0o444);
-    try {
-      for (const command of ['serve', 'seed']) {
-        const result = run(command, `sqlite:${readOnly}`);
+
+    it('a file that is not a SQLite database', () => {
+      const junk = join(dir, 'junk.sqlite');
+      writeFileSync(junk, 'not a database, just text long enough to have a header');
+      for (const command of ['serve', 'start', 'init', 'seed']) {
+        const result = run(command, `sqlite:${junk}`);
         expect(result.status).toBe(1);
-        expect(result.stderr).toContain(`sqlite:${readOnly} cannot be written`);
-        expect(result.stderr).toContain('let this user write it and its directory');
+        expect(result.stderr).toContain(`sqlite:${junk} is not a SQLite database`);
+        expect(result.stderr).toContain('point --database at another database');
       }
-    } finally {
-      if (root) spawnSync('chattr', ['-i', readOnly]);
-    }
+      expect(existsSync(join(dir, 'junk.credentials.json'))).toBe(false);
+    });
 
-    // A directory this user may not create a file in: init says so, not to make the directory, which is there.
-    const closed = join(dir, 'closed');
-    mkdirSync(closed);
-    const inClosed = `sqlite:${join(closed, 'devdata.sqlite')}`;
-    if (root) spawnSync('chattr', ['+i', closed]);
-    else chmodSync(closed, 0o555);
-    try {
-      const result = run('init', inClosed);
-      expect(result.status).toBe(1);
-      expect(result.stderr).toContain(`${inClosed} cannot be created (unable to open database file)`);
-      expect(result.stderr).toContain(`let this user write its directory, ${closed}, or point --database`);
-      expect(result.stderr).not.toContain('make its directory');
-    } finally {
-      if (root) spawnSync('chattr', ['-i', closed]);
-      else chmodSync(closed, 0o755);
-    }
+    it('a database written by a version with a migration this one does not know', async () => {
+      const future = `sqlite:${join(dir, 'future.sqlite')}`;
+      expect(run('init', future).status).toBe(0);
+      const store = openStore(future);
+      await sql`insert into kysely_migration (name, timestamp) values ('0099_future', '2099-01-01T00:00:00.000Z')`.execute(
+        store.db,
+      );
+      await store.close();
+      for (const command of ['serve', 'seed']) {
+        const result = run(command, future);
+        expect(result.status).toBe(1);
+        expect(result.stderr).toContain(
+          `${future} was written by a newer devdata-server (migration 0099_future): upgrade devdata-server`,
+        );
+      }
+    });
 
-    // A file this user may not read (file modes do not stop root, and nothing else makes a file unreadable to it).
-    if (!root) {
+    it('a file this user may read but not write', () => {
+      // Made immutable for root, whom file modes do not stop.
+      const readOnly = join(dir, 'read-only.sqlite');
+      expect(run('init', `sqlite:${readOnly}`).status).toBe(0);
+      if (root) spawnSync('chattr', ['+i', readOnly]);
+      else chmodSync(readOnly, 0o444);
+      try {
+        for (const command of ['serve', 'seed']) {
+          const result = run(command, `sqlite:${readOnly}`);
+          expect(result.status).toBe(1);
+          expect(result.stderr).toContain(`sqlite:${readOnly} cannot be written`);
+          expect(result.stderr).toContain('let this user write it and its directory');
+        }
+      } finally {
+        if (root) spawnSync('chattr', ['-i', readOnly]);
+      }
+    });
+
+    it('a directory this user may not create a file in: init says so, not to make the directory, which is there', () => {
+      const closed = join(dir, 'closed');
+      mkdirSync(closed);
+      const inClosed = `sqlite:${join(closed, 'devdata.sqlite')}`;
+      if (root) spawnSync('chattr', ['+i', closed]);
+      else chmodSync(closed, 0o555);
+      try {
+        const result = run('init', inClosed);
+        expect(result.status).toBe(1);
+        expect(result.stderr).toContain(`${inClosed} cannot be created (unable to open database file)`);
+        expect(result.stderr).toContain(`let this user write its directory, ${closed}, or point --database`);
+        expect(result.stderr).not.toContain('make its directory');
+      } finally {
+        if (root) spawnSync('chattr', ['-i', closed]);
+        else chmodSync(closed, 0o755);
+      }
+    });
+
+    // File modes do not stop root, and nothing else makes a file unreadable to it.
+    (root ? it.skip : it)('a file this user may not read', () => {
       const unreadable = join(dir, 'unreadable.sqlite');
       expect(run('init', `sqlite:${unreadable}`).status).toBe(0);
       chmodSync(unreadable, 0o000);
@@ -778,29 +784,45 @@ describe('devdata-server start', () => {
       } finally {
         chmodSync(unreadable, 0o644);
       }
-    }
+    });
 
-    // Paths that cannot be a database file, and PostgreSQL databases that cannot be reached or used.
-    mkdirSync(join(dir, 'a-directory'));
     const postgresWith = (parts: Partial<Pick<URL, 'pathname' | 'username' | 'port'>>) => {
       const url = new URL(PG_ADMIN_URL);
       Object.assign(url, parts);
       return url.toString();
     };
-    const cases: [string, string][] = [
-      [`sqlite:${join(dir, 'missing', 'devdata.sqlite')}`, 'cannot be opened'],
+    // Paths that cannot be a database file, and PostgreSQL databases that cannot be reached or used.
+    it.each<[string, () => Promise<string>, string]>([
       [
-        `sqlite:${join(dir, 'a-directory')}`,
+        'a file in a missing directory',
+        async () => `sqlite:${join(dir, 'missing', 'devdata.sqlite')}`,
+        'cannot be opened',
+      ],
+      [
+        'a directory',
+        async () => {
+          mkdirSync(join(dir, 'a-directory'));
+          return `sqlite:${join(dir, 'a-directory')}`;
+        },
         'is a directory (unable to open database file): give the path of a file in it',
       ],
       [
-        postgresWith({ pathname: '/devdata_no_such_database' }),
+        'a PostgreSQL database that does not exist',
+        async () => postgresWith({ pathname: '/devdata_no_such_database' }),
         'does not exist (database "devdata_no_such_database"',
       ],
-      [postgresWith({ username: 'devdata_no_such_role' }), 'refuses its user (role "devdata_no_such_role"'],
-      [postgresWith({ port: String(await freePort()) }), 'is out of reach (connect ECONNREFUSED'],
-    ];
-    for (const [database, problem] of cases) {
+      [
+        'a PostgreSQL role that does not exist',
+        async () => postgresWith({ username: 'devdata_no_such_role' }),
+        'refuses its user (role "devdata_no_such_role"',
+      ],
+      [
+        'a PostgreSQL port nothing listens on',
+        async () => postgresWith({ port: String(await freePort()) }),
+        'is out of reach (connect ECONNREFUSED',
+      ],
+    ])('%s', async (_name, databaseIn, problem) => {
+      const database = await databaseIn();
       for (const command of ['serve', 'start', 'init', 'seed']) {
         const result = run(command, database);
         expect({ command, database, status: result.status }).toEqual({ command, database, status: 1 });
@@ -810,7 +832,7 @@ describe('devdata-server start', () => {
         expect(result.stderr).toContain(`${database} ${problem}`);
         expect(result.stderr).toContain('point --database at another database');
       }
-    }
+    });
   });
 
   it('names a PostgreSQL address that takes the connection and never answers as out of reach', async () => {
