@@ -313,8 +313,11 @@ function databaseExists(database: string): boolean {
   return path !== ':memory:' && existsSync(path);
 }
 
-/** The lock `serve` and `start` hold on a SQLite database, kept open for as long as the process serves it. */
-const servingLocks: SQLite.Database[] = [];
+/**
+ * The lock `serve` and `start` hold on a SQLite database, kept open (and referenced, so never collected) for as
+ * long as the process serves it.
+ */
+let servingLock: SQLite.Database | undefined;
 
 /**
  * Refuses a SQLite file another devdata-server process serves. Each process's event delivery worker would take
@@ -325,7 +328,7 @@ const servingLocks: SQLite.Database[] = [];
  * database itself are not held up. Taken once: a second call in the same process does nothing.
  */
 function holdServingLock(database: string): void {
-  if (!database.startsWith('sqlite:') || database === 'sqlite::memory:' || servingLocks.length > 0) return;
+  if (!database.startsWith('sqlite:') || database === 'sqlite::memory:' || servingLock) return;
   const file = `${resolve(database.slice('sqlite:'.length))}-serve.lock`;
   let lock: SQLite.Database;
   try {
@@ -345,7 +348,7 @@ function holdServingLock(database: string): void {
         'first; to run several instances, share a PostgreSQL database (server/README.md, "Running several instances")',
     );
   }
-  servingLocks.push(lock);
+  servingLock = lock;
 }
 
 /** Opens the database, naming it in what goes wrong (a SQLite file that is not a database fails here). */
