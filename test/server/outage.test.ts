@@ -7,7 +7,7 @@ import { runCli, serveCli, type ServeProcess } from '../helpers/cli';
 import { client, devClient, type Reply } from '../helpers/http';
 import { startDatabaseProxy, type DatabaseProxy } from '../helpers/proxy';
 import { DEFAULT_EVENT_SETTINGS } from '../../server/src/events/settings';
-import { createDatabase, PG_ADMIN_URL, startServer, type TestServer } from '../helpers/server';
+import { createDatabase, forSuite, PG_ADMIN_URL, startServer, type TestServer } from '../helpers/server';
 
 const UNAVAILABLE = { detail: 'The database is unavailable right now; retry shortly' };
 
@@ -17,6 +17,14 @@ function expectUnavailable(reply: Reply) {
     body: UNAVAILABLE,
     retryAfter: '2',
   });
+}
+
+/** Ends every connection to the database `name` but the admin's own. */
+async function endConnections(admin: pg.Client, name: string): Promise<void> {
+  await admin.query(
+    'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+    [name],
+  );
 }
 
 async function health(server: TestServer): Promise<number> {
@@ -124,11 +132,7 @@ describe('PostgreSQL out of reach, as the event delivery worker meets it at ever
 });
 
 describe('PostgreSQL refusing new connections (ALLOW_CONNECTIONS false)', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer('postgres');
-  });
-  afterAll(() => server.close());
+  const server = forSuite(() => startServer('postgres'));
 
   it('answers 503, not 500, and serves again once it accepts them', async () => {
     const api = devClient(server);
@@ -139,10 +143,7 @@ describe('PostgreSQL refusing new connections (ALLOW_CONNECTIONS false)', () => 
     try {
       await admin.query(`alter database "${name}" allow_connections false`);
       // The pool's connections end, so the next query needs a new one, which the database refuses (55000).
-      await admin.query(
-        'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
-        [name],
-      );
+      await endConnections(admin, name);
       for (let i = 0; i < 3; i += 1) expectUnavailable(await api.get('/v1/dev/user/goals'));
     } finally {
       await admin.query(`alter database "${name}" allow_connections true`);
@@ -153,11 +154,7 @@ describe('PostgreSQL refusing new connections (ALLOW_CONNECTIONS false)', () => 
 });
 
 describe('PostgreSQL database gone (renamed away, as a restore swaps databases) and back', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer('postgres');
-  });
-  afterAll(() => server.close());
+  const server = forSuite(() => startServer('postgres'));
 
   it('answers 503, not 500, while the database is gone, and serves again once it is back', async () => {
     const api = devClient(server);
@@ -169,10 +166,7 @@ describe('PostgreSQL database gone (renamed away, as a restore swaps databases) 
     try {
       // A database in use cannot be renamed: end the server's connections, again should one reconnect between.
       for (let attempt = 1; ; attempt += 1) {
-        await admin.query(
-          'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
-          [name],
-        );
+        await endConnections(admin, name);
         try {
           await admin.query(`alter database "${name}" rename to "${away}"`);
           break;
