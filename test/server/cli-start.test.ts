@@ -104,6 +104,12 @@ async function start(dir: string, database: string, env: NodeJS.ProcessEnv = {})
 }
 
 describe('devdata-server arguments and settings', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'devdata-cli-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
   it('prints its version', () => {
     for (const flag of ['--version', '-v']) {
       const result = cli([flag]);
@@ -113,136 +119,116 @@ describe('devdata-server arguments and settings', () => {
   });
 
   it('takes seed without --demo, the only data set there is', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'devdata-seed-'));
-    try {
-      const database = `sqlite:${join(dir, 'seed.sqlite')}`;
-      expect(cli(['init', '--database', database]).status).toBe(0);
-      const seed = cli(['seed', '--database', database]);
-      expect(seed.stderr).toBe('');
-      expect(seed.status).toBe(0);
-      expect(seed.stdout).toContain('"screen_activity":3000');
+    const database = `sqlite:${join(dir, 'seed.sqlite')}`;
+    expect(cli(['init', '--database', database]).status).toBe(0);
+    const seed = cli(['seed', '--database', database]);
+    expect(seed.stderr).toBe('');
+    expect(seed.status).toBe(0);
+    expect(seed.stdout).toContain('"screen_activity":3000');
 
-      // Once only: a second seed says why it stops, and writes nothing.
-      const again = cli(['seed', '--database', database]);
-      expect(again.status).toBe(1);
-      expect(again.stderr.trim()).toBe(
-        "The demo data is already in this database (its user has the demo's person Jon): seed adds it only " +
-          'once, and wrote nothing. For another copy, seed a new database: `devdata-server init --database ' +
-          'sqlite:<new file>`, then `devdata-server seed --database sqlite:<new file>`',
-      );
+    // Once only: a second seed says why it stops, and writes nothing.
+    const again = cli(['seed', '--database', database]);
+    expect(again.status).toBe(1);
+    expect(again.stderr.trim()).toBe(
+      "The demo data is already in this database (its user has the demo's person Jon): seed adds it only " +
+        'once, and wrote nothing. For another copy, seed a new database: `devdata-server init --database ' +
+        'sqlite:<new file>`, then `devdata-server seed --database sqlite:<new file>`',
+    );
 
-      // A database that does not exist is not created for nothing.
-      const missing = `sqlite:${join(dir, 'missing.sqlite')}`;
-      const refused = cli(['seed', '--database', missing]);
-      expect(refused.status).toBe(1);
-      expect(refused.stderr).toContain(
-        `${missing} does not exist: run \`devdata-server init --database ${missing}\``,
-      );
-      expect(readdirSync(dir).filter((name) => name.startsWith('missing'))).toEqual([]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    // A database that does not exist is not created for nothing.
+    const missing = `sqlite:${join(dir, 'missing.sqlite')}`;
+    const refused = cli(['seed', '--database', missing]);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain(
+      `${missing} does not exist: run \`devdata-server init --database ${missing}\``,
+    );
+    expect(readdirSync(dir).filter((name) => name.startsWith('missing'))).toEqual([]);
   });
 
   it('seeds all or nothing: a seed that fails part way leaves no demo data, and the next one adds it all', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'devdata-seed-'));
-    try {
-      const file = join(dir, 'seed.sqlite');
-      const database = `sqlite:${file}`;
-      expect(cli(['init', '--database', database]).status).toBe(0);
-      // The last rows the demo writes fail, as a start killed while seeding or a full disk would stop it.
-      const store = openStore(database);
-      await sql`create trigger fail_seed before insert on screen_activity begin select raise(abort, 'disk full'); end`.execute(
-        store.db,
+    const file = join(dir, 'seed.sqlite');
+    const database = `sqlite:${file}`;
+    expect(cli(['init', '--database', database]).status).toBe(0);
+    // The last rows the demo writes fail, as a start killed while seeding or a full disk would stop it.
+    const store = openStore(database);
+    await sql`create trigger fail_seed before insert on screen_activity begin select raise(abort, 'disk full'); end`.execute(
+      store.db,
+    );
+    const failed = cli(['seed', '--database', database]);
+    expect(failed.status).toBe(1);
+    expect(failed.stderr).toContain('disk full');
+    const count = async (table: 'people' | 'conversations' | 'screen_activity') =>
+      Number(
+        (
+          await store.db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
       );
-      const failed = cli(['seed', '--database', database]);
-      expect(failed.status).toBe(1);
-      expect(failed.stderr).toContain('disk full');
-      const count = async (table: 'people' | 'conversations' | 'screen_activity') =>
-        Number(
-          (
-            await store.db
-              .selectFrom(table)
-              .select((eb) => eb.fn.countAll().as('n'))
-              .executeTakeFirstOrThrow()
-          ).n,
-        );
-      expect([await count('people'), await count('conversations')]).toEqual([0, 0]);
+    expect([await count('people'), await count('conversations')]).toEqual([0, 0]);
 
-      await sql`drop trigger fail_seed`.execute(store.db);
-      const seed = cli(['seed', '--database', database]);
-      expect(seed.stderr).toBe('');
-      expect(seed.status).toBe(0);
-      expect([await count('people'), await count('conversations'), await count('screen_activity')]).toEqual([
-        5, 6, 3000,
-      ]);
-      await store.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    await sql`drop trigger fail_seed`.execute(store.db);
+    const seed = cli(['seed', '--database', database]);
+    expect(seed.stderr).toBe('');
+    expect(seed.status).toBe(0);
+    expect([await count('people'), await count('conversations'), await count('screen_activity')]).toEqual([
+      5, 6, 3000,
+    ]);
+    await store.close();
   });
 
   it('refuses a SQLite database another process serves, and serves it once that one has stopped', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'devdata-served-'));
+    const file = join(dir, 'served.sqlite');
+    const database = `sqlite:${file}`;
+    expect(cli(['init', '--database', database]).status).toBe(0);
+    const first = await serveCli(database);
     try {
-      const file = join(dir, 'served.sqlite');
-      const database = `sqlite:${file}`;
-      expect(cli(['init', '--database', database]).status).toBe(0);
-      const first = await serveCli(database);
-      try {
-        // A second process would send the deliveries the first is sending, and count the request limit alone.
-        for (const command of ['serve', 'start']) {
-          const second = cli([command, '--port', '0', '--database', database], { cwd: dir });
-          expect({ command, status: second.status }).toEqual({ command, status: 1 });
-          expect(second.stderr).toContain(
-            `${database} is served by another devdata-server process (it holds ${file}-serve.lock): stop that ` +
-              'one first; to run several instances, share a PostgreSQL database',
-          );
-        }
-        // Not held up: what writes the database itself beside the server.
-        const seed = cli(['seed', '--database', database]);
-        expect({ status: seed.status, stderr: seed.stderr }).toEqual({ status: 0, stderr: '' });
-      } finally {
-        await first.stop();
+      // A second process would send the deliveries the first is sending, and count the request limit alone.
+      for (const command of ['serve', 'start']) {
+        const second = cli([command, '--port', '0', '--database', database], { cwd: dir });
+        expect({ command, status: second.status }).toEqual({ command, status: 1 });
+        expect(second.stderr).toContain(
+          `${database} is served by another devdata-server process (it holds ${file}-serve.lock): stop that ` +
+            'one first; to run several instances, share a PostgreSQL database',
+        );
       }
-      // Released when the process ends, however it ends.
-      const again = await serveCli(database);
-      await again.stop();
-
-      // A first start holds it too, once it has made the database.
-      const fresh = `sqlite:${join(dir, 'fresh.sqlite')}`;
-      const started = await start(dir, fresh);
-      try {
-        const second = cli(['serve', '--port', '0', '--database', fresh]);
-        expect(second.status).toBe(1);
-        expect(second.stderr).toContain(`${fresh} is served by another devdata-server process`);
-      } finally {
-        await started.stop();
-      }
+      // Not held up: what writes the database itself beside the server.
+      const seed = cli(['seed', '--database', database]);
+      expect({ status: seed.status, stderr: seed.stderr }).toEqual({ status: 0, stderr: '' });
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      await first.stop();
+    }
+    // Released when the process ends, however it ends.
+    const again = await serveCli(database);
+    await again.stop();
+
+    // A first start holds it too, once it has made the database.
+    const fresh = `sqlite:${join(dir, 'fresh.sqlite')}`;
+    const started = await start(dir, fresh);
+    try {
+      const second = cli(['serve', '--port', '0', '--database', fresh]);
+      expect(second.status).toBe(1);
+      expect(second.stderr).toContain(`${fresh} is served by another devdata-server process`);
+    } finally {
+      await started.stop();
     }
   });
 
   it('refuses to serve a SQLite database that does not exist, creating nothing', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'devdata-serve-'));
-    try {
-      // A typo in the path would otherwise serve a new, empty database that no key opens.
-      const typo = `sqlite:${join(dir, 'typo.sqlite')}`;
-      const refused = cli(['serve', '--port', '0', '--database', typo]);
-      expect(refused.status).toBe(1);
-      expect(refused.stderr.trim()).toBe(
-        `${typo} does not exist: check --database, or make a new database with ` +
-          `\`devdata-server start --database ${typo}\` (or \`devdata-server init --database ${typo}\` first)`,
-      );
-      // The default database, relative to where it runs, is named by its full path.
-      const byDefault = cli(['serve', '--port', '0'], { cwd: dir });
-      expect(byDefault.status).toBe(1);
-      expect(byDefault.stderr).toContain(`sqlite:${join(dir, 'devdata.sqlite')} does not exist`);
-      expect(readdirSync(dir)).toEqual([]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    // A typo in the path would otherwise serve a new, empty database that no key opens.
+    const typo = `sqlite:${join(dir, 'typo.sqlite')}`;
+    const refused = cli(['serve', '--port', '0', '--database', typo]);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr.trim()).toBe(
+      `${typo} does not exist: check --database, or make a new database with ` +
+        `\`devdata-server start --database ${typo}\` (or \`devdata-server init --database ${typo}\` first)`,
+    );
+    // The default database, relative to where it runs, is named by its full path.
+    const byDefault = cli(['serve', '--port', '0'], { cwd: dir });
+    expect(byDefault.status).toBe(1);
+    expect(byDefault.stderr).toContain(`sqlite:${join(dir, 'devdata.sqlite')} does not exist`);
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it('says which Node.js it needs when started with an older one, before loading anything', () => {
@@ -275,17 +261,12 @@ describe('devdata-server arguments and settings', () => {
   });
 
   it('runs init and seed whatever DEVDATA_HOST and DEVDATA_PORT say: only serve and start listen', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'devdata-listen-'));
-    try {
-      const env = { DEVDATA_HOST: 'not a host', DEVDATA_PORT: 'abc' };
-      const database = `sqlite:${join(dir, 'listen.sqlite')}`;
-      const init = cli(['init', '--database', database], { env });
-      expect({ status: init.status, stderr: init.stderr }).toEqual({ status: 0, stderr: '' });
-      const seed = cli(['seed', '--database', database], { env });
-      expect({ status: seed.status, stderr: seed.stderr }).toEqual({ status: 0, stderr: '' });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const env = { DEVDATA_HOST: 'not a host', DEVDATA_PORT: 'abc' };
+    const database = `sqlite:${join(dir, 'listen.sqlite')}`;
+    const init = cli(['init', '--database', database], { env });
+    expect({ status: init.status, stderr: init.stderr }).toEqual({ status: 0, stderr: '' });
+    const seed = cli(['seed', '--database', database], { env });
+    expect({ status: seed.status, stderr: seed.stderr }).toEqual({ status: 0, stderr: '' });
   });
 
   it('warns of a DEVDATA_* variable that no setting reads, naming the one meant, and goes on', () => {
@@ -467,17 +448,12 @@ describe('devdata-server arguments and settings', () => {
       message: 'DEVDATA_ALLOW_LOOPBACK_WEBHOOKS must be 1 or 0, got "yes"',
     },
   ])('refuses $args with $env', ({ args, env, message }) => {
-    const dir = mkdtempSync(join(tmpdir(), 'devdata-args-'));
-    try {
-      const result = cli(args, { cwd: dir, env });
-      expect(result.status).toBe(1);
-      expect(result.stderr).toContain(message);
-      expect(result.stderr).not.toMatch(/\n\s+at /); // a message, not a stack trace
-      expect(existsSync(join(dir, 'devdata.sqlite'))).toBe(false);
-      expect(existsSync(join(dir, 'devdata.credentials.json'))).toBe(false);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const result = cli(args, { cwd: dir, env });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(message);
+    expect(result.stderr).not.toMatch(/\n\s+at /); // a message, not a stack trace
+    expect(existsSync(join(dir, 'devdata.sqlite'))).toBe(false);
+    expect(existsSync(join(dir, 'devdata.credentials.json'))).toBe(false);
   });
 });
 
