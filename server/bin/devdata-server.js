@@ -28,7 +28,8 @@ function newestSourceChange() {
   return newest;
 }
 
-if (!existsSync(cli) || statSync(cli).mtimeMs < newestSourceChange()) {
+const built = existsSync(cli);
+if (!built || statSync(cli).mtimeMs < newestSourceChange()) {
   let tsc;
   try {
     tsc = require.resolve('typescript/bin/tsc', { paths: [serverDir] });
@@ -38,7 +39,12 @@ if (!existsSync(cli) || statSync(cli).mtimeMs < newestSourceChange()) {
     );
     process.exit(1);
   }
-  console.error('Building devdata-server (its sources changed since the last build)...');
+  // A clone's first run has no build to be older than: said as it is, not as a change since a build never made.
+  console.error(
+    built
+      ? 'Building devdata-server (its sources changed since the last build)...'
+      : 'Building devdata-server (not built yet: the first run after `npm ci`)...',
+  );
   const build = spawnSync(process.execPath, [tsc, '-p', join(serverDir, 'tsconfig.json')], {
     stdio: 'inherit',
   });

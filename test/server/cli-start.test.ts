@@ -3,6 +3,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -10,7 +11,9 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
@@ -249,6 +252,46 @@ describe('devdata-server arguments and settings', () => {
     expect(older.stderr).toContain('devdata-server needs Node.js 24 or newer; this is Node.js 20.19.0');
     expect(older.stderr).toContain('Put Node.js 24 first on PATH');
   });
+
+  it('builds a server never built before saying so, and one whose sources changed saying that', () => {
+    // A copy of the workspace without its build, where a clone's is after `npm ci`. Inside the repository, so
+    // TypeScript, the types and the dependencies resolve as they do for the real one.
+    const cache = join(__dirname, '../../node_modules/.cache');
+    mkdirSync(cache, { recursive: true });
+    const copy = mkdtempSync(join(cache, 'devdata-launcher-'));
+    try {
+      const server = join(__dirname, '../../server');
+      for (const entry of ['assets', 'bin', 'src', 'package.json', 'tsconfig.json'])
+        cpSync(join(server, entry), join(copy, entry), { recursive: true });
+      symlinkSync(join(server, 'node_modules'), join(copy, 'node_modules'));
+      const launch = () =>
+        spawnSync(process.execPath, [join(copy, 'bin/devdata-server.js'), '--version'], {
+          encoding: 'utf8',
+          env: cleanEnv(),
+          cwd: dir,
+          timeout: 120_000,
+        });
+
+      const first = launch();
+      expect({ status: first.status, stdout: first.stdout, stderr: first.stderr }).toEqual({
+        status: 0,
+        stdout: `${VERSION}\n`,
+        stderr: 'Building devdata-server (not built yet: the first run after `npm ci`)...\n',
+      });
+      // Built now: the next run builds nothing.
+      expect(launch()).toMatchObject({ status: 0, stdout: `${VERSION}\n`, stderr: '' });
+      // A source newer than the build.
+      const built = statSync(join(copy, 'dist/cli.js')).mtime;
+      utimesSync(join(copy, 'src/version.ts'), built, new Date(built.getTime() + 60_000));
+      expect(launch()).toMatchObject({
+        status: 0,
+        stdout: `${VERSION}\n`,
+        stderr: 'Building devdata-server (its sources changed since the last build)...\n',
+      });
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  }, 240_000);
 
   it('refuses a PostgreSQL URL that names no database, before connecting', () => {
     for (const database of ['postgres://postgres@127.0.0.1:5432/', 'postgresql://postgres@127.0.0.1:5432']) {
