@@ -564,6 +564,9 @@ async function main(argv: string[]) {
       const { host, port } = opts.listen();
       const { redisUrl } = configFromEnv();
       logLevel();
+      // Before the port: when the port is taken by the devdata-server serving this database, another port would
+      // only meet the lock next, so the lock's message, which names that process, comes first.
+      if (databaseExists(opts.database)) holdServingLock(opts.database);
       await assertPortFree('serve', host, port);
       if (redisUrl) await assertRedisDatabase(redisUrl);
       // Opening a SQLite file that is not there would serve a new, empty database: one no key opens (a typo).
@@ -613,11 +616,13 @@ async function main(argv: string[]) {
       // database, the file to save them in.
       const { redisUrl } = configFromEnv();
       logLevel();
+      // Before the port, as for serve: a second `npm start` is told that the first one serves this database, not
+      // to take another port where the lock would refuse it next. A new database is made by one start alone: its
+      // credentials file is created exclusively.
+      if (databaseExists(opts.database)) holdServingLock(opts.database);
       await assertPortFree('start', host, port);
       if (redisUrl) await assertRedisDatabase(redisUrl);
       const file = credentialsFileFor(opts.database);
-      // A new database is made by one start alone: its credentials file is created exclusively.
-      if (databaseExists(opts.database)) holdServingLock(opts.database);
       const existing = databaseExists(opts.database) ? open(opts.database) : null;
       let saved: InitResult | null;
       let credentialsFile: CredentialsFile | null;

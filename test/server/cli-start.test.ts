@@ -187,13 +187,22 @@ describe('devdata-server arguments and settings', () => {
     expect(cli(['init', '--database', database]).status).toBe(0);
     const first = await serveCli(database);
     try {
-      // A second process would send the deliveries the first is sending, and count the request limit alone.
-      for (const command of ['serve', 'start']) {
-        const second = cli([command, '--port', '0', '--database', database], { cwd: dir });
-        expect({ command, status: second.status }).toEqual({ command, status: 1 });
-        expect(second.stderr).toContain(
+      // A second process would send the deliveries the first is sending, and count the request limit alone. On
+      // the first one's port too (`npm start` run again), which is said as the lock, not as a port to change:
+      // another port would meet the lock next.
+      const firstPort = new URL(first.baseUrl).port;
+      for (const [command, port] of [
+        ['serve', '0'],
+        ['start', '0'],
+        ['serve', firstPort],
+        ['start', firstPort],
+      ]) {
+        const second = cli([command, '--port', port, '--database', database], { cwd: dir });
+        expect({ command, port, status: second.status }).toEqual({ command, port, status: 1 });
+        expect(second.stderr.trim()).toBe(
           `${database} is served by another devdata-server process (it holds ${file}-serve.lock): stop that ` +
-            'one first; to run several instances, share a PostgreSQL database',
+            'one first; to run several instances, share a PostgreSQL database (server/README.md, "Running ' +
+            'several instances")',
         );
       }
       // Not held up: what writes the database itself beside the server.
