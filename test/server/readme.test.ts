@@ -145,3 +145,24 @@ describe('the server manual, beside the API document', () => {
     expect(routes.filter((route) => !written.has(route))).toEqual([]);
   });
 });
+
+describe('CONTRIBUTING.md, beside the tests, the demo and the benchmarks', () => {
+  /** The .ts files under `dir`, its subfolders' too. */
+  const sources = (dir: string): string[] =>
+    readdirSync(join(REPO, dir), { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.ts'))
+      .map((file) => join(REPO, dir, file));
+  // Not ours to document: the shell's, and n8n's own setting, which the node suites quiet unless it is set.
+  const NOT_OURS = new Set(['PATH', 'N8N_LOG_LEVEL']);
+
+  it('names every environment variable they read', () => {
+    const read = new Set(
+      [...sources('test'), ...sources('bench')].flatMap((file) =>
+        [...readFileSync(file, 'utf8').matchAll(/process\.env\.([A-Z][A-Z0-9_]*)/g)].map(([, name]) => name),
+      ),
+    );
+    expect(read.size).toBeGreaterThan(10);
+    const contributing = readFileSync(join(REPO, 'CONTRIBUTING.md'), 'utf8');
+    expect([...read].filter((name) => !NOT_OURS.has(name) && !contributing.includes(name))).toEqual([]);
+  });
+});
