@@ -135,6 +135,38 @@ function options(command: Command, args: string[]) {
   };
 }
 
+/**
+ * `npm start --port 8081`, without the `--` that hands what follows to the script, makes npm take `--port` as a
+ * setting of its own (npm_config_port: "8081" for `--port=8081`, else "true" with 8081 left to us as an argument):
+ * the server would start on 8080 as if no port had been asked for. The message that says so, or null. Only under
+ * the `npm start` script (npm_lifecycle_script is the script as package.json has it): an npm setting a user gave
+ * to another script, or to npm itself, is none of ours.
+ */
+function npmTookOptions(command: Command, args: string[]): string | null {
+  if (process.env.npm_lifecycle_event !== 'start') return null;
+  if (!process.env.npm_lifecycle_script?.startsWith('devdata-server ')) return null;
+  const taken = Object.keys(COMMAND_OPTIONS[command]).filter(
+    (name) => name !== 'help' && process.env[`npm_config_${name}`] !== undefined,
+  );
+  if (taken.length === 0) return null;
+  const options: ParseArgsOptionsConfig = COMMAND_OPTIONS[command];
+  const { positionals } = parseArgs({ args, options, strict: false, allowPositionals: true });
+  const flags = taken.map((name) => {
+    const value = process.env[`npm_config_${name}`]!;
+    if (value !== 'true') return `--${name} ${value}`;
+    // `--port 8081`: the value is the argument npm left, when there is no doubt which one it is.
+    return taken.length === 1 && positionals.length === 1
+      ? `--${name} ${positionals[0]}`
+      : `--${name} <${name}>`;
+  });
+  const names = taken.map((name) => `--${name}`).join(' and ');
+  return (
+    `npm took ${names} as its own setting${taken.length > 1 ? 's' : ''}, so devdata-server did not get ` +
+    `${taken.length > 1 ? 'them' : 'it'}: give devdata-server's options after \`--\`, as in ` +
+    `npm start -- ${flags.join(' ')}`
+  );
+}
+
 function logLevel(): string {
   const level = process.env.DEVDATA_LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(level))
@@ -552,6 +584,8 @@ async function main(argv: string[]) {
     return;
   }
   if (!(command in COMMAND_OPTIONS)) throw new Error(`Unknown command "${command}"\n\n${HELP.main}`);
+  const tookOptions = npmTookOptions(command as Command, rest);
+  if (tookOptions) throw new Error(tookOptions);
   const opts = options(command as Command, rest);
   if (opts.help) {
     console.log(HELP[command]);

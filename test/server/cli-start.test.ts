@@ -581,6 +581,28 @@ describe('devdata-server start', () => {
     }
   });
 
+  it('says when npm took its options (npm start --port, without --), where it started on 8080 regardless', () => {
+    // Real npm, running the repository's start script: without `--`, npm keeps --port as a setting of its own
+    // (with `=`: the value too; without: the value becomes an argument of ours). Nothing is started or written.
+    const database = `sqlite:${join(dir, 'devdata.sqlite')}`;
+    const npmStart = (args: string[]) =>
+      spawnSync('npm', ['start', ...args, '--', '--database', database], {
+        cwd: join(__dirname, '../..'),
+        encoding: 'utf8',
+        env: cleanEnv(),
+        timeout: 60_000,
+      });
+    for (const args of [['--port=8081'], ['--port', '8081']]) {
+      const result = npmStart(args);
+      expect({ args, status: result.status }).toEqual({ args, status: 1 });
+      expect(result.stderr).toContain(
+        "npm took --port as its own setting, so devdata-server did not get it: give devdata-server's options " +
+          'after `--`, as in npm start -- --port 8081',
+      );
+    }
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
   it('keeps each database its own credentials file, recording which database it belongs to', async () => {
     const main = await start(dir, 'sqlite:devdata.sqlite');
     await main.stop();
