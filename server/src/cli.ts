@@ -48,7 +48,10 @@ DEVDATA_MAX_EVENT_LOOP_DELAY_MS the event-loop lag past which requests are shed 
 DEVDATA_RESPONSE_CACHE_MB the memory for list and record answers kept while the data is unchanged (SQLite;
 default 32, 0: off).
 Webhook and push URLs must be https to public addresses; DEVDATA_ALLOW_LOOPBACK_WEBHOOKS=1 (development only,
-refused with NODE_ENV=production) also allows loopback (127.0.0.0/8, ::1) over http or https.`,
+refused with NODE_ENV=production) also allows loopback (127.0.0.0/8, ::1) over http or https.
+The proactive pipeline's DEVDATA_LLM_BASE_URL, DEVDATA_LLM_MODEL, DEVDATA_LLM_API_KEY, DEVDATA_LLM_TIMEOUT_MS,
+DEVDATA_PUSH_URL, DEVDATA_WEBHOOK_TIMEOUT_MS and DEVDATA_WEBHOOK_BACKLOG_MB, and the event webhooks' DEVDATA_EVENT_*
+settings are described in server/README.md (Commands, Event webhooks).`,
   init: `Usage: devdata-server init [--database <url>] [--json]
 
 Creates a user, a developer key holding every scope (its prefix DEVDATA_KEY_PREFIX, default svc_dev_), an admin

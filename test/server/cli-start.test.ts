@@ -347,6 +347,20 @@ describe('devdata-server arguments and settings', () => {
     expect([...named].sort()).toEqual([...SETTING_NAMES].sort());
   });
 
+  it('names every DEVDATA_* setting in serve --help, or the family it belongs to', () => {
+    // The help listed some, the proactive pipeline's and the event webhooks' nowhere, as if there were no more.
+    const help = cli(['serve', '--help']);
+    expect(help.status).toBe(0);
+    const families = [...help.stdout.matchAll(/(DEVDATA_[A-Z0-9_]+_)\*/g)].map(([, prefix]) => prefix);
+    expect(
+      SETTING_NAMES.filter(
+        (name) =>
+          !new RegExp(`${name}(?![A-Z0-9_])`).test(help.stdout) &&
+          !families.some((prefix) => name.startsWith(prefix)),
+      ),
+    ).toEqual([]);
+  });
+
   // Each refusal names the flag or variable, the value, and what is expected; and nothing is created.
   it.each([
     {
