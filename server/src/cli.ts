@@ -65,7 +65,9 @@ server signs with it).
 Adds realistic demo data for the first user (the one init made): conversations with transcripts,
 memories, goals with history, action items, people and a few thousand screen activity rows.
 (--demo, the only data set there is, may be given and changes nothing.)`,
-  start: `Usage: devdata-server start [--host] [--port] [--database]
+  start: `Usage: devdata-server start [--host 127.0.0.1] [--port 8080] [--database <url>]
+
+  --host, --port, --database, and every DEVDATA_* setting, as for serve (devdata-server serve --help)
 
 On the first start (an empty database): checks the port is free, runs init and seed, and saves the
 credentials beside the database (for sqlite:./devdata.sqlite, ./devdata.credentials.json; for PostgreSQL,

@@ -361,6 +361,16 @@ describe('devdata-server arguments and settings', () => {
     ).toEqual([]);
   });
 
+  it("prints the manual's synopsis of each command as its --help usage", () => {
+    const manual = readFileSync(join(__dirname, '../../server/README.md'), 'utf8');
+    for (const command of ['serve', 'init', 'seed', 'start']) {
+      const help = cli([command, '--help']);
+      const usage = /^Usage: (.*)$/m.exec(help.stdout)?.[1];
+      const synopsis = new RegExp(`^(devdata-server ${command} .*?)(\\s+#.*)?$`, 'm').exec(manual)?.[1];
+      expect({ command, usage }).toEqual({ command, usage: synopsis?.replace(/ +/g, ' ') });
+    }
+  });
+
   // Each refusal names the flag or variable, the value, and what is expected; and nothing is created.
   it.each([
     {
