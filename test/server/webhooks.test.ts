@@ -1050,6 +1050,42 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
 // The disablement and the user's notification of it are one change: committed together, or (a crash between them)
 // neither, so a subscription never reads as disabled while its user was not told. Shown on PostgreSQL, where a
 // lock held on the inbox makes the notification's insert wait: whatever the server has committed by then is seen.
+// A claim takes at most the room the instance has left. Shown on a server of its own, with a small room, so that
+// no hanging attempt of another test holds a part of it.
+describe.each(DIALECTS)('claiming due deliveries on %s', (dialect) => {
+  const SMALL = { ...EVENTS, concurrency: 4, concurrencyPerSubscription: 2, concurrencyPerUser: 2 };
+  const server = forSuite<TestServer>(() => startServer(dialect, { events: SMALL }));
+  const api = devClient(server);
+  const receivers: EventReceiver[] = [];
+  afterAll(() => Promise.all(receivers.map((r) => r.close())));
+
+  test('hanging attempts on as many subscriptions as the room left for a claim never keep a due delivery of another from being claimed', async () => {
+    const hanging = await eventReceiver(() => 'hang');
+    const healthy = await eventReceiver();
+    receivers.push(hanging, healthy);
+    // Half the instance's attempts under way, each the only delivery of its subscription, one subscription per
+    // user so that no user is full: a claim has room for as many more as there are subscriptions holding them.
+    const dead = [];
+    for (let i = 0; i < SMALL.concurrency / 2; i += 1) {
+      const owner = await newUser(server);
+      dead.push({ owner, made: await subscribe(owner.client, hanging.url, ['ping']) });
+    }
+    expect(SMALL.concurrencyPerUser).toBeGreaterThan(1);
+    for (const { owner, made } of dead) await ok(owner.client.post(`${BASE}/${made.id}/ping`));
+    await hanging.until((received) => received.length >= dead.length);
+
+    const mine = await subscribe(api, healthy.url, ['ping']);
+    await ok(api.post(`${BASE}/${mine.id}/ping`));
+    await healthy.until((received) => received.length === 1);
+    // It arrived while every hanging attempt was still under way: none timed out to make room for it.
+    for (const { owner, made } of dead) {
+      const [delivery] = await deliveriesOf(owner.client, made.id);
+      expect(delivery).toMatchObject({ status: 'pending', attempt_count: 0, last_error: null });
+    }
+    expect(hanging.received).toHaveLength(dead.length);
+  });
+});
+
 describe('disabling a failing subscription, on postgres', () => {
   const server = forSuite<TestServer>(() => startServer('postgres', { events: EVENTS }));
   const receivers: EventReceiver[] = [];

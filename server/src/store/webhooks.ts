@@ -175,7 +175,11 @@ async function subscriptionsWithDueDeliveries(
   limits: ClaimLimits,
   take: number,
 ): Promise<{ id: string; user_id: string }[]> {
-  const { busySubscriptions, busyUsers, perUser } = limits;
+  const { busySubscriptions, busyUsers, perUser, underWay } = limits;
+  // A delivery under way is not due: on SQLite its row still reads due (a claim writes nothing there), and a
+  // subscription whose only due deliveries are under way would take a place of the `take` for nothing, passing
+  // over another subscription's due delivery until an attempt ends (a hanging one: its timeout).
+  const notUnderWay = underWay.length > 0 ? sql`and d.id not in (${sql.join(underWay)})` : sql``;
   const notBusy =
     busySubscriptions.length > 0 ? sql`and s.id not in (${sql.join(busySubscriptions)})` : sql``;
   const notBusyUser = busyUsers.length > 0 ? sql`and s.user_id not in (${sql.join(busyUsers)})` : sql``;
@@ -194,7 +198,8 @@ async function subscriptionsWithDueDeliveries(
              row_number() over (partition by s.user_id order by due.due_at, s.id) as nth
       from (
         select p.subscription_id, (select min(d.next_attempt_at) from webhook_deliveries d
-                                   where d.status = 'pending' and d.subscription_id = p.subscription_id) as due_at
+                                   where d.status = 'pending' and d.subscription_id = p.subscription_id
+                                   ${notUnderWay}) as due_at
         from pending p where p.subscription_id is not null
       ) due
       join webhook_subscriptions s on s.id = due.subscription_id
