@@ -836,6 +836,33 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
     await ok(owner.client.delete(`${BASE}/${made.id}`));
   });
 
+  test("a slow endpoint's backlog: a delivery first tried a failing window after it was made fails just after successes, and the subscription, failing since then, is not disabled", async () => {
+    // The first two calls succeed, slowly: each answers once the third delivery, waiting behind them (the
+    // subscription's share of attempts), is older than the failing window. The third call fails.
+    const slow = Math.max(EVENTS.retryForMs, EVENTS.disableAfterMs) + 500;
+    const hook = await receiver((_event, index) =>
+      index < EVENTS.concurrencyPerSubscription ? { status: 200, delayMs: slow } : { status: 503 },
+    );
+    const owner = await newUser(server);
+    const made = await subscribe(owner.client, hook.url, ['ping']);
+    const pings = [];
+    for (let i = 0; i <= EVENTS.concurrencyPerSubscription; i += 1)
+      pings.push(expectShape(webhookDelivery, await ok(owner.client.post(`${BASE}/${made.id}/ping`))));
+    const last = pings.at(-1)!;
+
+    const settled = await eventually(
+      () => deliveriesOf(owner.client, made.id),
+      (list) => list.every((d) => d.status !== 'pending' || d.attempt_count > 0),
+    );
+    expect(settled.find((d) => d.id === last.id)).toMatchObject({ last_status_code: 503 });
+    expect(settled.filter((d) => d.status === 'delivered')).toHaveLength(EVENTS.concurrencyPerSubscription);
+    // Its deliveries succeeded a moment before: it has not been failing for the window.
+    expect(await ok(owner.client.get(`${BASE}/${made.id}`))).toMatchObject({ active: true });
+    const inbox = await ok(owner.client.get('/v1/dev/user/notifications'));
+    expect(inbox.notifications).toEqual([]);
+    await ok(owner.client.delete(`${BASE}/${made.id}`));
+  });
+
   test("a subscription given a new URL counts its failing afresh: the new endpoint's first failed attempt does not disable it", async () => {
     const previous = await receiver(() => ({ status: 503 }));
     let disableAt = 0;

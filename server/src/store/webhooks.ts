@@ -579,13 +579,38 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
         // Failing since this delivery's retry window began: its last attempt, a retry window later, then finds the
         // subscription failing for at least that long. Not when the subscription changed since the claim (resumed,
         // given a new URL, which count its failing afresh): this attempt went to it as it was; the next one counts.
-        await trx
-          .updateTable('webhook_subscriptions')
-          .set({ failing_since: claimed.retryFrom })
+        // Nor before its last success: a delivery first tried long after it was made (behind a slow endpoint's
+        // backlog) that fails just after its neighbours succeeded has not been failing for its whole window, and
+        // counted so it disabled the subscription at its first failed attempt. The successes are looked for only
+        // when the attempt comes more than a hundredth of the disabling time after the window began (sooner, they
+        // could move the start by no more than that), and among the deliveries made from one disabling time
+        // before it on (a backlog is sent oldest first: the successes just before are of deliveries made about
+        // when it was), so a failure of a busy subscription does not read its month of deliveries.
+        const failingFrom = async () => {
+          if (now - claimed.retryFrom <= disableAfterMs / 100) return claimed.retryFrom;
+          const { at } = await trx
+            .selectFrom('webhook_deliveries')
+            .select((eb) => eb.fn.max('delivered_at').as('at'))
+            .where('subscription_id', '=', claimed.subscriptionId)
+            .where('created_at', '>=', claimed.retryFrom - disableAfterMs)
+            .where('status', '=', 'delivered')
+            .executeTakeFirstOrThrow();
+          return Math.max(claimed.retryFrom, Number(at ?? 0));
+        };
+        const subscription = await trx
+          .selectFrom('webhook_subscriptions')
+          .select(['failing_since', 'updated_at'])
           .where('id', '=', claimed.subscriptionId)
-          .where('failing_since', 'is', null)
-          .where('updated_at', '<=', claimed.retryFrom)
-          .execute();
+          .executeTakeFirst();
+        if (subscription?.failing_since === null && subscription.updated_at <= claimed.retryFrom) {
+          await trx
+            .updateTable('webhook_subscriptions')
+            .set({ failing_since: await failingFrom() })
+            .where('id', '=', claimed.subscriptionId)
+            .where('failing_since', 'is', null)
+            .where('updated_at', '<=', claimed.retryFrom)
+            .execute();
+        }
         const disabled = await trx
           .updateTable('webhook_subscriptions')
           .set({ active: 0, updated_at: now })
