@@ -440,6 +440,32 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
     }
   });
 
+  test('deleting a folder is a conversation.updated for each of its conversations, now in no folder', async () => {
+    const hook = await receiver();
+    const owner = await newUser(server);
+    const made = await subscribe(owner.client, hook.url, ['conversation.updated']);
+    const folder = await created(owner.client.post('/v1/dev/user/folders', { name: 'Going' }));
+    const kept = await created(owner.client.post('/v1/dev/user/folders', { name: 'Staying' }));
+    const inFolder = [];
+    for (const text of ['first talk', 'second talk'])
+      inFolder.push(
+        await created(owner.client.post('/v1/dev/user/conversations', { text, folder_id: folder.id })),
+      );
+    await created(owner.client.post('/v1/dev/user/conversations', { text: 'elsewhere', folder_id: kept.id }));
+    await ok(owner.client.delete(`/v1/dev/user/folders/${folder.id}`));
+    // A ping after them all, so that an event too many would most likely have arrived with it.
+    await ok(owner.client.post(`${BASE}/${made.id}/ping`));
+    await hook.until((r) => r.some((e) => e.body.type === 'ping'));
+    const events = hook.received.map((e) => e.body).filter((e) => e.type !== 'ping');
+    expect(events.map((e) => [e.type, e.data.id]).sort()).toEqual(
+      inFolder.map((c) => ['conversation.updated', c.id]).sort(),
+    );
+    for (const event of events) {
+      expect(event.data).toMatchObject({ folder_id: null, folder_name: null });
+      expect(event.data).toEqual(await ok(owner.client.get(`/v1/dev/user/conversations/${event.data.id}`)));
+    }
+  });
+
   test('every event type arrives once, signed, with the record as the developer API returns it', async () => {
     const hook = await receiver();
     const made = await subscribe(api, hook.url);

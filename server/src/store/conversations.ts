@@ -544,6 +544,27 @@ export function conversationsRepository(
       );
     },
 
+    /**
+     * In the caller's write `trx` stamped `at` that deleted their folder: its conversations, moved to none by the
+     * delete (which stamped them `at`, as no other conversation of the user is in this write), are each a
+     * conversation.updated event, as when they are moved by a PATCH.
+     */
+    async folderDeleted(trx: Kysely<Database>, userId: string, at: number): Promise<void> {
+      await recordEvents(
+        trx,
+        userId,
+        'conversation.updated',
+        async () =>
+          decodeAll(
+            userId,
+            await select(userId, false, trx).where('c.updated_at', '=', at).execute(),
+            false,
+            trx,
+          ),
+        at,
+      );
+    },
+
     /** Deletes the caller's conversation and leaves its tombstone; its action items stay, linked to none. */
     async delete(userId: string, id: string): Promise<void> {
       await userWrite(db, userId, (trx, at) =>

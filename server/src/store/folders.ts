@@ -1,5 +1,6 @@
 // Conversation folders: every query, and how a row reads back. A folder's name is part of each of its
-// conversations (their folder_name), so renaming or deleting one is a change of those conversations too.
+// conversations (their folder_name), so renaming or deleting one is a change of those conversations too, and
+// an event of each.
 import type { Kysely } from 'kysely';
 import { DEFAULT_FOLDER_COLOR } from '../contract/folders';
 import { newId } from '../ids';
@@ -58,7 +59,7 @@ function decodeFolder({ conversation_count, ...row }: FolderRow): Folder {
 
 export function foldersRepository(
   db: Kysely<Database>,
-  conversations: Pick<ConversationsRepository, 'folderRenamed'>,
+  conversations: Pick<ConversationsRepository, 'folderRenamed' | 'folderDeleted'>,
 ) {
   /** The caller's folders with how many conversations each holds (discarded ones not counted, as in the list). */
   function select(userId: string, trx: Kysely<Database> = db) {
@@ -137,11 +138,15 @@ export function foldersRepository(
       });
     },
 
-    /** Deletes the caller's folder and leaves its tombstone; its conversations move to no folder. */
+    /**
+     * Deletes the caller's folder and leaves its tombstone; its conversations move to no folder, each a
+     * conversation.updated event.
+     */
     async delete(userId: string, id: string): Promise<void> {
-      await userWrite(db, userId, (trx, at) =>
-        deleteOwned(trx, 'folders', userId, id, at, { table: 'conversations', link: 'folder_id' }),
-      );
+      await userWrite(db, userId, async (trx, at) => {
+        await deleteOwned(trx, 'folders', userId, id, at, { table: 'conversations', link: 'folder_id' });
+        await conversations.folderDeleted(trx, userId, at);
+      });
     },
   };
 }
