@@ -466,6 +466,38 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
     }
   });
 
+  test('deleting a conversation is an action_item.updated for each of its action items, now linked to none', async () => {
+    const hook = await receiver();
+    const owner = await newUser(server);
+    const made = await subscribe(owner.client, hook.url, ['action_item.updated']);
+    const going = await created(owner.client.post('/v1/dev/user/conversations', { text: 'going' }));
+    const staying = await created(owner.client.post('/v1/dev/user/conversations', { text: 'staying' }));
+    const linked = [];
+    for (const description of ['first', 'second'])
+      linked.push(
+        await created(
+          owner.client.post('/v1/dev/user/action-items', { description, conversation_id: going.id }),
+        ),
+      );
+    await created(
+      owner.client.post('/v1/dev/user/action-items', { description: 'other', conversation_id: staying.id }),
+    );
+    await created(owner.client.post('/v1/dev/user/action-items', { description: 'unlinked' }));
+    await ok(owner.client.delete(`/v1/dev/user/conversations/${going.id}`));
+    // A ping after them all, so that an event too many would most likely have arrived with it.
+    await ok(owner.client.post(`${BASE}/${made.id}/ping`));
+    await hook.until((r) => r.some((e) => e.body.type === 'ping'));
+    const events = hook.received.map((e) => e.body).filter((e) => e.type !== 'ping');
+    expect(events.map((e) => [e.type, e.data.id]).sort()).toEqual(
+      linked.map((item) => ['action_item.updated', item.id]).sort(),
+    );
+    const listed = (await ok(owner.client.get('/v1/dev/user/action-items'))) as { id: string }[];
+    for (const event of events) {
+      expect(event.data.conversation_id).toBeNull();
+      expect(event.data).toEqual(listed.find((item) => item.id === event.data.id));
+    }
+  });
+
   test('every event type arrives once, signed, with the record as the developer API returns it', async () => {
     const hook = await receiver();
     const made = await subscribe(api, hook.url);

@@ -132,6 +132,30 @@ export function actionItemsRepository(db: Kysely<Database>) {
     },
 
     /**
+     * In the caller's write `trx` stamped `at` that deleted their conversation: its items, unlinked by the delete
+     * (which stamped them `at`, as no other item of the user is in this write), are each an action_item.updated
+     * event, their conversation_id now null.
+     */
+    async conversationDeleted(trx: Kysely<Database>, userId: string, at: number): Promise<void> {
+      await recordEvents(
+        trx,
+        userId,
+        'action_item.updated',
+        async () =>
+          (
+            await trx
+              .selectFrom('action_items')
+              .selectAll()
+              .where('user_id', '=', userId)
+              .where('updated_at', '=', at)
+              .orderBy('id')
+              .execute()
+          ).map(decodeActionItem),
+        at,
+      );
+    },
+
+    /**
      * PostgreSQL: the items extracted from the conversation `conversationId` (a column of the caller's query), oldest
      * first as `ofConversations` reads them, as one JSON array column, so that a page of conversations comes with its
      * items in its own query; `embeddedFromJson` decodes it.

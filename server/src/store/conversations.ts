@@ -565,11 +565,18 @@ export function conversationsRepository(
       );
     },
 
-    /** Deletes the caller's conversation and leaves its tombstone; its action items stay, linked to none. */
+    /**
+     * Deletes the caller's conversation and leaves its tombstone; its action items stay, linked to none, each an
+     * action_item.updated event.
+     */
     async delete(userId: string, id: string): Promise<void> {
-      await userWrite(db, userId, (trx, at) =>
-        deleteOwned(trx, 'conversations', userId, id, at, { table: 'action_items', link: 'conversation_id' }),
-      );
+      await userWrite(db, userId, async (trx, at) => {
+        await deleteOwned(trx, 'conversations', userId, id, at, {
+          table: 'action_items',
+          link: 'conversation_id',
+        });
+        await actionItems.conversationDeleted(trx, userId, at);
+      });
     },
 
     /**
