@@ -1139,10 +1139,12 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
 // no hanging attempt of another test holds a part of it.
 describe.each(DIALECTS)('claiming due deliveries on %s', (dialect) => {
   const SMALL = { ...EVENTS, concurrency: 4, concurrencyPerSubscription: 2, concurrencyPerUser: 2 };
-  const server = forSuite<TestServer>(() => startServer(dialect, { events: SMALL }));
-  const api = devClient(server);
+  // Closed before the server stops (afterAll hooks run in the order they are declared): the hanging attempts then
+  // end at once, where the server's stop would wait out their timeout.
   const receivers: EventReceiver[] = [];
   afterAll(() => Promise.all(receivers.map((r) => r.close())));
+  const server = forSuite<TestServer>(() => startServer(dialect, { events: SMALL }));
+  const api = devClient(server);
 
   test('hanging attempts on as many subscriptions as the room left for a claim never keep a due delivery of another from being claimed', async () => {
     const hanging = await eventReceiver(() => 'hang');
