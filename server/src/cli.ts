@@ -614,7 +614,6 @@ async function main(argv: string[]) {
           `${databaseName(opts.database)} does not exist: check --database, or make a new database with ` +
             `\`devdata-server start --database ${opts.database}\` (or \`devdata-server init --database ${opts.database}\` first)`,
         );
-      holdServingLock(opts.database);
       await serve(await openMigrated(opts.database), host, port);
       return;
     }
