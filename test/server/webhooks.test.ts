@@ -37,6 +37,7 @@ import {
   type Client,
 } from '../helpers/http';
 import { DIALECTS, forSuite, startServer, type TestServer } from '../helpers/server';
+import { outboxTransaction, recordEvents } from '../../server/src/store/db/outbox';
 
 const BASE = '/v1/dev/user/webhooks';
 
@@ -411,6 +412,26 @@ describe.each(DIALECTS)('event webhooks on %s', (dialect) => {
     expect(hook.received.filter((e) => e.body.data.id === memory.id)).toHaveLength(0);
     expect(await server.count('webhook_deliveries', { subscription_id: made.id })).toBe(1);
     await ok(api.delete(`${BASE}/${made.id}`));
+  });
+
+  test("events of two users recorded in one transaction each reach only their own user's subscriptions", async () => {
+    // No route writes for two users at once today; the outbox must not rely on that.
+    const first = await newUser(server);
+    const second = await newUser(server);
+    const firstHook = await receiver();
+    const secondHook = await receiver();
+    const firsts = await subscribe(first.client, firstHook.url, ['memory.created']);
+    const seconds = await subscribe(second.client, secondHook.url, ['memory.created']);
+    await outboxTransaction(server.store.db, async (trx) => {
+      await recordEvents(trx, first.id, 'memory.created', [{ id: 'of-the-first' }], Date.now());
+      await recordEvents(trx, second.id, 'memory.created', [{ id: 'of-the-second' }], Date.now());
+    });
+    await firstHook.until((r) => r.length >= 1);
+    await secondHook.until((r) => r.length >= 1);
+    expect((await deliveriesOf(first.client, firsts.id)).length).toBe(1);
+    expect((await deliveriesOf(second.client, seconds.id)).length).toBe(1);
+    expect(firstHook.received.map((e) => e.body.data.id)).toEqual(['of-the-first']);
+    expect(secondHook.received.map((e) => e.body.data.id)).toEqual(['of-the-second']);
   });
 
   test('renaming a folder is a conversation.updated for each of its conversations, with the new name', async () => {

@@ -16,14 +16,25 @@ export const outboxCommits = new EventEmitter().setMaxListeners(0);
 /** Transactions that wrote deliveries, not committed yet. */
 const wroteDeliveries = new WeakSet<Kysely<Database>>();
 
-/** The user's active subscriptions, read once per transaction. */
-const subscriptionsRead = new WeakMap<Kysely<Database>, Promise<{ id: string; events: string[] }[]>>();
+/**
+ * Each user's active subscriptions, read once per transaction and user: keyed by the user too, so that a
+ * transaction recording events of two users never hands one user's events to the other's subscriptions.
+ */
+const subscriptionsRead = new WeakMap<
+  Kysely<Database>,
+  Map<string, Promise<{ id: string; events: string[] }[]>>
+>();
 
 /** An event id: the `webhook-id` header and the body's `id`, the receiver's idempotency key. */
 export const newEventId = (at: number) => `msg_${newId(at)}`;
 
 function activeSubscriptions(trx: Kysely<Database>, userId: string) {
-  let read = subscriptionsRead.get(trx);
+  let ofUsers = subscriptionsRead.get(trx);
+  if (!ofUsers) {
+    ofUsers = new Map();
+    subscriptionsRead.set(trx, ofUsers);
+  }
+  let read = ofUsers.get(userId);
   if (!read) {
     read = trx
       .selectFrom('webhook_subscriptions')
@@ -32,7 +43,7 @@ function activeSubscriptions(trx: Kysely<Database>, userId: string) {
       .where('active', '=', 1)
       .execute()
       .then((rows) => rows.map((row) => ({ id: row.id, events: fromJson<string[]>(row.events) })));
-    subscriptionsRead.set(trx, read);
+    ofUsers.set(userId, read);
   }
   return read;
 }
