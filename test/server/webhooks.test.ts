@@ -1194,6 +1194,50 @@ describe.each(DIALECTS)('claiming due deliveries on %s', (dialect) => {
   });
 });
 
+// Retries ten minutes apart, so a delivery waiting out its backoff is seen to go at once when its subscription is
+// fixed, where it would otherwise wait past the test's timeout.
+describe.each(DIALECTS)('fixing a failing subscription on %s', (dialect) => {
+  const SLOW_RETRIES = { ...EVENTS, retryBaseMs: 600_000, retryMaxDelayMs: 600_000, retryForMs: 3_600_000 };
+  const receivers: EventReceiver[] = [];
+  afterAll(() => Promise.all(receivers.map((r) => r.close())));
+  const server = forSuite<TestServer>(() =>
+    startServer(dialect, { events: { ...SLOW_RETRIES, disableAfterMs: 3_600_000 } }),
+  );
+
+  test.each(['resumed', 'given another URL'])(
+    'a subscription %s is sent its pending deliveries at once, not after the backoff of their last failure',
+    async (how) => {
+      const owner = await newUser(server);
+      let status = 500;
+      const first = await eventReceiver(() => ({ status }));
+      const second = await eventReceiver();
+      receivers.push(first, second);
+      const made = await subscribe(owner.client, first.url, ['ping']);
+      await ok(owner.client.post(`${BASE}/${made.id}/ping`));
+      const [failed] = await eventually(
+        () => deliveriesOf(owner.client, made.id),
+        ([delivery]) => delivery.attempt_count === 1,
+      );
+      expect(Date.parse(failed.next_attempt_at!) - Date.now()).toBeGreaterThan(60_000);
+
+      if (how === 'resumed') {
+        await ok(owner.client.patch(`${BASE}/${made.id}`, { active: false }));
+        status = 200;
+        await ok(owner.client.patch(`${BASE}/${made.id}`, { active: true }));
+        await first.until((received) => received.length === 2);
+      } else {
+        await ok(owner.client.patch(`${BASE}/${made.id}`, { url: second.url }));
+        await second.until((received) => received.length === 1);
+      }
+      const [delivered] = await eventually(
+        () => deliveriesOf(owner.client, made.id),
+        ([delivery]) => delivery.status === 'delivered',
+      );
+      expect(delivered).toMatchObject({ id: failed.id, attempt_count: 2, last_status_code: 200 });
+    },
+  );
+});
+
 describe('disabling a failing subscription, on postgres', () => {
   const server = forSuite<TestServer>(() => startServer('postgres', { events: EVENTS }));
   const receivers: EventReceiver[] = [];

@@ -304,6 +304,7 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
           mayRoute([...events, ...pending.map((row) => row.type as EventType)]);
         }
         // Resumed, or sent to another URL: the endpoint's failing is counted afresh, as its deliveries' retries are.
+        const now = Date.now();
         const activated = changes.active === true && !fromFlag(current.active);
         const moved = changes.url !== undefined && changes.url !== current.url;
         const { row } = await updateChanged(
@@ -317,8 +318,20 @@ export function webhooksRepository(db: Kysely<Database>, dialect: Dialect) {
             active: changes.active === undefined ? undefined : toFlag(changes.active),
             failing_since: activated || moved ? null : undefined,
           },
-          Date.now(),
+          now,
         );
+        // Its pending deliveries are due at once, where each waited out the backoff of its last failed attempt
+        // (up to an hour): the endpoint was fixed or replaced. Not one under way (PostgreSQL: leased; SQLite: this
+        // process's worker skips its own), whose attempt records its own next time.
+        if (activated || moved)
+          await trx
+            .updateTable('webhook_deliveries')
+            .set({ next_attempt_at: now })
+            .where('subscription_id', '=', id)
+            .where('status', '=', 'pending')
+            .where('lease', 'is', null)
+            .where('next_attempt_at', '>', now)
+            .execute();
         return decodeWebhook(row);
       });
     },
