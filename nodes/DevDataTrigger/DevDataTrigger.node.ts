@@ -150,11 +150,15 @@ export class DevDataTrigger implements INodeType {
     if (!parsed.ok) return refuse.call(this, 400, parsed.reason);
     const { event } = parsed;
 
-    // A retry of an event this process already started the workflow for is answered, so the server stops
-    // sending it, and starts nothing. Per subscription: the published workflow and a test listener of it have
-    // one each, and each receives the event under the same id.
+    // The server signs each attempt anew: a retry of an event this process already started the workflow for
+    // carries another timestamp, and is answered, so the server stops sending it, and starts nothing. An exact
+    // copy of a call taken, its timestamp too, is a replay by someone who saw it: refused. Per subscription: the
+    // published workflow and a test listener of it have one each, and each receives the event under the same id.
     const node = this.getNode();
     const delivery = `${this.getWorkflow().id ?? ''}:${node.id}:${stored.subscriptionId}:${event.id}`;
+    if (!firstDelivery(`${delivery}@${check.timestamp}`, now)) {
+      return refuse.call(this, 401, 'Replayed call: this exact call was received before; it starts nothing');
+    }
     if (!firstDelivery(delivery, now)) {
       return { webhookResponse: { message: 'Already received' } };
     }

@@ -566,18 +566,23 @@ describe('calls the server did not sign', () => {
     expect(workflow.calls.filter((call) => call.execution)).toHaveLength(0);
   });
 
-  test('a correctly signed call starts one execution; a copy of it is answered and starts nothing', async () => {
+  test('a correctly signed call starts one execution; a retry of it is answered, a copy refused, neither starts anything', async () => {
     const workflow = await serve(['action_item.created']);
     await workflow.activate();
     const { secret } = stored(workflow);
     const body = eventBody('evt_once', 'action_item.created', { id: 'ai-1', description: 'Call Bob' });
-    const headers = signed(secret, 'evt_once', body);
+    const sentAt = Math.floor(Date.now() / 1000);
+    const headers = signed(secret, 'evt_once', body, sentAt);
     expect((await post(workflow, headers, body)).status).toBe(200);
-    // The same call again (a retry whose answer was lost, or a replay within the tolerance).
+    // The same call again, its timestamp too: a replay within the tolerance.
     const copy = await post(workflow, headers, body);
-    expect(copy).toEqual({ status: 200, body: { message: 'Already received' } });
-    // Signed again later, as the server retries.
-    expect((await post(workflow, signed(secret, 'evt_once', body), body)).status).toBe(200);
+    expect(copy).toEqual({
+      status: 401,
+      body: { message: 'Replayed call: this exact call was received before; it starts nothing' },
+    });
+    // Signed again later, as the server retries one whose answer was lost.
+    const retry = await post(workflow, signed(secret, 'evt_once', body, sentAt + 10), body);
+    expect(retry).toEqual({ status: 200, body: { message: 'Already received' } });
     const items = await executions(workflow, 1);
     expect(items).toEqual([
       {
