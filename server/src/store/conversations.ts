@@ -281,6 +281,26 @@ export function conversationsRepository(
       .where('c.user_id', '=', userId);
   }
 
+  /**
+   * A conversation.updated event for each of the caller's conversations the write `trx` stamped `at` changed (no
+   * other write of the user shares its stamp), as they read now: what a folder's rename or delete does to them.
+   */
+  async function recordStampedUpdates(trx: Kysely<Database>, userId: string, at: number): Promise<void> {
+    await recordEvents(
+      trx,
+      userId,
+      'conversation.updated',
+      async () =>
+        decodeAll(
+          userId,
+          await select(userId, false, trx).where('c.updated_at', '=', at).execute(),
+          false,
+          trx,
+        ),
+      at,
+    );
+  }
+
   /** The caller's conversation `id` as a row, or NotFound "Conversation". */
   async function findRow(userId: string, id: string, withTranscript: boolean, trx: Kysely<Database> = db) {
     const row = await select(userId, withTranscript, trx).where('c.id', '=', id).executeTakeFirst();
@@ -529,41 +549,14 @@ export function conversationsRepository(
         .where('user_id', '=', userId)
         .where('folder_id', '=', folderId)
         .execute();
-      await recordEvents(
-        trx,
-        userId,
-        'conversation.updated',
-        async () =>
-          decodeAll(
-            userId,
-            await select(userId, false, trx).where('c.folder_id', '=', folderId).execute(),
-            false,
-            trx,
-          ),
-        at,
-      );
+      await recordStampedUpdates(trx, userId, at);
     },
 
     /**
      * In the caller's write `trx` stamped `at` that deleted their folder: its conversations, moved to none by the
-     * delete (which stamped them `at`, as no other conversation of the user is in this write), are each a
-     * conversation.updated event, as when they are moved by a PATCH.
+     * delete, are each a conversation.updated event, as when they are moved by a PATCH.
      */
-    async folderDeleted(trx: Kysely<Database>, userId: string, at: number): Promise<void> {
-      await recordEvents(
-        trx,
-        userId,
-        'conversation.updated',
-        async () =>
-          decodeAll(
-            userId,
-            await select(userId, false, trx).where('c.updated_at', '=', at).execute(),
-            false,
-            trx,
-          ),
-        at,
-      );
-    },
+    folderDeleted: recordStampedUpdates,
 
     /**
      * Deletes the caller's conversation and leaves its tombstone; its action items stay, linked to none, each an
