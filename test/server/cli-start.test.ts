@@ -148,6 +148,26 @@ describe('devdata-server arguments and settings', () => {
     expect(readdirSync(dir).filter((name) => name.startsWith('missing'))).toEqual([]);
   });
 
+  it('creates a SQLite database readable by its owner only, its write-ahead log too, and keeps the mode of one that exists', async () => {
+    const file = join(dir, 'owner-only.sqlite');
+    expect(cli(['init', '--database', `sqlite:${file}`]).status).toBe(0);
+    const mode = (path: string) => statSync(path).mode & 0o777;
+    expect(mode(file)).toBe(0o600);
+    const store = openStore(`sqlite:${file}`);
+    try {
+      await sql`create table written (n integer)`.execute(store.db);
+      expect(mode(`${file}-wal`)).toBe(0o600);
+    } finally {
+      await store.close();
+    }
+
+    const shared = join(dir, 'shared.sqlite');
+    writeFileSync(shared, '');
+    chmodSync(shared, 0o640);
+    expect(cli(['init', '--database', `sqlite:${shared}`]).status).toBe(0);
+    expect(mode(shared)).toBe(0o640);
+  });
+
   it('seeds all or nothing: a seed that fails part way leaves no demo data, and the next one adds it all', async () => {
     const file = join(dir, 'seed.sqlite');
     const database = `sqlite:${file}`;

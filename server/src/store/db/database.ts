@@ -1,4 +1,5 @@
 import SQLite from 'better-sqlite3';
+import { closeSync, openSync } from 'node:fs';
 import {
   Kysely,
   Migrator,
@@ -121,6 +122,20 @@ export async function writeBookkeeping(db: Kysely<Database>, query: CompiledQuer
 }
 
 /** Opens `sqlite:<path>` (or `sqlite::memory:`) or `postgres://…` / `postgresql://…`. */
+/**
+ * Creates a database file that does not exist yet readable by its owner only: it holds the webhook signing
+ * secrets as they are and every user's data. SQLite gives its -wal and -shm files the database file's mode. An
+ * existing file keeps the mode its operator gave it.
+ */
+function createOwnerOnly(file: string): void {
+  if (file === '' || file === ':memory:') return;
+  try {
+    closeSync(openSync(file, 'wx', 0o600));
+  } catch {
+    // There already, or not creatable: then SQLite says why, naming the file.
+  }
+}
+
 export function openStore(url: string): Store {
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     const pool = new pg.Pool({
@@ -151,7 +166,9 @@ export function openStore(url: string): Store {
     };
   }
   if (url.startsWith('sqlite:')) {
-    const sqlite = new SQLite(url.slice('sqlite:'.length));
+    const file = url.slice('sqlite:'.length);
+    createOwnerOnly(file);
+    const sqlite = new SQLite(file);
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = FULL');
     sqlite.pragma('foreign_keys = ON');
