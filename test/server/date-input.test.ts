@@ -79,6 +79,35 @@ describe.each(DIALECTS)('date input on %s', (dialect) => {
     }
   });
 
+  it("says to send an offset's + as %2B when a query string read it as a space", async () => {
+    // `?updated_since=2026-11-21T10:30:00+01:00`, typed as the 422 shows the form, reaches the server with a space
+    // where the + was (a query string's + is a space): the forms alone left the caller with no way to tell why.
+    const PLUS =
+      ": in a query string a + reads as a space, so write the offset's + as %2B (2026-11-21T10:30:00%2B01:00)";
+    // The helper sends a space as + (URLSearchParams), as a caller typing + does.
+    await expectRefused(
+      [
+        [
+          `${DEV}/action-items`,
+          { order: 'updated_at', updated_since: '2026-11-21T10:30:00 01:00' },
+          'updated_since',
+        ],
+        [`${DEV}/deleted`, { since: '2026-11-21T10:30 05:30' }, 'since'],
+      ],
+      DATE_TIME + PLUS,
+    );
+    await expectRefused(
+      [[`${DEV}/conversations`, { start_date: '2026-11-21T10:30:00.123 01:00' }, 'start_date']],
+      DATE_OR_DATE_TIME + PLUS,
+    );
+    // The same value with %2B is taken; a space elsewhere is only refused with the forms.
+    expect(await ok(dev.get(`${DEV}/deleted`, { since: '2026-11-21T10:30:00+01:00' }))).toEqual([]);
+    await expectRefused(
+      [[`${DEV}/memories`, { updated_since: '2026-11-21 10:30:00Z' }, 'updated_since']],
+      DATE_TIME,
+    );
+  });
+
   it('still says a missing date is required, and a date outside 0001–9999 is out of range', async () => {
     expect(
       issue(await dev.post(`${DEV}/screen-activity`, { screen_activity: [{ app_name: 'Editor' }] })),

@@ -240,12 +240,24 @@ export const INSTANT_MESSAGE =
   'Expected an ISO 8601 date-time such as 2026-11-21T09:30:00Z or 2026-11-21T10:30:00+01:00';
 
 /**
+ * `message`, and when `input` is a date-time but for a space where its offset's + goes, why: a query string reads
+ * a + as a space, so `?updated_since=…T10:30:00+01:00` typed as the message shows the form arrives so.
+ */
+function dateTimeMessage(message: string, input: unknown): string {
+  const plusAsSpace =
+    typeof input === 'string' && ISO_DATE_TIME.test(input.replace(/ (\d{2}:\d{2})$/, '+$1'));
+  return plusAsSpace
+    ? `${message}: in a query string a + reads as a space, so write the offset's + as %2B (2026-11-21T10:30:00%2B01:00)`
+    : message;
+}
+
+/**
  * An ISO 8601 date-time in a request. A value without an offset is taken as UTC. Parsed to epoch ms; refused
  * when it falls outside the years 0001–9999 in UTC (it could not be written back the same way).
  */
 export const instant = z
   .string({ error: INSTANT_MESSAGE })
-  .regex(ISO_DATE_TIME, { error: INSTANT_MESSAGE })
+  .regex(ISO_DATE_TIME, { error: (issue) => dateTimeMessage(INSTANT_MESSAGE, issue.input) })
   .transform(instantMs)
   .refine(inInstantRange, { message: INSTANT_RANGE_MESSAGE, params: { type: 'value_error' } })
   .meta({ description: 'ISO 8601 date-time, e.g. 2026-11-21T09:30:00Z (no offset means UTC)' });
@@ -260,7 +272,9 @@ export const DATE_BOUND_MESSAGE =
  */
 export function dateBound(side: 'start' | 'end') {
   return z
-    .union([z.iso.date(), z.string().regex(ISO_DATE_TIME)], { error: DATE_BOUND_MESSAGE })
+    .union([z.iso.date(), z.string().regex(ISO_DATE_TIME)], {
+      error: (issue) => dateTimeMessage(DATE_BOUND_MESSAGE, issue.input),
+    })
     .transform((value) => {
       if (value.length > 10) return instantMs(value);
       const dayStart = Date.parse(`${value}T00:00:00.000Z`);
