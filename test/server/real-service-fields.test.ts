@@ -116,6 +116,13 @@ describe.each(DIALECTS)('fields and statuses of the real service on %s', (dialec
         type: 'extra_forbidden',
       },
     ]);
+    // A known name inside the unknown one is a hint only where a word of it starts: `id` in `stt_provider` is not.
+    const provider = await api.post(`${DEV}/conversations/from-segments`, {
+      transcript_segments: [{ text: 'Hi', start: 0, end: 1, stt_provider: 'x' }],
+    });
+    expect(expect422(provider)[0].msg).toBe(
+      "Unknown field 'stt_provider'; fields here: id, text, speaker, speaker_id, speaker_name, is_user, person_id, start, end",
+    );
     const summary = await api.post(`${DEV}/conversations`, { text: 'x', structured: { titel: 'T' } });
     expect(expect422(summary)[0]).toMatchObject({
       loc: ['body', 'structured', 'titel'],

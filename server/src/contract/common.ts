@@ -438,11 +438,22 @@ function editDistance(a: string, b: string): number {
   return previous[b.length];
 }
 
-/** The known field `field` was most likely meant as: within two edits, or one containing the other. */
+/**
+ * Whether `part` stands in `whole` where one of its words starts (`lat` in `latitude`, `window` in `window_title`):
+ * `id` inside `stt_provider` or `video` is no hint that `id` was meant.
+ */
+function startsAWord(whole: string, part: string): boolean {
+  for (let at = whole.indexOf(part); at !== -1; at = whole.indexOf(part, at + 1)) {
+    if (at === 0 || whole[at - 1] === '_') return true;
+  }
+  return false;
+}
+
+/** The known field `field` was most likely meant as: within two edits, or one holding the other at a word start. */
 export function closestField(field: string, known: readonly string[]): string | undefined {
   let best: { name: string; distance: number } | undefined;
   for (const name of known) {
-    const contains = field.length > 0 && (name.includes(field) || field.includes(name));
+    const contains = field.length > 0 && (startsAWord(name, field) || startsAWord(field, name));
     // Two edits apart at most means at most two characters longer or shorter, and one holding the other is as far
     // as their lengths differ: anything else is not measured (a field 8 MiB long took seconds to).
     const gap = Math.abs(field.length - name.length);
