@@ -63,7 +63,13 @@ async function main() {
   if (unknown.length > 0)
     throw new Error(`Unknown group ${unknown.join(', ')}; groups: ${Object.keys(GROUPS).join(', ')}`);
   const groups = asked.length > 0 ? asked : Object.keys(GROUPS);
-  const command = `npm run bench${asked.length > 0 ? ` -- ${asked.join(' ')}` : ''}`;
+  // The BENCH_* settings in effect belong to the command: figures read with other rounds or sizes differ.
+  const settings = Object.keys(process.env)
+    .filter((name) => name.startsWith('BENCH_'))
+    .sort()
+    .map((name) => `${name}=${process.env[name]} `)
+    .join('');
+  const command = `${settings}npm run bench${asked.length > 0 ? ` -- ${asked.join(' ')}` : ''}`;
   for (const group of groups) {
     const { title, run } = GROUPS[group];
     console.log(`== ${title}`);
