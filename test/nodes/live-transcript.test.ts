@@ -109,6 +109,25 @@ test('a refused segment names its field as the node shows it', async () => {
   expect(result.nodeError(NODE)?.description).toMatch(/^In this node: Text \(text\)\./);
 });
 
+// The server refuses an empty list as `segments`, a name the node shows nowhere: the node says which parameter is empty
+// before sending, in either input mode, and for Conversation → Create From Segments alike.
+test.each([
+  ['no segment added below', { segmentsInput: 'fields', transcriptSegments: {} }, 'Segments'],
+  ['an empty JSON array', { segmentsInput: 'json', transcriptSegmentsJson: '={{ [] }}' }, 'Segments (JSON)'],
+])('%s fails the item naming the parameter, and sends nothing', async (_, parameters, shown) => {
+  const sent = () => server.requests.filter((r) => r.method === 'POST').length;
+  const before = sent();
+  for (const operation of [
+    { resource: 'liveTranscript', operation: 'addSegments', sessionId: 'no-segments' },
+    { resource: 'conversation', operation: 'createFromSegments' },
+  ]) {
+    const result = await runDevData(server, { ...operation, ...parameters });
+    expect(result.error?.message).toBe(`${shown} is empty (input item 0)`);
+    expect(result.error?.description).toMatch(/^Add at least one segment/);
+  }
+  expect(sent()).toBe(before);
+});
+
 test('Conversation → Get Many lists a session still open only with Include In Progress, as in_progress', async () => {
   const credentials = credentialsFor(server, (await newUser(server)).key);
   const run = (parameters: Record<string, unknown>) => runDevData(server, parameters, { credentials });

@@ -48,6 +48,9 @@ const segmentsJsonField: INodeProperties = {
   displayOptions: { show: { segmentsInput: ['json'] } },
 };
 
+/** The segments one by one (Segments Input: Define Below), as errors name them. */
+const SEGMENTS = { displayName: 'Segments', name: 'transcriptSegments' } as const;
+
 export const segmentsProperties: INodeProperties[] = [
   {
     displayName: 'Segments Input',
@@ -66,8 +69,7 @@ export const segmentsProperties: INodeProperties[] = [
     description: 'How to give the transcript segments',
   },
   {
-    displayName: 'Segments',
-    name: 'transcriptSegments',
+    ...SEGMENTS,
     type: 'fixedCollection',
     typeOptions: { multipleValues: true, sortable: true },
     default: {},
@@ -112,18 +114,38 @@ export const segmentsProperties: INodeProperties[] = [
   segmentsJsonField,
 ];
 
+/**
+ * `segments`, unless the item gives none: then the item fails naming the parameter the user filled (`shown`), where
+ * the server refuses the empty list under its own field name (`segments` for a live transcript), shown nowhere.
+ */
+function nonEmpty(
+  this: IExecuteFunctions,
+  segments: IDataObject[],
+  shown: string,
+  itemIndex: number,
+): IDataObject[] {
+  if (segments.length > 0) return segments;
+  throw new NodeOperationError(this.getNode(), itemMessage(`${shown} is empty`, itemIndex), {
+    itemIndex,
+    description:
+      'Add at least one segment (up to 500). If it comes from an expression, check what it evaluates to for this item.',
+  });
+}
+
 /** The segments the item gives, as the server reads them. */
 export function segmentsOf(this: IExecuteFunctions, itemIndex: number): IDataObject[] {
   if (this.getNodeParameter('segmentsInput', itemIndex) === 'fields') {
-    const segments = this.getNodeParameter('transcriptSegments.segment', itemIndex, []) as IDataObject[];
-    return segments.map(({ isUser, speaker, personId, start, end, ...segment }) => ({
-      ...segment,
-      start: toNumber.call(this, start, startField.displayName, itemIndex),
-      end: toNumber.call(this, end, endField.displayName, itemIndex),
-      is_user: toBoolean.call(this, isUser, isUserField.displayName, itemIndex) ?? false,
-      ...(speaker ? { speaker } : {}),
-      ...(personId ? { person_id: personId } : {}),
-    }));
+    const segments = this.getNodeParameter(`${SEGMENTS.name}.segment`, itemIndex, []) as IDataObject[];
+    return nonEmpty
+      .call(this, segments, SEGMENTS.displayName, itemIndex)
+      .map(({ isUser, speaker, personId, start, end, ...segment }) => ({
+        ...segment,
+        start: toNumber.call(this, start, startField.displayName, itemIndex),
+        end: toNumber.call(this, end, endField.displayName, itemIndex),
+        is_user: toBoolean.call(this, isUser, isUserField.displayName, itemIndex) ?? false,
+        ...(speaker ? { speaker } : {}),
+        ...(personId ? { person_id: personId } : {}),
+      }));
   }
   const raw = this.getNodeParameter(segmentsJsonField.name, itemIndex) as unknown;
   // Not JSON, like JSON that is not an array, is the error below (jsonParse throws for a fallback of undefined).
@@ -138,5 +160,5 @@ export function segmentsOf(this: IExecuteFunctions, itemIndex: number): IDataObj
       },
     );
   }
-  return segments as IDataObject[];
+  return nonEmpty.call(this, segments as IDataObject[], segmentsJsonField.displayName, itemIndex);
 }
