@@ -64,7 +64,7 @@ export function recordId(
         displayName: 'From List',
         name: 'list',
         type: 'list',
-        placeholder: `Select a ${noun}...`,
+        placeholder: `Select ${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun}...`,
         typeOptions: { searchListMethod, searchable: true },
       },
       {
