@@ -33,7 +33,8 @@ export const EVENT_OPTIONS: INodePropertyOptions[] = [
   {
     name: 'Action Item Updated',
     value: 'action_item.updated',
-    description: 'An action item was edited or reopened',
+    description:
+      'An action item was edited or reopened, or its conversation was deleted (its conversation_id becomes null)',
   },
   {
     name: 'Conversation Created',
@@ -49,7 +50,7 @@ export const EVENT_OPTIONS: INodePropertyOptions[] = [
     name: 'Conversation Updated',
     value: 'conversation.updated',
     description:
-      'A conversation was renamed, starred, moved to a folder or discarded, or its live session finished (the item then holds the whole transcript)',
+      'A conversation was renamed, starred, moved (also out of a deleted folder) or discarded, or its live session finished (the item then holds the whole transcript)',
   },
   {
     name: 'Goal Created',
