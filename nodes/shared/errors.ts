@@ -18,7 +18,7 @@ export interface FailureContext {
   baseUrl?: string;
   /** The kind of record, as the user reads it, e.g. "Action item". */
   resource?: string;
-  /** The id the request addressed, for 404 messages. */
+  /** The id the request addressed, for 404 messages (with the app credential, the User ID a notification is for). */
   id?: string;
   /** The body sent, where a 404 of another record (a Folder of a conversation) finds that record's id. */
   body?: IDataObject;
@@ -211,8 +211,11 @@ export function devDataApiError(
         : (detail ?? 'Not found');
       if (missing?.referenced)
         description = `${detail}: the ${missing.thing.toLowerCase()} this item refers to does not exist. Choose it from the list, or give its ID (not its name).`;
-      if (context.credentialType === 'devDataAppApi')
+      if (context.credentialType === 'devDataAppApi') {
+        // The server's detail ("User not found") does not say which of the items' users it is.
+        if (context.id !== undefined) message = `${message} (User ID "${context.id}")`;
         description = `${detail ?? 'Not found'}. Check the User ID, and that this user has installed the app of the credential's App ID.`;
+      }
       failure = { cause: 'configuration-invalid' };
       break;
     }

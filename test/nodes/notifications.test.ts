@@ -1,7 +1,7 @@
 import { MAX_RETRY_AFTER_SECONDS } from '../../nodes/shared';
 import { directNotificationResponse, notification } from '../../server/src/contract/notifications';
 import { clearOfBoundary, HOUR_MS } from '../helpers/clock';
-import { adminClient, expectShape } from '../helpers/http';
+import { adminClient, expectShape, newUser } from '../helpers/http';
 import { forSuite } from '../helpers/server';
 import { credentialsFor, jsonOut, NODE, runDevData, startNodeTestServer } from './helpers';
 
@@ -36,14 +36,14 @@ test('Notification → Send pushes one notification per item with the app creden
   expect(inbox.notifications.map((n) => n.text)).toEqual(['Lunch?', 'Standup in 5 minutes']);
 });
 
-test("an unknown user is a 404 with the server's message", async () => {
-  const result = await runDevData(server, {
-    resource: 'notification',
-    operation: 'send',
-    uid: 'no-such-user',
-    message: 'Hello',
-  });
-  expect(result.error?.message).toBe('User not found');
+// Among many items sent to many users, the message says which User ID the server did not find, or for which the
+// app is not installed, as the other operations' 404s name the ID they did not find.
+test("an unknown user, or one without the app, is a 404 with the server's message naming the User ID", async () => {
+  const send = (uid: string) =>
+    runDevData(server, { resource: 'notification', operation: 'send', uid, message: 'Hello' });
+  expect((await send('no-such-user')).error?.message).toBe('User not found (User ID "no-such-user")');
+  const { id } = await newUser(server);
+  expect((await send(id)).error?.message).toBe(`App is not installed for this user (User ID "${id}")`);
 });
 
 test('a wrong app secret is a 401 that points at the app credential', async () => {

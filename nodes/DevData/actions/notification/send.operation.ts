@@ -38,14 +38,13 @@ export const description = updateDisplayOptions(
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
   const appId = appIdOf(await this.getCredentials('devDataAppApi', itemIndex));
+  const uid = this.getNodeParameter('uid', itemIndex) as string;
   return (await devDataRequest.call(this, {
     method: 'POST',
     path: `/v2/integrations/${encodeURIComponent(appId)}/notification`,
-    qs: {
-      uid: this.getNodeParameter('uid', itemIndex) as string,
-      message: this.getNodeParameter('message', itemIndex) as string,
-    },
+    qs: { uid, message: this.getNodeParameter('message', itemIndex) as string },
     credentialType: 'devDataAppApi',
     itemIndex,
+    id: uid,
   })) as IDataObject;
 }
