@@ -34,7 +34,7 @@ export const description: INodeProperties[] = [
       {
         name: 'Delete',
         value: 'delete',
-        description: 'Delete a conversation (its action items stay)',
+        description: 'Delete a conversation (its action items stay, no longer linked to it)',
         action: 'Delete a conversation',
       },
       {
