@@ -42,6 +42,9 @@ test('Memory → Create, Update, Delete', async () => {
     tags: ['mornings'],
     category: 'interesting',
   });
+  // Tags replace the memory's tags, as Update's Tags says: left empty, the memory keeps none.
+  const untagged = await run({ operation: 'update', memoryId: created.id, updateFields: { tags: '' } });
+  expect(jsonOut(untagged)[0].tags).toEqual([]);
 
   expectShape(success, jsonOut(await run({ operation: 'delete', memoryId: created.id }))[0]);
   const again = await run({ operation: 'delete', memoryId: created.id });

@@ -11,6 +11,7 @@ import { contentField, memoryFields, memoryRecord, memoryWireFields } from './fi
 const UPDATE_DESCRIPTIONS: Record<string, string> = {
   category:
     'New category of the memory. Interesting, manual and system are the current ones; the ones marked older are still accepted and kept as given.',
+  tags: "Comma-separated tags (up to 20, each up to 50 characters). They replace the memory's tags; left empty, the memory keeps none.",
   visibility: 'Who may see the memory',
 };
 
