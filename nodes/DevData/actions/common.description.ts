@@ -20,9 +20,16 @@ export const returnAllField: INodeProperties = {
   description: 'Whether to return all results or only up to a given limit',
 };
 
-/** Return All + Limit for a Get Many operation; the node reads as many pages as the limit needs. */
-export function returnAllOrLimit(limitHint?: string): INodeProperties[] {
-  return [returnAllField, limitHint === undefined ? limitField : { ...limitField, hint: limitHint }];
+/**
+ * Return All + Limit for a Get Many operation; the node reads as many pages as the limit needs. `hint`, the most
+ * the server returns, shows under both: Limit is hidden while Return All is on.
+ */
+export function returnAllOrLimit(hint?: string): INodeProperties[] {
+  if (hint === undefined) return [returnAllField, limitField];
+  return [
+    { ...returnAllField, hint },
+    { ...limitField, hint },
+  ];
 }
 
 /** A record's Name, required: `description` says what it names and its limits. */
