@@ -11,7 +11,7 @@ const PAGE_SIZE = 100;
 const properties: INodeProperties[] = [
   {
     displayName:
-      "Uses the DevData Developer API credential: the inbox of the key's user, every app's notifications (direct and proactive), newest first.",
+      "Uses the DevData Developer API credential: the inbox of the key's user, every app's notifications (direct and proactive), newest first",
     name: 'inboxNotice',
     type: 'notice',
     default: '',
