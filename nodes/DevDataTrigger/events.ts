@@ -39,7 +39,8 @@ export const EVENT_OPTIONS: INodePropertyOptions[] = [
   {
     name: 'Conversation Created',
     value: 'conversation.created',
-    description: 'A conversation was created or processed',
+    description:
+      "A conversation was created, or a live transcript's first segments started one (its status then in_progress)",
   },
   {
     name: 'Conversation Deleted',
@@ -50,7 +51,7 @@ export const EVENT_OPTIONS: INodePropertyOptions[] = [
     name: 'Conversation Updated',
     value: 'conversation.updated',
     description:
-      'A conversation was renamed, starred, moved (also out of a deleted folder) or discarded, or its live session finished (the item then holds the whole transcript)',
+      'A conversation was renamed, starred, moved (also out of a deleted folder) or discarded, its folder was renamed, or its live session finished (the item then holds the whole transcript)',
   },
   {
     name: 'Goal Created',
