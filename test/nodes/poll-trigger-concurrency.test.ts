@@ -96,5 +96,6 @@ describe.each(DIALECTS)('%s: the poll trigger under concurrent writes and restar
     );
     expect(restarts).toBeGreaterThanOrEqual(2);
     expect(held.length).toBeGreaterThanOrEqual(2);
-  }, 120_000);
+    // 2,100 writes and the polls beside them: under a minute on a quiet machine, seen past two on a busy one.
+  }, 600_000);
 });
