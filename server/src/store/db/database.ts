@@ -121,7 +121,6 @@ export async function writeBookkeeping(db: Kysely<Database>, query: CompiledQuer
   await db.executeQuery(query);
 }
 
-/** Opens `sqlite:<path>` (or `sqlite::memory:`) or `postgres://…` / `postgresql://…`. */
 /**
  * Creates a database file that does not exist yet readable by its owner only: it holds the webhook signing
  * secrets as they are and every user's data. SQLite gives its -wal and -shm files the database file's mode. An
@@ -136,6 +135,7 @@ function createOwnerOnly(file: string): void {
   }
 }
 
+/** Opens `sqlite:<path>` (or `sqlite::memory:`) or `postgres://…` / `postgresql://…`. */
 export function openStore(url: string): Store {
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     const pool = new pg.Pool({
