@@ -1022,15 +1022,65 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
     const [cut] = (read.structuredContent as Record<string, any>).transcript_segments;
     expect(cut.text).toMatch(/^(長い話)+.?.?…$/);
     expect(long.startsWith(cut.text.slice(0, -1))).toBe(true);
+    const at = Array.from(cut.text).length - 1;
     expect(read.structuredContent).toMatchObject({
       transcript_next_segment_offset: 1,
-      omitted: expect.stringContaining("Segment 0's text is cut to fit, ending in …."),
+      transcript_next_text_offset: at,
+      omitted: expect.stringContaining(
+        `Segment 0's text is cut to fit at character ${at} of 9000, ending in …: call get_conversation_by_id ` +
+          `with transcript_segment_offset 0 and transcript_text_offset ${at} for the rest of it.`,
+      ),
     });
+    const rest = await answer(user.mcp, 'get_conversation_by_id', {
+      conversation_id: made.body.id,
+      transcript_text_offset: at,
+      max_transcript_segments: 2,
+    });
+    expect(rest.transcript_segments.map((s: { text: string }) => s.text)).toEqual([long.slice(at), 'short']);
+    expect(rest).not.toHaveProperty('transcript_next_text_offset');
     const whole = await answer(user.mcp, 'get_conversation_by_id', {
       conversation_id: made.body.id,
       max_transcript_segments: 1,
     });
     expect(whole.transcript_segments.map((s: { text: string }) => s.text)).toEqual([long]);
+  });
+
+  it('reads on in a conversation made from a text longer than any answer, by transcript_text_offset', async () => {
+    const user = await userWith();
+    // A create from text keeps its text as one segment, of up to 200,000 characters.
+    const text = Array.from({ length: 25_000 }, (_, n) => `w${n}`).join(' ') + ' 終わり🎉';
+    const made = await user.client.post('/v1/dev/user/conversations', { text });
+    expect(made.status).toBe(200);
+    let read = '';
+    let textOffset = 0;
+    for (let calls = 0; calls < 50; calls += 1) {
+      const part = await call(user.mcp, 'get_conversation_by_id', {
+        conversation_id: made.body.id,
+        transcript_text_offset: textOffset,
+        max_transcript_segments: 1,
+      });
+      expect(wireSize(part)).toBeLessThanOrEqual(100_000);
+      const page = part.structuredContent as Record<string, any>;
+      const [segment] = page.transcript_segments;
+      if (page.transcript_next_text_offset === undefined) {
+        read += segment.text;
+        break;
+      }
+      expect(segment.text.endsWith('…')).toBe(true);
+      read += segment.text.slice(0, -1);
+      expect(page.transcript_next_text_offset).toBe(Array.from(read).length);
+      textOffset = page.transcript_next_text_offset;
+    }
+    expect(read).toBe(text);
+    expect(textOffset).toBeGreaterThan(0);
+    const past = await refusal(user.mcp, 'get_conversation_by_id', {
+      conversation_id: made.body.id,
+      transcript_text_offset: Array.from(text).length,
+    });
+    expect(past).toEqual({
+      code: 'invalid_arguments',
+      message: `transcript_text_offset: segment 0's text has ${Array.from(text).length} characters; give less`,
+    });
   });
 
   it('keeps huge summaries under 20 kB by default in a read, a list and a search, saying what was cut', async () => {

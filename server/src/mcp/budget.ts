@@ -3,6 +3,7 @@
 // English. Transcripts are cut at a segment and say where the next part starts; long summary texts are cut,
 // ending in …; a list that still does not fit shows fewer records. Each cut is named in the answer's `omitted`,
 // with the call that gets what was left out.
+import { UnprocessableError } from '../http/http-errors';
 import type { Conversation, Segment } from '../store/conversations';
 
 /** The answer as JSON text (what most clients hand the model) and as structured content. */
@@ -119,12 +120,18 @@ function compactSegment({ text, speaker_name, speaker_id, person_id, is_user, st
 /**
  * One conversation as get_conversation_by_id answers it within `budget` bytes: its summary (cut only when it
  * alone would take more than half the budget, or when `count` is 0 the answer it is in more than all of it) and the
- * transcript from segment `offset`, at most `count` segments, as many as fit (a first one too long to fit is cut,
- * ending in …). Unless `count` is 0 already, a cut summary's note says that asking for no segments gives more of it.
+ * transcript from segment `offset`, that segment's text from character `textOffset` (code points), at most `count`
+ * segments, as many as fit (a first one too long to fit is cut, ending in …, with the character to read on from).
+ * Unless `count` is 0 already, a cut summary's note says that asking for no segments gives more of it.
  */
 export function conversationWithin(
   conversation: Conversation,
-  { offset, count, budget }: { offset: number; count: number; budget: number },
+  {
+    offset,
+    textOffset,
+    count,
+    budget,
+  }: { offset: number; textOffset: number; count: number; budget: number },
 ) {
   const { transcript_segments: segments = [], ...record } = conversation;
   const total = segments.length;
@@ -132,7 +139,7 @@ export function conversationWithin(
     summarized: typeof record,
     cut: SummaryCut | undefined,
     shown: ReturnType<typeof compactSegment>[],
-    textCut: boolean,
+    textCutAt?: { at: number; of: number },
   ) => {
     const next = offset + shown.length < total ? offset + shown.length : null;
     const omitted = [
@@ -142,7 +149,13 @@ export function conversationWithin(
               (count === 0 ? '.' : ': ask with max_transcript_segments 0 for more of it.'),
           ]
         : []),
-      ...(textCut ? [`Segment ${offset}'s text is cut to fit, ending in ….`] : []),
+      ...(textCutAt
+        ? [
+            `Segment ${offset}'s text is cut to fit at character ${textCutAt.at} of ${textCutAt.of}, ending in …: ` +
+              `call get_conversation_by_id with transcript_segment_offset ${offset} and transcript_text_offset ` +
+              `${textCutAt.at} for the rest of it.`,
+          ]
+        : []),
       ...(next === null
         ? []
         : [
@@ -156,6 +169,7 @@ export function conversationWithin(
       transcript_segments_total: total,
       transcript_segment_offset: offset,
       transcript_next_segment_offset: next,
+      ...(textCutAt && { transcript_next_text_offset: textCutAt.at }),
       ...(omitted.length > 0 && { omitted: omitted.join(' ') }),
     };
   };
@@ -165,28 +179,43 @@ export function conversationWithin(
     records: [summarized],
     cut,
   } = cutSummaries([record], cutConversationSummary, ([shown], tried) =>
-    count === 0 ? resultBytes(answer(shown, tried, [], false)) <= budget : resultBytes(shown) <= budget / 2,
+    count === 0 ? resultBytes(answer(shown, tried, [])) <= budget : resultBytes(shown) <= budget / 2,
   );
   const window = segments.slice(offset, offset + count).map(compactSegment);
-  const build = (shown: ReturnType<typeof compactSegment>[], textCut: boolean) =>
-    answer(summarized, cut, shown, textCut);
+  // The first segment from textOffset on: the rest of one a read before cut (a conversation made from a text is
+  // one segment of up to 200,000 characters, more than any answer holds).
+  const firstText = Array.from(window[0]?.text ?? '');
+  if (textOffset > 0 && textOffset >= firstText.length)
+    throw UnprocessableError.at(
+      ['transcript_text_offset'],
+      window.length === 0
+        ? `transcript_text_offset: no segment is shown from transcript_segment_offset ${offset} to start in`
+        : `transcript_text_offset: segment ${offset}'s text has ${firstText.length} characters; give less`,
+    );
+  if (textOffset > 0) window[0] = { ...window[0], text: firstText.slice(textOffset).join('') };
+  const build = (shown: ReturnType<typeof compactSegment>[], textCutAt?: { at: number; of: number }) =>
+    answer(summarized, cut, shown, textCutAt);
   // Each segment adds its JSON to structuredContent and, escaped, to the text: counted here, then measured whole.
   const segmentBytes = (segment: object) =>
     Buffer.byteLength(JSON.stringify(segment)) +
     Buffer.byteLength(JSON.stringify(JSON.stringify(segment))) +
     2;
-  let size = resultBytes(build([], false));
+  let size = resultBytes(build([]));
   let kept = 0;
   while (kept < window.length && size + segmentBytes(window[kept]) <= budget) {
     size += segmentBytes(window[kept]);
     kept += 1;
   }
   // The notes' lengths change with the segments shown: drop the last until the whole answer fits.
-  while (kept > 0 && resultBytes(build(window.slice(0, kept), false)) > budget) kept -= 1;
-  if (kept > 0 || window.length === 0) return build(window.slice(0, kept), false);
-  // Not even the first segment fits: the most of its text that does.
+  while (kept > 0 && resultBytes(build(window.slice(0, kept))) > budget) kept -= 1;
+  if (kept > 0 || window.length === 0) return build(window.slice(0, kept));
+  // Not even the first segment fits: the most of its text that does, and where the rest starts.
   const [first] = window;
-  const withText = (chars: number) => build([{ ...first, text: cutText(first.text, chars) }], true);
+  const withText = (chars: number) =>
+    build([{ ...first, text: cutText(first.text, chars) }], {
+      at: textOffset + chars,
+      of: firstText.length,
+    });
   let [low, high] = [0, Array.from(first.text).length];
   while (low < high) {
     const middle = Math.ceil((low + high) / 2);

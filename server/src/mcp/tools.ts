@@ -182,6 +182,17 @@ const transcriptSegmentOffset = z
       'transcript_next_segment_offset (null at the end) and transcript_segments_total',
   });
 
+const transcriptTextOffset = z
+  .number()
+  .int()
+  .min(0)
+  .default(0)
+  .meta({
+    description:
+      'The character of segment transcript_segment_offset to start from (default 0), to read on in a segment ' +
+      'too long for one answer: the answer gives transcript_next_text_offset when it cut one',
+  });
+
 export const TOOLS: McpTool[] = [
   tool({
     name: 'get_conversations',
@@ -266,17 +277,20 @@ export const TOOLS: McpTool[] = [
       'Read one conversation by its id, with its summary and a part of its transcript: from ' +
       `transcript_segment_offset (default the start), up to ${DEFAULT_TRANSCRIPT_SEGMENTS} segments in ` +
       `${RESULT_BYTES} bytes unless max_transcript_segments asks for more. Read on from ` +
-      'transcript_next_segment_offset; omitted says what was left out.',
+      'transcript_next_segment_offset (and in a segment cut short, from transcript_next_text_offset); omitted ' +
+      'says what was left out.',
     scope: 'conversations:read',
     kind: 'read',
     input: z.strictObject({
       conversation_id: id('conversation'),
       transcript_segment_offset: transcriptSegmentOffset,
+      transcript_text_offset: transcriptTextOffset,
       max_transcript_segments: maxTranscriptSegments,
     }),
     run: async ({ userId, repositories }, args) =>
       conversationWithin(await repositories.conversations.findOwned(userId, args.conversation_id, true), {
         offset: args.transcript_segment_offset,
+        textOffset: args.transcript_text_offset,
         count: args.max_transcript_segments ?? DEFAULT_TRANSCRIPT_SEGMENTS,
         budget: args.max_transcript_segments === undefined ? RESULT_BYTES : MAX_RESULT_BYTES,
       }),
