@@ -419,6 +419,59 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
     }
   });
 
+  it('takes null for an optional argument that takes no null of its own as that argument left out', async () => {
+    const user = await userWith();
+    const conversation = await ok(
+      user.client.post('/v1/dev/user/conversations', { text: 'The heron survey starts in May.' }),
+    );
+    await ok(user.client.post('/v1/dev/user/action-items', { description: 'Count the herons' }));
+    await ok(user.client.post('/v1/dev/user/memories', { content: 'Likes herons' }));
+    // As a model sends them when its function calling makes every argument required, the optional ones nullable.
+    const { tools } = await user.mcp.listTools();
+    const nulls = (tool: string) =>
+      Object.fromEntries(
+        Object.keys(tools.find((listed) => listed.name === tool)?.inputSchema.properties ?? {}).map(
+          (name) => [name, null],
+        ),
+      );
+    for (const [name, args] of [
+      ['get_conversations', {}],
+      ['search_conversations', { query: 'heron' }],
+      ['get_conversation_by_id', { conversation_id: conversation.id }],
+      ['get_memories', {}],
+      ['search_memories', { query: 'herons' }],
+      ['get_action_items', {}],
+      ['get_goals', {}],
+      ['get_people', {}],
+    ] as const) {
+      const left = await answer(user.mcp, name, args);
+      expect({ name, answer: await answer(user.mcp, name, { ...nulls(name), ...args }) }).toEqual({
+        name,
+        answer: left,
+      });
+    }
+    const made = await answer(user.mcp, 'create_memory', {
+      ...nulls('create_memory'),
+      content: 'Likes owls',
+    });
+    expect(made).toMatchObject({
+      content: 'Likes owls',
+      category: 'manual',
+      visibility: 'private',
+      tags: [],
+    });
+    const item = await answer(user.mcp, 'create_action_item', {
+      ...nulls('create_action_item'),
+      description: 'Count the owls',
+    });
+    expect(item).toMatchObject({ description: 'Count the owls', completed: false, due_at: null });
+    // A required argument's null is still refused as what it is.
+    expect(await refusal(user.mcp, 'search_memories', { ...nulls('search_memories') })).toEqual({
+      code: 'invalid_arguments',
+      message: 'query: expected a string, got null',
+    });
+  });
+
   it('creates, lists, updates and deletes memories, and what it writes is what REST reads', async () => {
     const user = await userWith();
     const created = await answer(user.mcp, 'create_memory', {

@@ -145,6 +145,25 @@ function argumentProblems(tool: McpTool, issues: z.core.$ZodIssue[]): string {
   return more > 0 ? `${named}; and ${more} more like these` : named;
 }
 
+/**
+ * `args` without the nulls given for optional arguments that take no null of their own: such a null is as if the
+ * argument were absent, as for the dates. A model that fills every argument sends null for those it leaves open
+ * (strict function calling makes every argument required and the optional ones nullable). A null that means
+ * something (an edit's no change, due_at's removal) and one for a required argument are left to the schema.
+ */
+function withoutOpenNulls(tool: McpTool, args: object): object {
+  const shape = tool.input.shape as Record<string, z.ZodType>;
+  return Object.fromEntries(
+    Object.entries(args).filter(
+      ([name, value]) =>
+        value !== null ||
+        !Object.hasOwn(shape, name) ||
+        shape[name].safeParse(null).success ||
+        !shape[name].safeParse(undefined).success,
+    ),
+  );
+}
+
 /** Runs tool `name` for the caller holding `scopes`; whatever happens, a tool result. */
 export async function callTool(
   name: string,
@@ -174,7 +193,10 @@ export async function callTool(
       'invalid_arguments',
       `${unstorable.path.map((key) => shortName(String(key))).join('.') || 'arguments'}: ${unstorable.msg}`,
     );
-  const parsed = tool.input.safeParse(given, { reportInput: true, error: wrongTypeMessages });
+  const parsed = tool.input.safeParse(withoutOpenNulls(tool, given), {
+    reportInput: true,
+    error: wrongTypeMessages,
+  });
   if (!parsed.success) return refusal('invalid_arguments', argumentProblems(tool, parsed.error.issues));
   try {
     return toolAnswer(await tool.run(context, parsed.data as never));
