@@ -177,6 +177,24 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
     // strictly: see the refusals of bad dates). What null means for each nullable argument takes about 100 bytes.
     expect(Buffer.byteLength(JSON.stringify(tools))).toBeLessThan(16_500);
     expect(JSON.stringify(tools)).not.toContain('pattern');
+    // A date filter is told as a string or null, as due_at is, not as a union of two strings in a union with
+    // null; and an integer is bounded only where the bound says something.
+    for (const [tool, name] of [
+      ['get_conversations', 'start_date'],
+      ['search_conversations', 'end_date'],
+      ['get_action_items', 'start_date'],
+      ['create_action_item', 'due_at'],
+    ]) {
+      const { description, ...schema } = tools.find((listed) => listed.name === tool)!.inputSchema
+        .properties![name] as Record<string, unknown>;
+      expect({ tool, name, schema, description }).toEqual({
+        tool,
+        name,
+        schema: { type: ['string', 'null'] },
+        description: expect.stringContaining('null'),
+      });
+    }
+    expect(JSON.stringify(tools)).not.toContain(String(Number.MAX_SAFE_INTEGER));
     const get = tools.find((tool) => tool.name === 'get_conversation_by_id');
     expect(get?.inputSchema.required).toEqual(['conversation_id']);
     expect(get?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });

@@ -42,6 +42,9 @@ export function databaseUnavailable(error: unknown, log: FastifyBaseLogger): Too
 
 const TOOLS_BY_NAME = new Map(TOOLS.map((tool) => [tool.name, tool]));
 
+/** What a string form of a union may hold for the union to be told as a plain string. */
+const STRING_FORM = new Set(['type', 'format', 'pattern']);
+
 /** The tools as tools/list announces them: JSON Schema of the arguments, and hints on what each changes. */
 export const TOOL_LIST = TOOLS.map((tool) => {
   const inputSchema: Record<string, unknown> = {
@@ -60,6 +63,19 @@ export const TOOL_LIST = TOOLS.map((tool) => {
           delete jsonSchema.pattern;
         if (jsonSchema.description !== undefined)
           for (const form of jsonSchema.anyOf ?? []) delete form.description;
+        // A date filter's forms (a date, a date-time) are both strings, and its null: told as one type, where
+        // an anyOf nested in an anyOf is bytes in every turn of a model and more than some clients' converters take.
+        const forms = jsonSchema.anyOf;
+        if (
+          forms?.every(
+            (form) => form.type === 'string' && Object.keys(form).every((key) => STRING_FORM.has(key)),
+          )
+        ) {
+          delete jsonSchema.anyOf;
+          jsonSchema.type = 'string';
+        }
+        // zod bounds every integer at the safest one: a bound that tells a model nothing.
+        if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
       },
     }),
   };
