@@ -201,7 +201,27 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
     expect(tools.find((tool) => tool.name === 'delete_memory')?.annotations).toMatchObject({
       readOnlyHint: false,
       destructiveHint: true,
+      idempotentHint: true,
     });
+    // An edit, a completion or a delete repeated with the same arguments leaves the record as the first call left
+    // it, so a client may retry one whose answer it lost; a create repeated makes a second record.
+    const idempotent = tools
+      .filter((tool) => tool.annotations?.readOnlyHint === false && tool.annotations.idempotentHint === true)
+      .map((tool) => tool.name)
+      .sort();
+    expect(idempotent).toEqual([
+      'complete_action_item',
+      'delete_action_item',
+      'delete_memory',
+      'edit_action_item',
+      'edit_memory',
+    ]);
+    for (const name of ['create_memory', 'create_action_item'])
+      expect(tools.find((tool) => tool.name === name)?.annotations).toMatchObject({
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+      });
   });
 
   it('reads conversations, goals and people as the REST API answers them', async () => {

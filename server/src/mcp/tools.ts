@@ -25,8 +25,11 @@ export interface McpTool {
   scope: Scope;
   /** Arguments as JSON; `.meta({description})` on each field is what a model reads. */
   input: z.ZodObject;
-  /** Reads only (no change on the server), or deletes. */
-  kind: 'read' | 'write' | 'delete';
+  /**
+   * Reads only (no change on the server); creates (each call another record); edits (makes a record what its
+   * arguments say, so a repeated call changes nothing more); or deletes.
+   */
+  kind: 'read' | 'write' | 'edit' | 'delete';
   run(context: ToolContext, args: never): Promise<unknown>;
 }
 
@@ -355,7 +358,7 @@ export const TOOLS: McpTool[] = [
     name: 'edit_memory',
     description: 'Change a memory: only the fields given change. Answers the memory as it now is.',
     scope: 'memories:write',
-    kind: 'write',
+    kind: 'edit',
     input: updateMemoryBody.extend({
       memory_id: id('memory'),
       content: unchangedByNull(updateMemoryBody.shape.content, 'The new text (1–5000 characters)'),
@@ -426,7 +429,7 @@ export const TOOLS: McpTool[] = [
     name: 'edit_action_item',
     description: 'Change an action item: only the fields given change. Answers the item as it now is.',
     scope: 'action_items:write',
-    kind: 'write',
+    kind: 'edit',
     input: updateActionItemBody.extend({
       action_item_id: id('action item'),
       description: unchangedByNull(
@@ -446,7 +449,7 @@ export const TOOLS: McpTool[] = [
     name: 'complete_action_item',
     description: 'Mark an action item done. Answers the item as it now is.',
     scope: 'action_items:write',
-    kind: 'write',
+    kind: 'edit',
     input: z.strictObject({ action_item_id: id('action item') }),
     run: ({ userId, repositories }, args) =>
       repositories.actionItems.update(userId, args.action_item_id, { completed: true }),
