@@ -174,27 +174,18 @@ const maxTranscriptSegments = z
       `${RESULT_BYTES} bytes; with it, as many as fit in ${MAX_RESULT_BYTES} bytes`,
   });
 
-const transcriptSegmentOffset = z
-  .number()
-  .int()
-  .min(0)
-  .default(0)
-  .meta({
-    description:
-      'The transcript segment to start from (default 0), to read on: the answer gives ' +
-      'transcript_next_segment_offset (null at the end) and transcript_segments_total',
-  });
+/** Where reading a transcript starts, 0 when absent. */
+const readingOffset = (description: string) => z.number().int().min(0).default(0).meta({ description });
 
-const transcriptTextOffset = z
-  .number()
-  .int()
-  .min(0)
-  .default(0)
-  .meta({
-    description:
-      'The character of segment transcript_segment_offset to start from (default 0), to read on in a segment ' +
-      'too long for one answer: the answer gives transcript_next_text_offset when it cut one',
-  });
+const transcriptSegmentOffset = readingOffset(
+  'The transcript segment to start from (default 0), to read on: the answer gives ' +
+    'transcript_next_segment_offset (null at the end) and transcript_segments_total',
+);
+
+const transcriptTextOffset = readingOffset(
+  'The character of segment transcript_segment_offset to start from (default 0), to read on in a segment ' +
+    'too long for one answer: the answer gives transcript_next_text_offset when it cut one',
+);
 
 export const TOOLS: McpTool[] = [
   tool({
