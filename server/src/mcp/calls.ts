@@ -89,7 +89,7 @@ export const TOOL_LIST = TOOLS.map((tool) => {
       readOnlyHint: tool.kind === 'read',
       destructiveHint: tool.kind === 'delete',
       // A client may retry such a call when its answer is lost (only a create would leave a second record).
-      idempotentHint: tool.kind !== 'write',
+      idempotentHint: tool.kind !== 'create',
       openWorldHint: false,
     },
   };

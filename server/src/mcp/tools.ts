@@ -29,7 +29,7 @@ export interface McpTool {
    * Reads only (no change on the server); creates (each call another record); edits (makes a record what its
    * arguments say, so a repeated call changes nothing more); or deletes.
    */
-  kind: 'read' | 'write' | 'edit' | 'delete';
+  kind: 'read' | 'create' | 'edit' | 'delete';
   run(context: ToolContext, args: never): Promise<unknown>;
 }
 
@@ -332,7 +332,7 @@ export const TOOLS: McpTool[] = [
     name: 'create_memory',
     description: 'Remember a fact about the user (a memory). Answers the new memory with its id.',
     scope: 'memories:write',
-    kind: 'write',
+    kind: 'create',
     input: newMemory.extend({
       content: newMemory.shape.content.meta({
         description: 'The fact, one or two sentences (1–5000 characters)',
@@ -402,7 +402,7 @@ export const TOOLS: McpTool[] = [
     name: 'create_action_item',
     description: 'Add an action item (a task or follow-up) for the user. Answers the new item with its id.',
     scope: 'action_items:write',
-    kind: 'write',
+    kind: 'create',
     input: newActionItem.extend({
       description: newActionItem.shape.description.meta({
         description: 'What is to be done (1–2000 characters)',
