@@ -79,6 +79,8 @@ const QUERIES: [string, string][] = [
   ['a word in ~1.5% of conversations, ~6 memories', VOCABULARY[2500]],
   ['two words, both in ~60% of conversations', `${VOCABULARY[3]} ${VOCABULARY[40]}`],
   ['a phrase in ~90% of conversations', `"${VOCABULARY[0]} ${VOCABULARY[1]}"`],
+  // No record has a word outside the vocabulary: the search finds none with every word, then those with any.
+  ['a question none holds in full: any of its words', `${VOCABULARY[60]} ${VOCABULARY[2500]} zeppelin`],
 ];
 
 async function p50Of(url: string, key: string): Promise<number> {

@@ -11,7 +11,7 @@ export function searchQueryField(records: string, fields: string, placeholder: s
     required: true,
     default: '',
     placeholder,
-    description: `Words to find in the ${records}' ${fields}. Every word must match, in any form (meeting finds meetings); put a phrase in double quotes to match it word for word. Most relevant first; when many match, the most recent are ranked, so a filter reaches older ones.`,
+    description: `Words to find in the ${records}' ${fields}. Finds those with every word, in any form (meeting finds meetings), or when none has them all, those with any; put a phrase in double quotes to match it word for word. Most relevant first; when many match, the most recent are ranked, so a filter reaches older ones.`,
   };
 }
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 // The `query` of the search routes and of the action item list: how a person's words become search terms.
 
-/** A parsed query: every word and every phrase must match (words and phrase words are letters, marks and digits). */
+/** A parsed query: its words and phrases (words and phrase words are letters, marks and digits). */
 export interface SearchTerms {
   words: string[];
   phrases: string[][];
@@ -77,6 +77,7 @@ export const searchQueryParam = z
   })
   .meta({
     description:
-      'Plain words, all of which must match (stemmed: "meetings" finds "meeting"); a phrase in double quotes ' +
-      `matches in that order. At most ${MAX_QUERY_CHARS} characters. Ranked by relevance.`,
+      'Plain words, all of which must match (stemmed: "meetings" finds "meeting"); when no record has them all, ' +
+      'the records with any of them. A phrase in double quotes matches in that order. At most ' +
+      `${MAX_QUERY_CHARS} characters. Ranked by relevance.`,
   });

@@ -154,11 +154,15 @@ const dueAt = (nullMeans: string) =>
 const unchangedByNull = <T extends z.ZodType>(field: T, description: string) =>
   field.meta({ description: `${description}; null: no change` });
 
-const searchQuery = (what: string) =>
+/** The words of a search; a search answers the records with any of them when none has them all, a list's filter never. */
+const searchQuery = (what: string, { anyWhenNoneHasAll }: { anyWhenNoneHasAll: boolean }) =>
   searchQueryParam.meta({
     description:
-      `Words to find in ${what}, e.g. budget Anna: every word must match, in any of its forms (meetings finds ` +
-      'meeting); put a phrase in double quotes. At most 500 characters.',
+      `Words to find in ${what}, e.g. budget Anna: ` +
+      (anyWhenNoneHasAll
+        ? 'those with every word, in any of its forms (meetings finds meeting), or when none has them all, those with any'
+        : 'every word must match, in any of its forms (meetings finds meeting)') +
+      '; put a phrase in double quotes. At most 500 characters.',
   });
 
 const maxTranscriptSegments = z
@@ -241,7 +245,7 @@ export const TOOLS: McpTool[] = [
     scope: 'conversations:read',
     kind: 'read',
     input: z.strictObject({
-      query: searchQuery('the conversations'),
+      query: searchQuery('the conversations', { anyWhenNoneHasAll: true }),
       start_date: startDate('conversations started'),
       end_date: endDate('conversations started'),
       include_in_progress: includeInProgress,
@@ -318,7 +322,7 @@ export const TOOLS: McpTool[] = [
     scope: 'memories:read',
     kind: 'read',
     input: z.strictObject({
-      query: searchQuery('the memories'),
+      query: searchQuery('the memories', { anyWhenNoneHasAll: true }),
       categories: memoryCategories,
       limit: limit(100, 10),
     }),
@@ -381,7 +385,7 @@ export const TOOLS: McpTool[] = [
         .boolean()
         .optional()
         .meta({ description: 'true: completed ones only; false: open ones only; absent: both' }),
-      query: searchQuery('the descriptions').optional(),
+      query: searchQuery('the descriptions', { anyWhenNoneHasAll: false }).optional(),
       conversation_id: id('conversation the items came from').optional(),
       start_date: startDate('items created'),
       end_date: endDate('items created'),

@@ -27,7 +27,7 @@ import { recordEvents } from './db/outbox';
 import { fromFlag, fromJson, iso, toFlag, toJson } from './db/rows';
 import type { ActionItemsRepository, EmbeddedActionItem } from './action-items';
 import type { Database } from './db/schema';
-import { matching } from './db/search';
+import { allElseAny, matching, type TermsMatch } from './db/search';
 import type { SearchTerms } from '../contract/search-query';
 
 type Geolocation = z.infer<typeof geolocation>;
@@ -191,6 +191,12 @@ export interface ConversationFilter extends FeedQuery {
   offset: number;
 }
 
+/** What a conversation search narrows its answer by. */
+type SearchFilter = Pick<
+  ConversationFilter,
+  'start_date' | 'end_date' | 'statuses' | 'include_transcript' | 'limit'
+>;
+
 /** The fields to change; absent ones stay. `folder_id: null` moves the conversation to no folder. */
 export interface ConversationChanges {
   title?: string;
@@ -339,6 +345,50 @@ export function conversationsRepository(
     return (await findOwned(trx, 'folders', userId, folderId, ['name'])).name;
   }
 
+  /** The conversations `terms` match in the way `match` says, as search answers them. */
+  async function searchMatching(
+    userId: string,
+    terms: SearchTerms,
+    match: TermsMatch,
+    filter: SearchFilter,
+  ): Promise<{ conversation: Conversation; score: number }[]> {
+    const newest = filter.start_date === undefined && filter.end_date === undefined;
+    let query = select(userId, filter.include_transcript)
+      .innerJoin(matching(db, 'conversations', terms, userId, { newest, match }), 'm.id', 'c.id')
+      .select('m.score')
+      .where('c.discarded', '=', 0);
+    const live = liveFlagOf(filter.statuses?.length ? filter.statuses : ['completed']);
+    if (live !== undefined) query = query.where('c.live', '=', live);
+    // The unary plus hides the dates from the index on (user, started_at): SQLite (no statistics) would otherwise
+    // read the user's conversations in the range and ask FTS5 about each one, seconds for a range of thousands.
+    const startedAt = sql<number>`+${sql.ref('c.started_at')}`;
+    if (filter.start_date !== undefined) query = query.where(startedAt, '>=', filter.start_date);
+    if (filter.end_date !== undefined) query = query.where(startedAt, '<=', filter.end_date);
+    const page = query
+      .orderBy('m.score', 'desc')
+      .orderBy('c.started_at', 'desc')
+      .orderBy('c.id', 'desc')
+      .limit(filter.limit);
+    if (dialect === 'postgres') {
+      // The page's action items in the same query (a round trip less); SQLite has no round trips to save.
+      const rows = await db
+        .selectFrom(page.as('p'))
+        .selectAll('p')
+        .select((eb) => actionItems.embeddedJson(userId, eb.ref('p.id')).as('action_items'))
+        .orderBy('p.score', 'desc')
+        .orderBy('p.started_at', 'desc')
+        .orderBy('p.id', 'desc')
+        .execute();
+      return rows.map(({ action_items: items, ...row }) => ({
+        conversation: decodeConversation(row, actionItems.embeddedFromJson(items), filter.include_transcript),
+        score: Number(row.score),
+      }));
+    }
+    const rows = await page.execute();
+    const conversations = await decodeAll(userId, rows, filter.include_transcript);
+    return conversations.map((conversation, i) => ({ conversation, score: Number(rows[i].score) }));
+  }
+
   return {
     /** Newest started first, or with order=updated_at the changes since a point. */
     async list(userId: string, filter: ConversationFilter): Promise<Conversation[]> {
@@ -373,55 +423,15 @@ export function conversationsRepository(
 
     /**
      * The caller's conversations that `terms` match (title, overview, transcript), most relevant first, each with
-     * its score; discarded ones are left out, and so are those in progress unless `statuses` asks for them.
+     * its score; discarded ones are left out, and so are those in progress unless `statuses` asks for them. When
+     * none has every term, those with any one.
      */
     async search(
       userId: string,
       terms: SearchTerms,
-      filter: Pick<
-        ConversationFilter,
-        'start_date' | 'end_date' | 'statuses' | 'include_transcript' | 'limit'
-      >,
+      filter: SearchFilter,
     ): Promise<{ conversation: Conversation; score: number }[]> {
-      const newest = filter.start_date === undefined && filter.end_date === undefined;
-      let query = select(userId, filter.include_transcript)
-        .innerJoin(matching(db, 'conversations', terms, userId, { newest }), 'm.id', 'c.id')
-        .select('m.score')
-        .where('c.discarded', '=', 0);
-      const live = liveFlagOf(filter.statuses?.length ? filter.statuses : ['completed']);
-      if (live !== undefined) query = query.where('c.live', '=', live);
-      // The unary plus hides the dates from the index on (user, started_at): SQLite (no statistics) would otherwise
-      // read the user's conversations in the range and ask FTS5 about each one, seconds for a range of thousands.
-      const startedAt = sql<number>`+${sql.ref('c.started_at')}`;
-      if (filter.start_date !== undefined) query = query.where(startedAt, '>=', filter.start_date);
-      if (filter.end_date !== undefined) query = query.where(startedAt, '<=', filter.end_date);
-      const page = query
-        .orderBy('m.score', 'desc')
-        .orderBy('c.started_at', 'desc')
-        .orderBy('c.id', 'desc')
-        .limit(filter.limit);
-      if (dialect === 'postgres') {
-        // The page's action items in the same query (a round trip less); SQLite has no round trips to save.
-        const rows = await db
-          .selectFrom(page.as('p'))
-          .selectAll('p')
-          .select((eb) => actionItems.embeddedJson(userId, eb.ref('p.id')).as('action_items'))
-          .orderBy('p.score', 'desc')
-          .orderBy('p.started_at', 'desc')
-          .orderBy('p.id', 'desc')
-          .execute();
-        return rows.map(({ action_items: items, ...row }) => ({
-          conversation: decodeConversation(
-            row,
-            actionItems.embeddedFromJson(items),
-            filter.include_transcript,
-          ),
-          score: Number(row.score),
-        }));
-      }
-      const rows = await page.execute();
-      const conversations = await decodeAll(userId, rows, filter.include_transcript);
-      return conversations.map((conversation, i) => ({ conversation, score: Number(rows[i].score) }));
+      return allElseAny(terms, (match) => searchMatching(userId, terms, match, filter));
     },
 
     /** The caller's conversation, or NotFound "Conversation". */

@@ -8,7 +8,7 @@ import { createOwned, deleteOwned, findOwned, updateChanged, type Row } from './
 import { recordEvents } from './db/outbox';
 import { fromFlag, fromJson, iso, toJson } from './db/rows';
 import type { Database } from './db/schema';
-import { matching } from './db/search';
+import { allElseAny, matching } from './db/search';
 import type { SearchTerms } from '../contract/search-query';
 
 export type MemoryVisibility = 'private' | 'public';
@@ -101,31 +101,33 @@ export function memoriesRepository(db: Kysely<Database>) {
       return rows.map(decodeMemory);
     },
 
-    /** The caller's memories that `terms` match, most relevant first (then newest), each with its score. */
+    /**
+     * The caller's memories that `terms` match, most relevant first (then newest), each with its score; when none
+     * has every term, those with any one.
+     */
     async search(
       userId: string,
       terms: SearchTerms,
       filter: Pick<MemoryFilter, 'categories' | 'limit'>,
     ): Promise<{ memory: Memory; score: number }[]> {
-      let query = db
-        .selectFrom('memories')
-        .innerJoin(
-          matching(db, 'memories', terms, userId, { newest: !filter.categories?.length }),
-          'm.id',
-          'memories.id',
-        )
-        .selectAll('memories')
-        .select('m.score')
-        .where('memories.user_id', '=', userId);
-      if (filter.categories !== undefined && filter.categories.length > 0)
-        query = query.where('memories.category', 'in', filter.categories);
-      const rows = await query
-        .orderBy('m.score', 'desc')
-        .orderBy('memories.created_at', 'desc')
-        .orderBy('memories.id', 'desc')
-        .limit(filter.limit)
-        .execute();
-      return rows.map((row) => ({ memory: decodeMemory(row), score: Number(row.score) }));
+      const newest = !filter.categories?.length;
+      return allElseAny(terms, async (match) => {
+        let query = db
+          .selectFrom('memories')
+          .innerJoin(matching(db, 'memories', terms, userId, { newest, match }), 'm.id', 'memories.id')
+          .selectAll('memories')
+          .select('m.score')
+          .where('memories.user_id', '=', userId);
+        if (filter.categories !== undefined && filter.categories.length > 0)
+          query = query.where('memories.category', 'in', filter.categories);
+        const rows = await query
+          .orderBy('m.score', 'desc')
+          .orderBy('memories.created_at', 'desc')
+          .orderBy('memories.id', 'desc')
+          .limit(filter.limit)
+          .execute();
+        return rows.map((row) => ({ memory: decodeMemory(row), score: Number(row.score) }));
+      });
     },
 
     async create(userId: string, memory: NewMemory): Promise<Memory> {

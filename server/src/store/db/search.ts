@@ -19,22 +19,40 @@ export interface Match {
   score: number;
 }
 
-/** FTS5: every term a quoted string (its tokens contain no quote), all of them required. */
-function ftsQuery({ words, phrases }: SearchTerms): string {
-  return [...words, ...phrases.map((phrase) => phrase.join(' '))].map((term) => `"${term}"`).join(' ');
+/** Which of a query's terms a record must have: every one, or (the fallback of a search) any one. */
+export type TermsMatch = 'all' | 'any';
+
+/** FTS5: every term a quoted string (its tokens contain no quote), all of them or any one required. */
+function ftsQuery({ words, phrases }: SearchTerms, match: TermsMatch): string {
+  return [...words, ...phrases.map((phrase) => phrase.join(' '))]
+    .map((term) => `"${term}"`)
+    .join(match === 'all' ? ' ' : ' OR ');
 }
 
 /** PostgreSQL: `words` as the index holds them, their accents folded (see migration 0014), as a tsquery. */
 const pgWords = (parse: 'plainto_tsquery' | 'phraseto_tsquery', words: string[]) =>
   sql`${sql.raw(parse)}('english', search_folded(${words.join(' ')}))`;
 
-/** PostgreSQL: the words (stemmed, english stop words dropped) and each phrase in order, all required. */
-function tsQuery({ words, phrases }: SearchTerms) {
-  const parts = [
-    ...(words.length > 0 ? [pgWords('plainto_tsquery', words)] : []),
-    ...phrases.map((phrase) => pgWords('phraseto_tsquery', phrase)),
-  ];
+/** PostgreSQL: the words (stemmed, english stop words dropped) and each phrase in order, all or any one required. */
+function tsQuery({ words, phrases }: SearchTerms, match: TermsMatch) {
+  const phraseParts = phrases.map((phrase) => pgWords('phraseto_tsquery', phrase));
+  if (match === 'any')
+    return sql.join([...words.map((word) => pgWords('plainto_tsquery', [word])), ...phraseParts], sql` || `);
+  const parts = [...(words.length > 0 ? [pgWords('plainto_tsquery', words)] : []), ...phraseParts];
   return sql.join(parts, sql` && `);
+}
+
+/**
+ * A search's answer: the records with every term, or when none has them all and there are several, those with any
+ * one, as a search engine drops words a question's records lack (the real service's search is semantic, and finds
+ * the conversation a question is about whatever words it asks with). `read` reads the answer for a way of matching.
+ */
+export async function allElseAny<T>(
+  terms: SearchTerms,
+  read: (match: TermsMatch) => Promise<T[]>,
+): Promise<T[]> {
+  const found = await read('all');
+  return found.length > 0 || terms.words.length + terms.phrases.length < 2 ? found : read('any');
 }
 
 /**
@@ -67,10 +85,12 @@ const NEWEST_SHARE = 5;
  * fewer than NEWEST_SHARE × RANKED_MATCHES places of the table's stored order (one sequence for every user), the
  * share is all of the user's rows, and there are no older ones to search.
  */
-function newestMatches(index: SearchIndex, terms: SearchTerms, userId: string) {
+function newestMatches(index: SearchIndex, terms: SearchTerms, match: TermsMatch, userId: string) {
   const search = sql.table(`${index}_search`);
   const ranked = sql.lit(RANKED_MATCHES);
-  if (terms.phrases.length > 0 && !TOASTED.includes(index))
+  // With any term, a record's phrase need not be checked: one of its other terms may be what it matches by.
+  const checksPhrases = terms.phrases.length > 0 && match === 'all';
+  if (checksPhrases && !TOASTED.includes(index))
     // A phrase is checked against each candidate's positions, here read with its heap row: in one pass over the
     // records with its words, not once per share of the stored order (memories' phrase: 1.9 ms against 2.8).
     return sql`select id, document from ${search} where document @@ q.query and user_id = ${userId}
@@ -78,7 +98,7 @@ function newestMatches(index: SearchIndex, terms: SearchTerms, userId: string) {
   const allWords = pgWords('plainto_tsquery', [...terms.words, ...terms.phrases.flat()]);
   const newest = (older: boolean) => {
     const stored = sql`stored ${older ? sql`<` : sql`>=`} (select stored from b)`;
-    if (terms.phrases.length === 0)
+    if (!checksPhrases)
       return sql`select id, document, stored from ${search} where document @@ q.query and user_id = ${userId} and ${stored}
         order by stored desc limit ${ranked}`;
     // The index finds a phrase's records by its words alone, and only a record's positions, in its (TOASTed)
@@ -103,15 +123,16 @@ function newestMatches(index: SearchIndex, terms: SearchTerms, userId: string) {
 }
 
 /**
- * The records of `index` that `terms` match, of `userId` (the caller joins its table and still keeps the user's), as
- * the subquery `m` (id, score) for a query on `db`: all of them, or with `newest` the RANKED_MATCHES stored last.
+ * The records of `index` that `terms` match (every term, or with `match` 'any' any one), of `userId` (the caller
+ * joins its table and still keeps the user's), as the subquery `m` (id, score) for a query on `db`: all of them, or
+ * with `newest` the RANKED_MATCHES stored last.
  */
 export function matching<DB>(
   db: Kysely<DB>,
   index: SearchIndex,
   terms: SearchTerms,
   userId: string,
-  { newest = false } = {},
+  { newest = false, match = 'all' as TermsMatch } = {},
 ): AliasedRawBuilder<Match, 'm'> {
   const search = sql.table(`${index}_search`);
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
@@ -125,9 +146,9 @@ export function matching<DB>(
     // planner chooses that plan only when it expects more than a row or two: `offset 0` keeps the tsquery from being
     // folded into the plan, so a phrase or several words are priced as one word is, not as all but absent.
     return sql<Match>`(select s.id, ts_rank(s.document, q.query) as score
-      from (select ${tsQuery(terms)} as query offset 0) q cross join lateral (${
+      from (select ${tsQuery(terms, match)} as query offset 0) q cross join lateral (${
         newest
-          ? newestMatches(index, terms, userId)
+          ? newestMatches(index, terms, match, userId)
           : sql`select id, document from ${search}
           where document @@ q.query and user_id = ${userId}`
       }) s
@@ -135,7 +156,7 @@ export function matching<DB>(
   }
   const keys = sql.table(`${index}_search_keys`);
   const weights = sql.join(INDEXES[index].map((weight) => sql.lit(weight)));
-  const query = ftsQuery(terms);
+  const query = ftsQuery(terms, match);
   // A key's doc grows with each record stored. The newest matches are those from the doc of the user's
   // RANKED_MATCHES-th newest one up, found first by walking the matches newest first (CROSS JOIN keeps FTS5 the
   // outer loop, in its own order) down to it. A bound rather than a LIMIT here keeps the subquery one the caller's
