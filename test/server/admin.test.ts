@@ -272,6 +272,34 @@ describe.each(DIALECTS)('administration on %s', (dialect) => {
     expect(stored.secret_hash).toMatch(/^unusable:/);
   });
 
+  it('refuses a path ID over 100 characters with 422 naming it, as the developer API does, writing nothing', async () => {
+    // No ID is that long: a 404 would read as a record gone, where the URL is what is wrong.
+    const admin = adminClient(server);
+    const long = 'x'.repeat(101);
+    const { user_id: userId, app_id: appId } = server.init;
+    const cases: [Promise<{ status: number; body: unknown }>, string][] = [
+      [admin.post(`/v1/admin/users/${long}/keys`, { name: 'ci' }), 'user_id'],
+      [admin.get(`/v1/admin/users/${long}/keys`), 'user_id'],
+      [admin.delete(`/v1/admin/keys/${long}`), 'key_id'],
+      [admin.post(`/v1/admin/apps/${long}/rotate-secret`), 'app_id'],
+      [admin.post(`/v1/admin/apps/${long}/installs`, { user_id: userId }), 'app_id'],
+      [admin.delete(`/v1/admin/apps/${long}/installs/${userId}`), 'app_id'],
+      [admin.delete(`/v1/admin/apps/${appId}/installs/${long}`), 'user_id'],
+    ];
+    const keys = await server.count('api_keys');
+    for (const [sent, name] of cases) {
+      const reply = await sent;
+      expect(reply.status).toBe(422);
+      expect(expectShape(validationErrorBody, reply.body).detail).toEqual([
+        expect.objectContaining({ loc: ['path', name], type: 'too_big' }),
+      ]);
+    }
+    expect(await server.count('api_keys')).toBe(keys);
+    // 100 characters is still an ID, one that does not exist.
+    expect((await admin.get(`/v1/admin/users/${'x'.repeat(100)}/keys`)).status).toBe(404);
+    expect((await admin.delete(`/v1/admin/apps/${appId}/installs/${'x'.repeat(100)}`)).status).toBe(404);
+  });
+
   it('installs an app again by replacing the granted scopes: 200 with the install as stored, created_at kept', async () => {
     const admin = adminClient(server);
     const ada = (await admin.post('/v1/admin/users', { name: 'Ada' })).body as { id: string };

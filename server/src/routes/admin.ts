@@ -10,15 +10,19 @@ import {
   rotatedApp,
   user,
 } from '../contract/admin';
-import { errors } from '../contract/common';
-import { apiKey, createdApiKey } from '../contract/keys';
+import { errors, idParam } from '../contract/common';
+import { apiKey, createdApiKey, keyIdParams } from '../contract/keys';
 import { app as appSchema } from '../contract/notifications';
 import { assertRegistrable } from '../outbound/registration';
 import { UnprocessableError } from '../http/http-errors';
 import type { ProactiveScope } from '../contract/scopes';
 
 const tags = ['Administration'];
-const userParams = z.object({ user_id: z.string() });
+// Record IDs in the path are checked as the developer API checks them: none is longer than 100 characters, so a
+// longer one is a 422 naming it rather than a 404 that reads as a record gone.
+const userParams = idParam('user_id');
+const appParams = idParam('app_id');
+const installParams = appParams.extend(userParams.shape);
 
 const admin: FastifyPluginAsyncZod = async (app) => {
   const { users, apps } = app.repositories;
@@ -80,7 +84,7 @@ const admin: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: 'Revoke a developer key; it is refused from then on',
-        params: z.object({ key_id: z.string() }),
+        params: keyIdParams,
         response: { 204: z.null(), ...errors(401, 404) },
       },
     },
@@ -128,7 +132,7 @@ const admin: FastifyPluginAsyncZod = async (app) => {
           'For a secret that leaked: requests with the old secret answer 401 from the next one on, on every ' +
           'instance. The webhook signing secret stays as it is. 409 for the server’s own notifying app, ' +
           'which has no secret.',
-        params: z.object({ app_id: z.string() }),
+        params: appParams,
         response: { 200: rotatedApp, ...errors(401, 404, 409) },
       },
     },
@@ -147,7 +151,7 @@ const admin: FastifyPluginAsyncZod = async (app) => {
         description:
           'Installing an app the user already has replaces the scopes granted before with these (200, the ' +
           'install keeping its created_at); a new install answers 201.',
-        params: z.object({ app_id: z.string() }),
+        params: appParams,
         body: createInstallBody,
         response: { 200: install, 201: install, ...errors(401, 404, 422) },
       },
@@ -179,7 +183,7 @@ const admin: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: 'Uninstall an app for a user',
-        params: z.object({ app_id: z.string(), user_id: z.string() }),
+        params: installParams,
         response: { 204: z.null(), ...errors(401, 404) },
       },
     },
