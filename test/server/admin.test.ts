@@ -136,6 +136,40 @@ describe.each(DIALECTS)('administration on %s', (dialect) => {
     expect(created.body.capabilities).toEqual(['proactive_notification', 'external_integration']);
   });
 
+  it('refuses proactive scopes for an app without the proactive_notification capability, storing nothing', async () => {
+    // Such an app's notifications would all be dropped as capability_missing, and no route adds the capability.
+    const admin = adminClient(server);
+    const apps = await server.count('apps');
+    for (const capabilities of [['external_integration'], []]) {
+      for (const scopes of [['user_name'], []]) {
+        const reply = await admin.post('/v1/admin/apps', {
+          name: 'Coach',
+          capabilities,
+          proactive_notification: { scopes },
+        });
+        expect(reply.status).toBe(422);
+        expect(expectShape(validationErrorBody, reply.body).detail).toEqual([
+          {
+            loc: ['body', 'proactive_notification'],
+            msg:
+              "Declares proactive scopes, but capabilities lacks 'proactive_notification', without which the app " +
+              "can push no proactive notification: add 'proactive_notification' to capabilities, or leave " +
+              'proactive_notification out',
+            type: 'value_error',
+          },
+        ]);
+      }
+    }
+    expect(await server.count('apps')).toBe(apps);
+    const coach = await admin.post('/v1/admin/apps', {
+      name: 'Coach',
+      capabilities: ['proactive_notification'],
+      proactive_notification: { scopes: ['user_name'] },
+    });
+    expect(coach.status).toBe(201);
+    expect(expectShape(createdApp, coach.body).proactive_notification).toEqual({ scopes: ['user_name'] });
+  });
+
   it('creates apps, installs and uninstalls them', async () => {
     const admin = adminClient(server);
     const created = await admin.post('/v1/admin/apps', {

@@ -122,13 +122,17 @@ async function makeApp(
     scopes?: string[];
   },
 ): Promise<TestApp> {
+  const capabilities = input.capabilities ?? ['external_integration', 'proactive_notification'];
   const created = await adminClient(server).post('/v1/admin/apps', {
     name: input.name,
-    capabilities: input.capabilities ?? ['external_integration', 'proactive_notification'],
+    capabilities,
     ...(input.webhookUrl
       ? { external_integration: { triggers_on: 'transcript_processed', webhook_url: input.webhookUrl } }
       : {}),
-    proactive_notification: { scopes: input.scopes ?? ['user_name'] },
+    // Scopes only with the capability, as the admin API takes them.
+    ...(capabilities.includes('proactive_notification')
+      ? { proactive_notification: { scopes: input.scopes ?? ['user_name'] } }
+      : {}),
   });
   expect(created.status).toBe(201);
   return {
@@ -467,7 +471,7 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
     let round = 1;
     const cases: Record<string, { app?: Partial<Parameters<typeof makeApp>[1]>; granted?: string[] }> = {
       no_notification: {},
-      capability_missing: { app: { capabilities: ['external_integration'] } },
+      capability_missing: { app: { capabilities: ['external_integration'] }, granted: [] },
       not_installed: {},
       not_granted: { app: { scopes: ['user_name', 'user_facts'] }, granted: ['user_name'] },
       not_declared: { app: { scopes: ['user_name'] }, granted: ['user_name', 'user_facts'] },
@@ -843,7 +847,8 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
         webhookUrl: `${hooks.url}/message/${name}`,
         ...(name === 'message_only' ? { capabilities: ['external_integration'] } : {}),
       });
-      await install(server, apps[name].id, user.id);
+      // An app without the capability declares no scopes, so its install grants none.
+      await install(server, apps[name].id, user.id, name === 'message_only' ? [] : undefined);
     }
     const llmCalls = llm.calls.length;
     await user.client.post('/v1/dev/user/transcripts/message/segments', segments('Hi'));

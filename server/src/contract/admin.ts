@@ -23,7 +23,12 @@ export const createAppBody = z.strictObject({
       webhook_url: httpUrl(MAX_WEBHOOK_URL_LENGTH).nullable().optional(),
     })
     .optional(),
-  proactive_notification: z.strictObject({ scopes: distinctValues(proactiveScope) }).optional(),
+  proactive_notification: z
+    .strictObject({ scopes: distinctValues(proactiveScope) })
+    .optional()
+    .meta({
+      description: 'The proactive scopes the app declares; needs the proactive_notification capability',
+    }),
 });
 
 export const createdApp = app

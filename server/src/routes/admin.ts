@@ -105,6 +105,17 @@ const admin: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
+      // Declared scopes are read only for an app with the capability, and no route adds it later: without it,
+      // every notification of the app would be dropped (capability_missing) after its webhook was called.
+      const { capabilities, proactive_notification: declared } = request.body;
+      if (declared && !capabilities.includes('proactive_notification')) {
+        throw UnprocessableError.at(
+          ['body', 'proactive_notification'],
+          "Declares proactive scopes, but capabilities lacks 'proactive_notification', without which the app " +
+            "can push no proactive notification: add 'proactive_notification' to capabilities, or leave " +
+            'proactive_notification out',
+        );
+      }
       const webhookUrl = request.body.external_integration?.webhook_url;
       if (webhookUrl) {
         await assertRegistrable(app.outbound, webhookUrl, ['body', 'external_integration', 'webhook_url']);
