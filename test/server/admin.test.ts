@@ -306,6 +306,58 @@ describe.each(DIALECTS)('administration on %s', (dialect) => {
     expect(stored.secret_hash).toMatch(/^unusable:/);
   });
 
+  it("lists an app's installs with the scopes each user granted, oldest first, without changing them", async () => {
+    // Installing again replaces the grant: what a user granted is read here, not by installing to find out.
+    const admin = adminClient(server);
+    const app = expectShape(
+      createdApp,
+      await ok(
+        admin.post('/v1/admin/apps', {
+          name: 'Coach',
+          capabilities: ['proactive_notification'],
+          proactive_notification: { scopes: ['user_name', 'user_facts'] },
+        }),
+        201,
+      ),
+    );
+    const path = `/v1/admin/apps/${app.id}/installs`;
+    expect(await ok(admin.get(path))).toEqual([]);
+    const ada = expectShape(user, await ok(admin.post('/v1/admin/users', { name: 'Ada' }), 201));
+    const first = expectShape(
+      install,
+      await ok(admin.post(path, { user_id: server.init.user_id, granted_scopes: ['user_facts'] }), 201),
+    );
+    const second = expectShape(
+      install,
+      await ok(admin.post(path, { user_id: ada.id, granted_scopes: ['user_name', 'user_facts'] }), 201),
+    );
+    const listed = expectShape(install.array(), await ok(admin.get(path)));
+    const byUser = new Map(listed.map((row) => [row.user_id, row]));
+    expect(byUser).toEqual(
+      new Map([
+        [first.user_id, first],
+        [second.user_id, second],
+      ]),
+    );
+    const sorted = [...listed].sort(
+      (a, b) => a.created_at.localeCompare(b.created_at) || a.user_id.localeCompare(b.user_id),
+    );
+    expect(listed).toEqual(sorted);
+    expect(await ok(admin.get(path))).toEqual(listed);
+
+    // Another app's installs are not listed; an unknown app is a 404, as installing on it is.
+    const others = expectShape(
+      install.array(),
+      await ok(admin.get(`/v1/admin/apps/${server.init.app_id}/installs`)),
+    );
+    expect(others.every((row) => row.app_id === server.init.app_id)).toBe(true);
+    expect(others.map((row) => row.user_id)).not.toContain(ada.id);
+    const unknown = await admin.get('/v1/admin/apps/nope/installs');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({ detail: 'App not found' });
+    expect((await client(server.baseUrl).get(path)).status).toBe(401);
+  });
+
   it('refuses a path ID over 100 characters with 422 naming it, as the developer API does, writing nothing', async () => {
     // No ID is that long: a 404 would read as a record gone, where the URL is what is wrong.
     const admin = adminClient(server);
@@ -317,6 +369,7 @@ describe.each(DIALECTS)('administration on %s', (dialect) => {
       [admin.delete(`/v1/admin/keys/${long}`), 'key_id'],
       [admin.post(`/v1/admin/apps/${long}/rotate-secret`), 'app_id'],
       [admin.post(`/v1/admin/apps/${long}/installs`, { user_id: userId }), 'app_id'],
+      [admin.get(`/v1/admin/apps/${long}/installs`), 'app_id'],
       [admin.delete(`/v1/admin/apps/${long}/installs/${userId}`), 'app_id'],
       [admin.delete(`/v1/admin/apps/${appId}/installs/${long}`), 'user_id'],
     ];

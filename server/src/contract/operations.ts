@@ -74,6 +74,7 @@ export const OPERATION_IDS: Record<string, string> = {
   'GET /v1/admin/apps': 'listApps',
   'POST /v1/admin/apps/:app_id/rotate-secret': 'rotateAppSecret',
   'POST /v1/admin/apps/:app_id/installs': 'installApp',
+  'GET /v1/admin/apps/:app_id/installs': 'listAppInstalls',
   'DELETE /v1/admin/apps/:app_id/installs/:user_id': 'uninstallApp',
   'GET /v1/admin/deliveries': 'listDeliveries',
 

@@ -188,6 +188,22 @@ const admin: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
+  app.get(
+    '/apps/:app_id/installs',
+    {
+      schema: {
+        tags,
+        summary: "List an app's installs: who installed it and the scopes each granted",
+        description:
+          'Oldest first. What to read before installing the app again for a user, as that replaces the scopes ' +
+          'granted before.',
+        params: appParams,
+        response: { 200: install.array(), ...errors(401, 404) },
+      },
+    },
+    async (request) => apps.listInstalls(request.params.app_id),
+  );
+
   app.delete(
     '/apps/:app_id/installs/:user_id',
     {

@@ -193,6 +193,19 @@ export function appsRepository(db: Kysely<Database>, users: Pick<UsersRepository
       }
     },
 
+    /** The app's installs, oldest first; NotFound "App" when there is no such app. */
+    async listInstalls(appId: string): Promise<Install[]> {
+      await findApp(appId);
+      const rows = await db
+        .selectFrom('app_installs')
+        .selectAll()
+        .where('app_id', '=', appId)
+        .orderBy('created_at')
+        .orderBy('user_id')
+        .execute();
+      return rows.map(decodeInstall);
+    },
+
     /** NotFound "Install" when the app is not installed for the user. */
     async uninstall(appId: string, userId: string): Promise<void> {
       const result = await db
