@@ -14,6 +14,8 @@ export interface Pair {
   a: ServeProcess;
   b: ServeProcess;
   init: InitResult;
+  /** The database both serve. */
+  databaseUrl: string;
   admin(server: ServeProcess): Client;
   close(): Promise<void>;
 }
@@ -39,6 +41,7 @@ export async function startPair(env: NodeJS.ProcessEnv): Promise<Pair> {
     a,
     b,
     init,
+    databaseUrl: database.url,
     admin: (server) => client(server.baseUrl, init.admin_token),
     close: async () => {
       await Promise.all([a.stop(), b.stop()]);

@@ -122,6 +122,24 @@ async function expectRevocationReachesB(pair: Pair, tenant: Tenant) {
   expect(status).toBe(401);
 }
 
+/** GET /v1/dev/key on `server` with `key`. */
+const askWithKey = (server: Pair['a'], key: string) =>
+  fetch(`${server.baseUrl}/v1/dev/key`, { headers: { authorization: `Bearer ${key}` } });
+
+/**
+ * The first answer other than 200 that `server` gives `key`, asked once a second (within the key's request limit)
+ * until `until` (performance.now()); 200 when there was none by then. Callers stop short of the key's cache expiry:
+ * a refusal after it could be the expiry's doing.
+ */
+async function refusedBefore(server: Pair['a'], key: string, until: number): Promise<number> {
+  let status = 200;
+  while (status === 200 && performance.now() < until) {
+    status = (await askWithKey(server, key)).status;
+    if (status === 200) await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+  return status;
+}
+
 describe('two instances with Redis', () => {
   let pair: Pair;
   let webhook: Awaited<ReturnType<typeof promptingWebhook>>;
@@ -247,6 +265,32 @@ describe('two instances on PostgreSQL without Redis (LISTEN/NOTIFY)', () => {
     await expectRevocationReachesB(pair, await newTenant(pair, webhook.url));
   }, 90_000);
 
+  it('refuse on B a key revoked through A while their LISTEN connections were lost, once B listens again', async () => {
+    const tenant = await newTenant(pair, webhook.url);
+    const created = await pair
+      .admin(pair.a)
+      .post(`/v1/admin/users/${tenant.userId}/keys`, { name: 'revoked' });
+    expect(created.status).toBe(201);
+    const cachedUntil = performance.now() + Number(INSTANCE_ENV.DEVDATA_KEY_CACHE_TTL_MS);
+    expect((await askWithKey(pair.b, created.body.key)).status).toBe(200);
+
+    // Both instances' LISTEN connections end; each opens a new one a second later. The revocation's NOTIFY, sent
+    // meanwhile, reaches neither.
+    const admin = new pg.Client({ connectionString: pair.databaseUrl });
+    await admin.connect();
+    try {
+      const ended = await admin.query(
+        "select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query like 'LISTEN %'",
+      );
+      expect(ended.rowCount).toBe(2);
+    } finally {
+      await admin.end();
+    }
+    expect((await pair.admin(pair.a).delete(`/v1/admin/keys/${created.body.id}`)).status).toBe(204);
+
+    expect(await refusedBefore(pair.b, created.body.key, cachedUntil - 5_000)).toBe(401);
+  }, 90_000);
+
   it('log no error', () => {
     expect([...errorsLogged(pair.a), ...errorsLogged(pair.b)]).toEqual([]);
   });
@@ -350,6 +394,25 @@ describe('two instances while their Redis stops and comes back', () => {
     } finally {
       await stream.close();
     }
+  }, 120_000);
+
+  it('refuse on B, once Redis is back, a key revoked through A while it was down, before its cached copy expires', async () => {
+    const tenant = await newTenant(pair, webhook.url);
+    const created = await pair
+      .admin(pair.a)
+      .post(`/v1/admin/users/${tenant.userId}/keys`, { name: 'revoked' });
+    expect(created.status).toBe(201);
+    const cachedUntil = performance.now() + Number(INSTANCE_ENV.DEVDATA_KEY_CACHE_TTL_MS);
+    expect((await askWithKey(pair.b, created.body.key)).status).toBe(200);
+
+    await redis.stop();
+    await until(async () => (await health()).every((state) => state === 'unavailable'), 20_000);
+    // The broadcast of this revocation reaches no one.
+    expect((await pair.admin(pair.a).delete(`/v1/admin/keys/${created.body.id}`)).status).toBe(204);
+    await redis.start();
+    await until(async () => (await health()).every((state) => state === 'ok'), 20_000);
+
+    expect(await refusedBefore(pair.b, created.body.key, cachedUntil - 5_000)).toBe(401);
   }, 120_000);
 });
 

@@ -19,6 +19,12 @@ export interface Bus {
   start(): Promise<void>;
   publish(channel: Channel, message: unknown): Promise<void>;
   subscribe(channel: Channel, handler: (message: unknown) => void): void;
+  /**
+   * Calls `listener` each time this instance starts receiving again (its first connection included): what the
+   * other instances sent while it could not receive is lost, so state kept on the strength of their messages
+   * (the key cache, which a revocation would have cleared) must not be trusted past that point.
+   */
+  onResumed(listener: () => void): void;
   close(): Promise<void>;
 }
 
@@ -48,6 +54,7 @@ export class LocalBus implements Bus {
   async start(): Promise<void> {}
   async publish(): Promise<void> {}
   subscribe(): void {}
+  onResumed(): void {}
   async close(): Promise<void> {}
 }
 
@@ -55,6 +62,7 @@ export class LocalBus implements Bus {
 export class RedisBus implements Bus {
   readonly transport = 'redis';
   private readonly handlers = new Map<string, (message: unknown) => void>();
+  private readonly resumed = new Set<() => void>();
   private readonly id = randomUUID();
 
   constructor(
@@ -87,14 +95,24 @@ export class RedisBus implements Bus {
     this.subscribeAll();
   }
 
+  onResumed(listener: () => void): void {
+    this.resumed.add(listener);
+  }
+
   /**
    * Subscribes to every channel with a handler, again on every connection: a SUBSCRIBE queued while Redis is
    * unreachable is dropped when a connection attempt fails (no retries per command), and the client resubscribes
-   * by itself only to channels it once subscribed to. Subscribing twice to a channel changes nothing.
+   * by itself only to channels it once subscribed to. Subscribing twice to a channel changes nothing. Once
+   * subscribed, messages arrive again: the onResumed listeners are told.
    */
   private subscribeAll(): void {
     if (this.handlers.size === 0) return;
-    this.redis.subscriber.subscribe(...this.handlers.keys()).catch(() => undefined);
+    this.redis.subscriber
+      .subscribe(...this.handlers.keys())
+      .then(() => {
+        for (const listener of this.resumed) listener();
+      })
+      .catch(() => undefined);
   }
 
   async close(): Promise<void> {}

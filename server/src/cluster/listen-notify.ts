@@ -21,6 +21,7 @@ const RECONNECT_MS = 1_000;
 export class ListenNotifyBus implements Bus {
   readonly transport = 'postgres';
   private readonly handlers = new Map<string, (message: unknown) => void>();
+  private readonly resumed = new Set<() => void>();
   private listener: pg.Client | null = null;
   private failing = false;
   private closed = false;
@@ -55,6 +56,10 @@ export class ListenNotifyBus implements Bus {
   subscribe(channel: Channel, handler: (message: unknown) => void): void {
     this.handlers.set(CHANNELS[channel], handler);
     this.listener?.query(`LISTEN ${CHANNELS[channel]}`).catch(() => undefined);
+  }
+
+  onResumed(listener: () => void): void {
+    this.resumed.add(listener);
   }
 
   async close(): Promise<void> {
@@ -104,6 +109,8 @@ export class ListenNotifyBus implements Bus {
       this.failing = false;
       this.log.info('listening to the other instances again (PostgreSQL LISTEN/NOTIFY)');
     }
+    // LISTENing: what the other instances notify from now on arrives; what they notified before did not.
+    for (const listener of this.resumed) listener();
   }
 
   private lose(error: Error): void {

@@ -272,6 +272,14 @@ export function usersRepository(db: Kysely<Database>, options: UsersOptions = {}
     },
 
     /**
+     * Forgets every cached key: what an instance does when its link to the others is back, as a revocation
+     * broadcast while it was down never reached it. Each key's next request reads it from the database.
+     */
+    forgetCachedKeys(): void {
+      activeKeys.clear();
+    },
+
+    /**
      * Calls `onRevoked` once, when the key `keyId` is revoked by this instance or another one tells this one
      * (revokedElsewhere); returns what stops watching. A revocation before the call goes unnoticed: see
      * isKeyActive.
@@ -331,7 +339,9 @@ export type UsersRepository = ReturnType<typeof usersRepository>;
 // - on every other instance sharing the database, as soon as the broadcast of the revocation (Redis pub/sub or
 //   PostgreSQL LISTEN/NOTIFY, see app.ts) calls `invalidate(hash)` there (through revokedElsewhere, which also
 //   tells the key's revocation watchers, e.g. the notification streams opened with it);
-// - and should that broadcast be lost, within `ttlMs` of its last read: an entry is only served for `ttlMs`
+// - should that broadcast be lost while an instance could not receive (Redis or its LISTEN connection down), as
+//   soon as it receives again: the bus tells it (onResumed) and it forgets every cached key (forgetCachedKeys);
+// - and should it be lost otherwise, within `ttlMs` of its last read: an entry is only served for `ttlMs`
 //   after the lookup that filled it began, then the key is read again (and found revoked).
 
 class KeyCache<T> {
@@ -373,5 +383,11 @@ class KeyCache<T> {
   invalidate(hash: string): void {
     this.invalidations += 1;
     this.entries.delete(hash);
+  }
+
+  /** Forgets every key, a lookup under way included (it may have read a key revoked since). */
+  clear(): void {
+    this.invalidations += 1;
+    this.entries.clear();
   }
 }
