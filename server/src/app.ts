@@ -104,8 +104,12 @@ export async function buildApp({ store, config, logger = false, resolve }: AppOp
   app.bus.subscribe('key-revocations', (message) =>
     app.repositories.users.revokedElsewhere(message as RevokedKey),
   );
-  // A revocation broadcast while this instance could not receive never arrives: its cached keys go once it can.
-  app.bus.onResumed(() => app.repositories.users.forgetCachedKeys());
+  // A revocation broadcast while this instance could not receive never arrives: once it can, its cached keys go,
+  // and the keys its notification streams follow are read again (a stream of one revoked meanwhile ends).
+  app.bus.onResumed(() => {
+    app.repositories.users.forgetCachedKeys();
+    void app.repositories.users.recheckWatchedKeys().catch(() => undefined);
+  });
   app.decorate('responseCache', new ResponseCache(store.dataVersion, app.config.responseCacheMb * 1_000_000));
   app.decorate('outbound', new OutboundPolicy(app.config.allowLoopbackWebhooks, resolve));
   // Checked by configFromEnv too, before anything is written; here for a config given in code.

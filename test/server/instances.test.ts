@@ -414,6 +414,27 @@ describe('two instances while their Redis stops and comes back', () => {
 
     expect(await refusedBefore(pair.b, created.body.key, cachedUntil - 5_000)).toBe(401);
   }, 120_000);
+
+  it('end on B, once Redis is back, a stream opened with a key revoked through A while it was down', async () => {
+    const tenant = await newTenant(pair, webhook.url);
+    const created = await pair
+      .admin(pair.a)
+      .post(`/v1/admin/users/${tenant.userId}/keys`, { name: 'streaming', scopes: ['notifications:read'] });
+    expect(created.status).toBe(201);
+    // B reads the keys its streams follow again every 30 s: an end before that is the reconnection's doing.
+    const recheckedAt = performance.now() + 30_000;
+    const stream = await openStream(pair.b, created.body.key);
+    try {
+      await redis.stop();
+      await until(async () => (await health()).every((state) => state === 'unavailable'), 20_000);
+      expect((await pair.admin(pair.a).delete(`/v1/admin/keys/${created.body.id}`)).status).toBe(204);
+      await redis.start();
+      await until(async () => (await health()).every((state) => state === 'ok'), 20_000);
+      await stream.ended(Math.max(0, recheckedAt - 5_000 - performance.now()));
+    } finally {
+      await stream.close();
+    }
+  }, 120_000);
 });
 
 describe('two instances started while their Redis is down', () => {

@@ -1,7 +1,8 @@
 // A user's notifications as they are pushed, followed with one of the user's developer keys for as long as that
 // key is unrevoked: its revocation, by this instance or by another one (which broadcasts it on
 // `key-revocations`, as it does for the key caches), stops the following. A broadcast this instance missed (its
-// link to the others down) is made up for by reading the followed keys again every `recheckMs`.
+// link to the others down) is made up for by reading the followed keys again when the link is back (app.ts) and
+// every `recheckMs`.
 import type { Pusher } from '../proactive/push';
 import type { Repositories } from '../store';
 import type { Notification } from '../store/notifications';
