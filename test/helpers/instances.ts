@@ -2,7 +2,13 @@
 // users, apps, webhooks and notification streams those suites drive through them.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import {
+  connect,
+  createServer as createNetServer,
+  type AddressInfo,
+  type Server as NetServer,
+  type Socket,
+} from 'node:net';
 import { SCOPES } from '../../server/src/contract/scopes';
 import type { InitResult } from '../../server/src/scripts/init';
 import { runCli, serveCli, type ServeProcess } from './cli';
@@ -20,13 +26,22 @@ export interface Pair {
   close(): Promise<void>;
 }
 
-/** A new PostgreSQL database, initialised, and two instances serving it with the same settings. */
-export async function startPair(env: NodeJS.ProcessEnv): Promise<Pair> {
+/**
+ * A new PostgreSQL database, initialised, and two instances serving it with the same settings (`only` adds to them
+ * for one of the two).
+ */
+export async function startPair(
+  env: NodeJS.ProcessEnv,
+  only: { a?: NodeJS.ProcessEnv; b?: NodeJS.ProcessEnv } = {},
+): Promise<Pair> {
   const database = await createDatabase('postgres');
   const made = runCli(['init', '--database', database.url, '--json']);
   const started: PromiseSettledResult<ServeProcess>[] =
     made.status === 0
-      ? await Promise.allSettled([serveCli(database.url, env), serveCli(database.url, env)])
+      ? await Promise.allSettled([
+          serveCli(database.url, { ...env, ...only.a }),
+          serveCli(database.url, { ...env, ...only.b }),
+        ])
       : [];
   const [a, b] = started.map((result) => (result.status === 'fulfilled' ? result.value : undefined));
   if (!a || !b) {
@@ -279,4 +294,44 @@ export async function ownRedis(): Promise<{
       await exited;
     },
   };
+}
+
+/**
+ * A TCP proxy on 127.0.0.1 to `targetPort`: what one instance reaches Redis through, so that Redis can be taken
+ * from that instance alone (stop: the connections through it end and new ones are refused; start: it takes them
+ * again, on the same port).
+ */
+export async function tcpProxy(targetPort: number): Promise<{
+  port: number;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}> {
+  const port = await freePort();
+  const sockets = new Set<Socket>();
+  let server: NetServer | null = null;
+  const start = () =>
+    new Promise<void>((resolve) => {
+      const listening = createNetServer((inbound) => {
+        const outbound = connect(targetPort, '127.0.0.1');
+        for (const socket of [inbound, outbound]) {
+          sockets.add(socket);
+          socket.on('close', () => sockets.delete(socket));
+          socket.on('error', () => undefined);
+        }
+        inbound.pipe(outbound).pipe(inbound);
+        inbound.on('close', () => outbound.destroy());
+        outbound.on('close', () => inbound.destroy());
+      });
+      server = listening;
+      listening.listen(port, '127.0.0.1', () => resolve());
+    });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      for (const socket of sockets) socket.destroy();
+      if (!server) return resolve();
+      server.close(() => resolve());
+      server = null;
+    });
+  await start();
+  return { port, start, stop };
 }

@@ -15,6 +15,7 @@ import {
   ownRedis,
   promptingWebhook,
   startPair,
+  tcpProxy,
   type Pair,
   type Tenant,
 } from '../helpers/instances';
@@ -434,6 +435,60 @@ describe('two instances while their Redis stops and comes back', () => {
     } finally {
       await stream.close();
     }
+  }, 120_000);
+});
+
+describe('two instances, one of which loses its Redis for a while', () => {
+  let pair: Pair;
+  let webhook: Awaited<ReturnType<typeof promptingWebhook>>;
+  let proxy: Awaited<ReturnType<typeof tcpProxy>>;
+
+  beforeAll(async () => {
+    webhook = await promptingWebhook();
+    // A reaches Redis through a proxy, B directly: stopping the proxy takes Redis from A alone.
+    proxy = await tcpProxy(Number(new URL(REDIS_URL).port || 6379));
+    const aRedis = new URL(REDIS_URL);
+    aRedis.hostname = '127.0.0.1';
+    aRedis.port = String(proxy.port);
+    pair = await startPair(
+      { ...INSTANCE_ENV, DEVDATA_REDIS_URL: REDIS_URL },
+      { a: { DEVDATA_REDIS_URL: aRedis.toString() } },
+    );
+  });
+  afterAll(async () => {
+    await pair?.close();
+    await proxy?.stop();
+    await webhook?.close();
+  });
+
+  const redisOf = async (server: Pair['a']) =>
+    ((await (await fetch(`${server.baseUrl}/healthz`)).json()) as { redis: string }).redis;
+  async function until(condition: () => Promise<boolean>, timeoutMs: number) {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await condition())) {
+      if (Date.now() > deadline) throw new Error('condition not met in time');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  it('refuse on B a key revoked through A while A could not reach Redis, once A can again', async () => {
+    const tenant = await newTenant(pair, webhook.url);
+    const created = await pair
+      .admin(pair.a)
+      .post(`/v1/admin/users/${tenant.userId}/keys`, { name: 'revoked' });
+    expect(created.status).toBe(201);
+    const cachedUntil = performance.now() + Number(INSTANCE_ENV.DEVDATA_KEY_CACHE_TTL_MS);
+    expect((await askWithKey(pair.b, created.body.key)).status).toBe(200);
+
+    await proxy.stop();
+    await until(async () => (await redisOf(pair.a)) === 'unavailable', 20_000);
+    expect(await redisOf(pair.b)).toBe('ok');
+    // A cannot announce it, and B's link never went down: nothing tells B.
+    expect((await pair.admin(pair.a).delete(`/v1/admin/keys/${created.body.id}`)).status).toBe(204);
+    await proxy.start();
+    await until(async () => (await redisOf(pair.a)) === 'ok', 20_000);
+
+    expect(await refusedBefore(pair.b, created.body.key, cachedUntil - 5_000)).toBe(401);
   }, 120_000);
 });
 

@@ -7,9 +7,39 @@ export type Channel = 'notifications' | 'key-revocations';
 export type BusState = 'ok' | 'unavailable';
 
 /**
+ * The channels whose messages are sent again when they could not be sent (the link down on this instance's side),
+ * once the link is back: a revocation announced late still does its work, and forgetting a key twice is harmless.
+ * A notification is not: streamed late it would arrive out of order, and the inbox has it.
+ */
+const RESENT: ReadonlySet<Channel> = new Set(['key-revocations']);
+/** At most this many unsent messages are kept for sending again; past it the oldest goes. */
+const MAX_UNSENT = 10_000;
+
+/**
+ * The messages this instance could not send, on the channels that are sent again: `keep` one that failed,
+ * `take` them all to send again (each one failing again is kept again).
+ */
+export class Unsent {
+  private messages: Array<{ channel: Channel; message: unknown }> = [];
+
+  keep(channel: Channel, message: unknown): void {
+    if (!RESENT.has(channel)) return;
+    if (this.messages.length >= MAX_UNSENT) this.messages.shift();
+    this.messages.push({ channel, message });
+  }
+
+  take(): Array<{ channel: Channel; message: unknown }> {
+    const taken = this.messages;
+    this.messages = [];
+    return taken;
+  }
+}
+
+/**
  * Carries messages to the other server instances sharing the database (an instance never receives its own:
  * it acts on them directly). Publishing never throws: a message that could not be sent is lost to the other
- * instances only (their degraded mode), which the bus logs once.
+ * instances only (their degraded mode), which the bus logs once; a key revocation is sent again once the link is
+ * back (see RESENT).
  */
 export interface Bus {
   /** Which transport carries the messages, for /healthz; `local` when there is no other instance to tell. */
@@ -63,12 +93,14 @@ export class RedisBus implements Bus {
   readonly transport = 'redis';
   private readonly handlers = new Map<string, (message: unknown) => void>();
   private readonly resumed = new Set<() => void>();
+  private readonly unsent = new Unsent();
   private readonly id = randomUUID();
 
   constructor(
     private readonly redis: RedisLink,
     private readonly prefix: string,
   ) {
+    redis.commands.on('ready', () => void this.sendAgain());
     redis.subscriber.on('message', (channel: string, text: string) => {
       const handler = this.handlers.get(channel);
       if (!handler) return;
@@ -87,7 +119,15 @@ export class RedisBus implements Bus {
   }
 
   async publish(channel: Channel, message: unknown): Promise<void> {
-    await this.redis.run((redis) => redis.publish(this.prefix + channel, envelope(this.id, message)));
+    const sent = await this.redis.run((redis) =>
+      redis.publish(this.prefix + channel, envelope(this.id, message)),
+    );
+    if (sent === undefined) this.unsent.keep(channel, message);
+  }
+
+  /** Sends again what could not be sent, now that the command connection is back. */
+  private async sendAgain(): Promise<void> {
+    for (const { channel, message } of this.unsent.take()) await this.publish(channel, message);
   }
 
   subscribe(channel: Channel, handler: (message: unknown) => void): void {

@@ -2,7 +2,7 @@ import type { BaseLogger } from 'pino';
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { randomUUID } from 'node:crypto';
-import { envelope, opened, type Bus, type BusState, type Channel } from './bus';
+import { envelope, opened, Unsent, type Bus, type BusState, type Channel } from './bus';
 import { PG_CONNECT_TIMEOUT_MS } from '../store/db/database';
 import type { Database } from '../store/db/schema';
 
@@ -22,6 +22,7 @@ export class ListenNotifyBus implements Bus {
   readonly transport = 'postgres';
   private readonly handlers = new Map<string, (message: unknown) => void>();
   private readonly resumed = new Set<() => void>();
+  private readonly unsent = new Unsent();
   private listener: pg.Client | null = null;
   private failing = false;
   private closed = false;
@@ -50,6 +51,7 @@ export class ListenNotifyBus implements Bus {
       await sql`select pg_notify(${CHANNELS[channel]}, ${envelope(this.id, message)})`.execute(this.db);
     } catch (error) {
       this.log.warn({ err: error, channel }, 'could not notify the other instances');
+      this.unsent.keep(channel, message);
     }
   }
 
@@ -111,6 +113,8 @@ export class ListenNotifyBus implements Bus {
     }
     // LISTENing: what the other instances notify from now on arrives; what they notified before did not.
     for (const listener of this.resumed) listener();
+    // The database answers again: what could not be notified is sent now.
+    for (const { channel, message } of this.unsent.take()) await this.publish(channel, message);
   }
 
   private lose(error: Error): void {
