@@ -1,5 +1,14 @@
 #!/usr/bin/env node
-import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
@@ -27,6 +36,7 @@ Commands:
   serve   Migrate an existing database and serve the API
   init    Create a user, a developer key, an admin token and an installed app
   seed    Add demo data for the user made by init
+  rotate-admin-token   Replace every admin token with a new one (a token that leaked)
 
 Options: --version prints the version. Run devdata-server <command> --help for a command's options.`,
   serve: `Usage: devdata-server serve [--host 127.0.0.1] [--port 8080] [--database <url>]
@@ -65,6 +75,13 @@ server signs with it).
 Adds realistic demo data for the first user (the one init made): conversations with transcripts,
 memories, goals with history, action items, people and a few thousand screen activity rows.
 (--demo, the only data set there is, may be given and changes nothing.)`,
+  'rotate-admin-token': `Usage: devdata-server rotate-admin-token [--database <url>] [--json]
+
+Makes a new admin token and revokes every other: from the next request on, each instance serving the database
+refuses them. Prints the new token once (it is stored only as a hash). When start saved the credentials of this
+database, their file gets the new token too, so start goes on printing one that works.
+
+  --json      Print one JSON object {admin_token}`,
   start: `Usage: devdata-server start [--host 127.0.0.1] [--port 8080] [--database <url>]
 
   --host, --port, --database, and every DEVDATA_* setting, as for serve (devdata-server serve --help)
@@ -84,6 +101,7 @@ const COMMAND_OPTIONS = {
   start: { ...DATABASE_OPTION, ...LISTEN_OPTIONS },
   init: { ...DATABASE_OPTION, json: { type: 'boolean' } },
   seed: { ...DATABASE_OPTION, demo: { type: 'boolean' } },
+  'rotate-admin-token': { ...DATABASE_OPTION, json: { type: 'boolean' } },
 } as const;
 type Command = keyof typeof COMMAND_OPTIONS;
 
@@ -497,6 +515,27 @@ class CredentialsFile {
   }
 }
 
+/**
+ * Puts `token` in the credentials file in place of the admin token it holds, the rest as it was: written beside it
+ * and renamed over it, so a reader sees the old file or the new one, owner-only as start made it.
+ */
+function saveAdminToken(file: string, token: string): void {
+  const next = `${file}.${process.pid}.tmp`;
+  try {
+    writeFileSync(next, JSON.stringify({ ...readCredentials(file), admin_token: token }, null, 2) + '\n', {
+      mode: 0o600,
+      flag: 'wx',
+    });
+    renameSync(next, file);
+  } catch (error) {
+    rmSync(next, { force: true });
+    throw new Error(
+      `The admin token above replaced every other, but ${file} could not be updated ` +
+        `(${(error as Error).message.split(',')[0]}): put it in the file's admin_token by hand, or start prints the old one`,
+    );
+  }
+}
+
 /** First start: init, save the credentials in the file made for them, then the demo data. */
 async function firstRun(store: Store, database: string, file: CredentialsFile | null): Promise<InitResult> {
   const credentials = await instanceInit(store, { keyPrefix: configFromEnv().keyPrefix }).initialize();
@@ -540,16 +579,18 @@ async function serve(store: Store, host: string, port: number, onListening?: (ba
 }
 
 /**
- * Writes `text` to stdout and resolves once it is written. What init prints is the only copy of its secrets, so a
- * write that fails (a full disk, a reader gone) must fail the command: console.log drops such errors unseen.
+ * Writes `text` to stdout and resolves once it is written. What init (or rotate-admin-token) prints is the only
+ * copy of its secrets, so a write that fails (a full disk, a reader gone) must fail the command: console.log drops
+ * such errors unseen.
  */
-function printOnce(text: string): Promise<void> {
+function printOnce(text: string, command: 'init' | 'rotate-admin-token' = 'init'): Promise<void> {
   return new Promise((resolve, reject) => {
+    const made = command === 'init' ? 'The credentials init made' : 'The admin token rotate-admin-token made';
     const failed = (error: Error) =>
       reject(
         new Error(
-          `The credentials init made could not be written out (${error.message}); they are shown nowhere ` +
-            'else: run init again with its output going where it can be written',
+          `${made} could not be written out (${error.message}); ${command === 'init' ? 'they are' : 'it is'} shown ` +
+            `nowhere else: run ${command} again with its output going where it can be written`,
         ),
       );
     process.stdout.once('error', failed);
@@ -626,6 +667,28 @@ async function main(argv: string[]) {
         ? [JSON.stringify(result)]
         : Object.entries(result).map(([name, value]) => `${name}: ${value}`);
       await printOnce(`${lines.join('\n')}\n`);
+      return;
+    }
+    case 'rotate-admin-token': {
+      // An in-memory database is gone with this process: a token for it would open nothing.
+      if (!databaseExists(opts.database))
+        throw new Error(`${databaseName(opts.database)} does not exist: check --database`);
+      const store = await openMigrated(opts.database);
+      let token: string;
+      try {
+        token = await instanceInit(store).replaceAdminTokens();
+      } finally {
+        await store.close();
+      }
+      await printOnce(
+        opts.json ? `${JSON.stringify({ admin_token: token })}\n` : `admin_token: ${token}\n`,
+        'rotate-admin-token',
+      );
+      const file = credentialsFileFor(opts.database);
+      if (file !== null && readCredentials(file)?.database === databaseName(opts.database)) {
+        saveAdminToken(file, token);
+        console.error(`Saved the new admin token in ${file}, which start prints`);
+      }
       return;
     }
     case 'seed': {

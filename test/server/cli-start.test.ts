@@ -383,7 +383,7 @@ describe('devdata-server arguments and settings', () => {
 
   it("prints the manual's synopsis of each command as its --help usage", () => {
     const manual = readFileSync(join(__dirname, '../../server/README.md'), 'utf8');
-    for (const command of ['serve', 'init', 'seed', 'start']) {
+    for (const command of ['serve', 'init', 'seed', 'start', 'rotate-admin-token']) {
       const help = cli([command, '--help']);
       const usage = /^Usage: (.*)$/m.exec(help.stdout)?.[1];
       const synopsis = new RegExp(`^(devdata-server ${command} .*?)(\\s+#.*)?$`, 'm').exec(manual)?.[1];
@@ -684,6 +684,50 @@ describe('devdata-server start', () => {
       database: `sqlite:${join(dir, 'other.sqlite')}`,
       developer_key: other.developerKey,
     });
+  });
+
+  it('puts the token rotate-admin-token made in the credentials file start saved, so start prints one that works', async () => {
+    const database = 'sqlite:devdata.sqlite';
+    const file = join(dir, 'devdata.credentials.json');
+    const first = await start(dir, database);
+    await first.stop();
+    const before = JSON.parse(readFileSync(file, 'utf8'));
+    const rotated = cli(['rotate-admin-token', '--database', database], { cwd: dir });
+    expect(rotated.status).toBe(0);
+    const token = /^admin_token: (\S+)$/m.exec(rotated.stdout)![1];
+    expect(rotated.stderr).toBe(`Saved the new admin token in ${file}, which start prints\n`);
+    const after = JSON.parse(readFileSync(file, 'utf8'));
+    expect(after).toEqual({ ...before, admin_token: token });
+    expect(Object.keys(after)).toEqual(Object.keys(before));
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+
+    const again = await start(dir, database);
+    try {
+      expect(again.output).toContain(`Admin token:     ${token}`);
+      const users = await fetch(`${again.baseUrl}/v1/admin/users`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(users.status).toBe(200);
+    } finally {
+      await again.stop();
+    }
+    // A file in the other database's place that another database made is left as it is.
+    const otherDatabase = `sqlite:${join(dir, 'other.sqlite')}`;
+    expect(cli(['init', '--database', otherDatabase], { cwd: dir }).status).toBe(0);
+    writeFileSync(join(dir, 'other.credentials.json'), readFileSync(file));
+    const elsewhere = cli(['rotate-admin-token', '--database', otherDatabase], { cwd: dir });
+    expect({ status: elsewhere.status, stderr: elsewhere.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(readFileSync(join(dir, 'other.credentials.json'), 'utf8')).toBe(readFileSync(file, 'utf8'));
+    // A database that is not there is refused, nothing made.
+    const other = cli(['rotate-admin-token', '--database', `sqlite:${join(dir, 'missing.sqlite')}`], {
+      cwd: dir,
+    });
+    expect({ status: other.status, stderr: other.stderr }).toEqual({
+      status: 1,
+      stderr: `sqlite:${join(dir, 'missing.sqlite')} does not exist: check --database\n`,
+    });
+    expect(existsSync(join(dir, 'missing.sqlite'))).toBe(false);
   });
 
   it('creates the credentials file before writing to the database, and stops when it cannot', async () => {

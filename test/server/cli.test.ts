@@ -7,7 +7,7 @@ import { client } from '../helpers/http';
 import { createDatabase, DIALECTS } from '../helpers/server';
 
 describe('devdata-server --help', () => {
-  it.each(['serve', 'init', 'seed', 'start'])('explains %s', (command) => {
+  it.each(['serve', 'init', 'seed', 'start', 'rotate-admin-token'])('explains %s', (command) => {
     const result = runCli([command, '--help']);
     expect(result.status).toBe(0);
     expect(result.stdout).toContain(`devdata-server ${command}`);
@@ -44,6 +44,38 @@ describe('devdata-server init', () => {
 });
 
 describe.each(DIALECTS)('devdata-server on %s', (dialect) => {
+  it('replaces every admin token with rotate-admin-token, the old ones refused at once by a running server', async () => {
+    const database = await createDatabase(dialect);
+    try {
+      const tokenOf = (result: ReturnType<typeof runCli>) => {
+        expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: '' });
+        return JSON.parse(result.stdout).admin_token as string;
+      };
+      const first = tokenOf(runCli(['init', '--json', '--database', database.url]));
+      const second = tokenOf(runCli(['init', '--json', '--database', database.url]));
+      const served = await serveCli(database.url);
+      try {
+        const status = async (token: string) =>
+          (await fetch(`${served.baseUrl}/v1/admin/users`, { headers: { authorization: `Bearer ${token}` } }))
+            .status;
+        expect([await status(first), await status(second)]).toEqual([200, 200]);
+
+        const third = tokenOf(runCli(['rotate-admin-token', '--json', '--database', database.url]));
+        expect(third).toMatch(/^svc_admin_[0-9a-f]{32}$/);
+        expect([await status(first), await status(second), await status(third)]).toEqual([401, 401, 200]);
+
+        const plain = runCli(['rotate-admin-token', '--database', database.url]);
+        expect(plain.status).toBe(0);
+        const fourth = /^admin_token: (svc_admin_[0-9a-f]{32})\n$/.exec(plain.stdout)?.[1];
+        expect([await status(third), await status(fourth!)]).toEqual([401, 200]);
+      } finally {
+        await served.stop();
+      }
+    } finally {
+      await database.drop();
+    }
+  });
+
   it('inits, seeds, serves, and shuts down without losing an acknowledged write', async () => {
     const database = await createDatabase(dialect);
     try {

@@ -43,6 +43,9 @@ export function instanceInit(store: Store, { keyPrefix }: { keyPrefix?: string }
       };
     },
 
+    /** A new admin token in place of every other (one that leaked), returned here only. */
+    replaceAdminTokens: (): Promise<string> => adminTokens.replaceAll(),
+
     /** Whether init has run on this database (it has a user). A database not migrated yet has none. */
     async isInitialized(): Promise<boolean> {
       await store.ping(); // an unreachable database fails here, not as "no users"
