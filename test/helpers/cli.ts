@@ -68,10 +68,12 @@ export async function serveCli(
   return served;
 }
 
-async function waitForHealth({ baseUrl, child }: ServeProcess) {
+async function waitForHealth({ baseUrl, child, stderr }: ServeProcess) {
   // Up to 30 s: several processes may be starting at once on a shared machine.
   for (let i = 0; i < 300; i += 1) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    // What it said is the reason (a busy port, a database it could not open): a failure names it.
+    if (child.exitCode !== null)
+      throw new Error(`server exited with ${child.exitCode}: ${stderr.join('').trim()}`);
     try {
       const health = await fetch(`${baseUrl}/healthz`);
       await health.text();
@@ -81,5 +83,5 @@ async function waitForHealth({ baseUrl, child }: ServeProcess) {
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error('server did not become healthy');
+  throw new Error(`server did not become healthy within 30 s: ${stderr.join('').trim()}`);
 }
