@@ -128,6 +128,18 @@ const askWithKey = (server: Pair['a'], key: string) =>
   fetch(`${server.baseUrl}/v1/dev/key`, { headers: { authorization: `Bearer ${key}` } });
 
 /**
+ * A new key of `tenant`'s user, made through A and since taken by B (so B holds it in its key cache), with the time
+ * (performance.now()) until which B's cached copy would still accept it.
+ */
+async function keyCachedOnB(pair: Pair, tenant: Tenant) {
+  const created = await pair.admin(pair.a).post(`/v1/admin/users/${tenant.userId}/keys`, { name: 'revoked' });
+  expect(created.status).toBe(201);
+  const cachedUntil = performance.now() + Number(INSTANCE_ENV.DEVDATA_KEY_CACHE_TTL_MS);
+  expect((await askWithKey(pair.b, created.body.key)).status).toBe(200);
+  return { created, cachedUntil };
+}
+
+/**
  * The first answer other than 200 that `server` gives `key`, asked once a second (within the key's request limit)
  * until `until` (performance.now()); 200 when there was none by then. Callers stop short of the key's cache expiry:
  * a refusal after it could be the expiry's doing.
@@ -267,13 +279,7 @@ describe('two instances on PostgreSQL without Redis (LISTEN/NOTIFY)', () => {
   }, 90_000);
 
   it('refuse on B a key revoked through A while their LISTEN connections were lost, once B listens again', async () => {
-    const tenant = await newTenant(pair, webhook.url);
-    const created = await pair
-      .admin(pair.a)
-      .post(`/v1/admin/users/${tenant.userId}/keys`, { name: 'revoked' });
-    expect(created.status).toBe(201);
-    const cachedUntil = performance.now() + Number(INSTANCE_ENV.DEVDATA_KEY_CACHE_TTL_MS);
-    expect((await askWithKey(pair.b, created.body.key)).status).toBe(200);
+    const { created, cachedUntil } = await keyCachedOnB(pair, await newTenant(pair, webhook.url));
 
     // Both instances' LISTEN connections end; each opens a new one a second later. The revocation's NOTIFY, sent
     // meanwhile, reaches neither.
@@ -398,13 +404,7 @@ describe('two instances while their Redis stops and comes back', () => {
   }, 120_000);
 
   it('refuse on B, once Redis is back, a key revoked through A while it was down, before its cached copy expires', async () => {
-    const tenant = await newTenant(pair, webhook.url);
-    const created = await pair
-      .admin(pair.a)
-      .post(`/v1/admin/users/${tenant.userId}/keys`, { name: 'revoked' });
-    expect(created.status).toBe(201);
-    const cachedUntil = performance.now() + Number(INSTANCE_ENV.DEVDATA_KEY_CACHE_TTL_MS);
-    expect((await askWithKey(pair.b, created.body.key)).status).toBe(200);
+    const { created, cachedUntil } = await keyCachedOnB(pair, await newTenant(pair, webhook.url));
 
     await redis.stop();
     await until(async () => (await health()).every((state) => state === 'unavailable'), 20_000);
@@ -472,13 +472,7 @@ describe('two instances, one of which loses its Redis for a while', () => {
   }
 
   it('refuse on B a key revoked through A while A could not reach Redis, once A can again', async () => {
-    const tenant = await newTenant(pair, webhook.url);
-    const created = await pair
-      .admin(pair.a)
-      .post(`/v1/admin/users/${tenant.userId}/keys`, { name: 'revoked' });
-    expect(created.status).toBe(201);
-    const cachedUntil = performance.now() + Number(INSTANCE_ENV.DEVDATA_KEY_CACHE_TTL_MS);
-    expect((await askWithKey(pair.b, created.body.key)).status).toBe(200);
+    const { created, cachedUntil } = await keyCachedOnB(pair, await newTenant(pair, webhook.url));
 
     await proxy.stop();
     await until(async () => (await redisOf(pair.a)) === 'unavailable', 20_000);
