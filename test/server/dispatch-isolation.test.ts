@@ -168,3 +168,137 @@ describe.each(DIALECTS)('per-app isolation in the dispatcher on %s', (dialect) =
     expect(await outcomes('huge')).toContain('invalid_reply');
   }, 120_000);
 });
+
+/**
+ * An LLM that holds every request it gets until `release()`, then answers each with a text made of its prompt.
+ * A real node:http server on 127.0.0.1, as an OpenAI-compatible endpoint.
+ */
+async function hangingLlm() {
+  const held: { res: ServerResponse; prompt: string }[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      res.on('error', () => undefined);
+      const prompt = (
+        JSON.parse(Buffer.concat(chunks).toString('utf8')) as { messages: { content: string }[] }
+      ).messages[0].content;
+      held.push({ res, prompt });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    /** Requests held open right now. */
+    holding: () => held.length,
+    release: () => {
+      for (const { res, prompt } of held.splice(0)) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            choices: [{ message: { role: 'assistant', content: `Generated: ${prompt}` } }],
+          }),
+        );
+      }
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe.each(DIALECTS)('the LLM and the webhook slots on %s', (dialect) => {
+  let server: TestServer;
+  let llm: Awaited<ReturnType<typeof hangingLlm>>;
+  let hooks: Awaited<ReturnType<typeof webhook>>;
+  let prompting: Awaited<ReturnType<typeof webhookAnswering>>;
+
+  beforeAll(async () => {
+    llm = await hangingLlm();
+    hooks = await webhook(() => 'answer');
+    // Two apps answer with a prompt (this receiver), one with nothing to say (`hooks`).
+    prompting = await webhookAnswering({
+      notification: { prompt: 'Say hello to {{user_name}}', params: ['user_name'] },
+    });
+    // Two webhook calls at once, one per app: two apps' notifications waiting for the model would hold them all if
+    // generation took webhook slots. The model's timeout is far beyond the test's own: it answers only when
+    // released.
+    server = await startServer(dialect, {
+      llmBaseUrl: llm.url,
+      llmTimeoutMs: 600_000,
+      webhookConcurrency: 2,
+      webhookConcurrencyPerApp: 1,
+    });
+  });
+  afterAll(async () => {
+    llm?.release();
+    await server?.close();
+    await Promise.all([llm?.close(), hooks?.close(), prompting?.close()]);
+  });
+
+  it("another app's webhook is called while the model still generates the first apps' notifications", async () => {
+    const admin = adminClient(server);
+    const user = await newUser(server);
+    const apps: Record<string, { id: string; secret: string }> = {};
+    for (const [name, url] of [
+      ['first', `${prompting.url}?app=first`],
+      ['second', `${prompting.url}?app=second`],
+      ['quiet', hooks.url],
+    ] as const) {
+      const created = await admin.post('/v1/admin/apps', {
+        name,
+        capabilities: ['external_integration', 'proactive_notification'],
+        external_integration: { triggers_on: 'transcript_processed', webhook_url: url },
+        proactive_notification: { scopes: ['user_name'] },
+      });
+      expect(created.status).toBe(201);
+      apps[name] = { id: created.body.id, secret: created.body.app_secret };
+      const installed = await admin.post(`/v1/admin/apps/${created.body.id}/installs`, {
+        user_id: user.id,
+        granted_scopes: ['user_name'],
+      });
+      expect(installed.status).toBe(201);
+    }
+
+    const segments = {
+      segments: [{ text: 'Hello', speaker: 'SPEAKER_00', is_user: true, start: 0, end: 1 }],
+    };
+    expect((await user.client.post('/v1/dev/user/transcripts/llm-1/segments', segments)).status).toBe(202);
+    // Both prompting apps' notifications reach the model, which holds them.
+    while (llm.holding() < 2) await new Promise((r) => setTimeout(r, 1));
+    // The quiet app's call waited for a slot held by a generation, it would never arrive: the test then fails on
+    // its own timeout.
+    while (!hooks.arrivals.has('llm-1')) await new Promise((r) => setTimeout(r, 1));
+    expect(llm.holding()).toBe(2);
+
+    llm.release();
+    await server.app.dispatcher.idle();
+    const outcomes = async (app: string) => {
+      const reply = await client(server.baseUrl, apps[app].secret).get(
+        `/v2/integrations/${apps[app].id}/deliveries`,
+      );
+      return expectShape(deliveriesPage, reply.body).deliveries.map((d) => d.outcome);
+    };
+    expect(await outcomes('first')).toEqual(['pushed']);
+    expect(await outcomes('second')).toEqual(['pushed']);
+    expect(await outcomes('quiet')).toEqual(['no_notification']);
+  }, 120_000);
+});
+
+/** A webhook on a free loopback port that answers every call with `json`. */
+async function webhookAnswering(json: unknown) {
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(json)));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/prompting`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -107,15 +107,18 @@ function transportOutcome(error: unknown, maxBytes: number): { outcome: Outcome;
 
 /**
  * The proactive pipeline after ingestion: calls each app's webhook with the new segments (signed, bounded in
- * time, size and concurrency, behind a per-URL circuit breaker), validates the reply, fills the template,
- * generates, pushes, and records every call as a delivery. Runs in this process after the ingestion request
+ * time, size and concurrency, behind a per-URL circuit breaker), validates the reply, then, with the call's slot
+ * free again, fills the template, generates, pushes, and records every call as a delivery. Runs in this process after the ingestion request
  * has been answered; nothing here ever throws into ingestion.
  */
 export class Dispatcher {
   private readonly queue: WorkQueue;
   private readonly breakers: Breakers;
-  /** Deliveries of refused calls still being recorded, so that `idle()` waits for them too. */
-  private readonly refusals = new Set<Promise<void>>();
+  /**
+   * Work outside the queue's slots, so that `idle()` waits for it too: deliveries of refused calls being recorded,
+   * and valid replies being acted on (their notifications generated and pushed).
+   */
+  private readonly background = new Set<Promise<void>>();
   private lastPruneAt = 0;
 
   constructor(
@@ -158,14 +161,19 @@ export class Dispatcher {
         statusCode: null,
         detail: `Not sent: the app's webhook calls waiting for a slot would hold more than ${bound} bytes (DEVDATA_WEBHOOK_BACKLOG_MB)`,
       },
-    ]).finally(() => this.refusals.delete(refused));
-    this.refusals.add(refused);
+    ]);
+    this.inBackground(refused);
+  }
+
+  private inBackground(work: Promise<void>): void {
+    const tracked = work.finally(() => this.background.delete(tracked));
+    this.background.add(tracked);
   }
 
   /** Resolves once every queued and running call has finished (and its push forward is out). */
   async idle(): Promise<void> {
     await this.queue.idle();
-    await Promise.all([...this.refusals]);
+    await Promise.all([...this.background]);
     await this.pusher.settle();
   }
 
@@ -180,7 +188,15 @@ export class Dispatcher {
       const [target] = await this.repositories.apps.webhookTargets(queued.userId, queued.appId);
       if (target) {
         job = { ...queued, url: target.url, secret: target.secret };
-        results = await this.call(job, body);
+        const answer = await this.call(job, body);
+        if (!Array.isArray(answer)) {
+          // The webhook has answered: its slot is free for the next call. What the reply leads to, the model's
+          // generation above all, goes on outside the queue, so a slow or hanging model delays no app's webhook
+          // call. It needs no bound of its own: each user's window for an app lets one generation at a time.
+          this.inBackground(this.act(job, started, answer.statusCode, answer.reply));
+          return;
+        }
+        results = answer;
       } else {
         const detail =
           'Not sent: the user removed the app, or the app its webhook, while the call waited for a slot';
@@ -189,6 +205,20 @@ export class Dispatcher {
     } catch (error) {
       this.log.error({ err: error, app: job.appId, session: job.sessionId }, 'proactive dispatch failed');
       results = [{ outcome: 'network_error', statusCode: null, detail: 'Internal error while dispatching' }];
+    }
+    await this.record(job, started, results);
+  }
+
+  /** Acts on a valid reply (see `handle`) and records what came of it; never throws. */
+  private async act(job: Call, started: number, statusCode: number, reply: WebhookReplyParts): Promise<void> {
+    let results: Result[];
+    try {
+      results = (await this.handle(job, reply)).map((result) => ({ ...result, statusCode }));
+    } catch (error) {
+      this.log.error({ err: error, app: job.appId, session: job.sessionId }, 'proactive dispatch failed');
+      results = [
+        { outcome: 'network_error', statusCode, detail: 'Internal error while acting on the reply' },
+      ];
     }
     await this.record(job, started, results);
   }
@@ -239,7 +269,11 @@ export class Dispatcher {
     await this.repositories.deliveries.pruneBefore(now - DELIVERY_RETENTION_MS);
   }
 
-  private async call(job: Call, body: string): Promise<Result[]> {
+  /** Calls the webhook: what came of it, or, when it answered a valid reply, the reply to act on. */
+  private async call(
+    job: Call,
+    body: string,
+  ): Promise<Result[] | { statusCode: number; reply: WebhookReplyParts }> {
     if (this.breakers.isOpen(job.url)) {
       return [
         {
@@ -313,7 +347,7 @@ export class Dispatcher {
     if (!parsed.success) {
       return [{ outcome: 'invalid_reply', statusCode, detail: replyMismatch(parsed.error) }];
     }
-    return (await this.handle(job, parsed.data)).map((result) => ({ ...result, statusCode }));
+    return { statusCode, reply: parsed.data };
   }
 
   /**
