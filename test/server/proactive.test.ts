@@ -905,6 +905,50 @@ describe.each(DIALECTS)('proactive pipeline on %s', (dialect) => {
     expect(await outcomes('both')).toEqual(['message_pushed', 'message_pushed', 'pushed', 'rate_limited']);
   });
 
+  it('says why a reply that looks meant to push something pushed nothing; a reply with nothing to say needs no reason', async () => {
+    const cases: Record<string, { reply: unknown; detail: string | null }> = {
+      // The notification's fields at the top, without {notification: …} around them.
+      top_level_prompt: {
+        reply: { session_id: 's', prompt: 'Say hi to {{user_name}}', params: ['user_name'] },
+        detail:
+          'The reply has no notification and no message, only fields that are not read: "prompt", "params"; a notification is {"notification": {"prompt": "…", "params": […]}}',
+      },
+      // What an n8n node set to continue on failure puts out, answered as the last node's first item.
+      n8n_error: {
+        reply: { error: 'The prompt is too short: 2 characters', details: 'DevData drops…' },
+        detail: 'The reply is an error, not a notification: The prompt is too short: 2 characters',
+      },
+      many_fields: {
+        reply: Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`f${i}`, i])),
+        detail:
+          'The reply has no notification and no message, only fields that are not read: "f0", "f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8", "f9" and 2 more; a notification is {"notification": {"prompt": "…", "params": […]}}',
+      },
+      short_message: {
+        reply: { message: 'Hi 🎉' },
+        detail: 'The message has 4 characters: only a message longer than 5 is pushed',
+      },
+      // Nothing to say: no reason needed.
+      session_only: { reply: { session_id: 's' }, detail: null },
+      empty_message: { reply: { session_id: 's', message: '', notification: null }, detail: null },
+    };
+    const user = await newUser(server);
+    const apps: Record<string, TestApp> = {};
+    for (const [name, { reply }] of Object.entries(cases)) {
+      replies.set(`/unheeded/${name}`, () => ({ json: reply }));
+      apps[name] = await makeApp(server, {
+        name: `App ${name}`,
+        webhookUrl: `${hooks.url}/unheeded/${name}`,
+      });
+      await install(server, apps[name].id, user.id);
+    }
+    await user.client.post('/v1/dev/user/transcripts/unheeded/segments', segments('Hi'));
+    await settle();
+    for (const [name, { detail }] of Object.entries(cases)) {
+      const records = (await deliveriesOf(apps[name])).map((d) => [d.outcome, d.status_code, d.detail]);
+      expect({ name, records }).toEqual({ name, records: [['no_notification', 200, detail]] });
+    }
+  });
+
   it("pushes a reply's message even when its notification is malformed, and records why the notification was not", async () => {
     // The real service pushes the message before it reads the notification, so a broken notification (an n8n
     // expression that came out empty, a prompt of the wrong type) never costs the message.

@@ -93,6 +93,38 @@ function answerReason(body: string): string {
   return shownReason(said);
 }
 
+/** Whether a reply's `message` is pushed: longer than 5 characters, as the real service has it. */
+function hasMessage(reply: WebhookReplyParts): boolean {
+  return characters(reply.message ?? '') > MESSAGE_MIN_EXCLUSIVE;
+}
+
+/** The fields of a reply the pipeline reads; any other is ignored. */
+const REPLY_FIELDS = ['session_id', 'message', 'notification'];
+/** How many ignored fields a `no_notification` record names. */
+const IGNORED_FIELDS_SHOWN = 10;
+
+/**
+ * Why a reply with neither a notification nor a message to push pushed nothing, when it looks meant to: the
+ * error an n8n node put out instead of a reply (`{error}`, a node set to continue on failure), fields the pipeline
+ * does not read (a `prompt` outside `notification`), or a message too short; null for a reply with nothing to say.
+ */
+function unheededReply(json: object, reply: WebhookReplyParts): string | null {
+  const error = shownReason((json as { error?: unknown }).error);
+  if (error) return `The reply is an error, not a notification: ${error}`;
+  const ignored = Object.keys(json).filter((field) => !REPLY_FIELDS.includes(field));
+  if (ignored.length > 0) {
+    const names = ignored.slice(0, IGNORED_FIELDS_SHOWN).map((field) => shownReason(JSON.stringify(field)));
+    const more =
+      ignored.length > IGNORED_FIELDS_SHOWN ? ` and ${ignored.length - IGNORED_FIELDS_SHOWN} more` : '';
+    return `The reply has no notification and no message, only fields that are not read: ${names.join(', ')}${more}; a notification is {"notification": {"prompt": "…", "params": […]}}`;
+  }
+  const message = reply.message ?? '';
+  if (message.trim() !== '') {
+    return `The message has ${characters(message)} characters: only a message longer than ${MESSAGE_MIN_EXCLUSIVE} is pushed`;
+  }
+  return null;
+}
+
 /** Errors thrown before any HTTP answer; classified into the transport outcomes. */
 function transportOutcome(error: unknown, maxBytes: number): { outcome: Outcome; detail: string } {
   const e = error as { code?: string; message?: string };
@@ -347,7 +379,11 @@ export class Dispatcher {
     if (!parsed.success) {
       return [{ outcome: 'invalid_reply', statusCode, detail: replyMismatch(parsed.error) }];
     }
-    return { statusCode, reply: parsed.data };
+    const reply = parsed.data;
+    if (!hasMessage(reply) && (reply.notification ?? undefined) === undefined) {
+      return [{ outcome: 'no_notification', statusCode, detail: unheededReply(json as object, reply) }];
+    }
+    return { statusCode, reply };
   }
 
   /**
@@ -358,9 +394,9 @@ export class Dispatcher {
    */
   private async handle(job: Call, reply: WebhookReplyParts): Promise<PartResult[]> {
     const message = reply.message ?? '';
-    const hasMessage = characters(message) > MESSAGE_MIN_EXCLUSIVE;
+    const pushesMessage = hasMessage(reply);
     const notification = reply.notification ?? undefined;
-    if (!hasMessage && notification === undefined) return [{ outcome: 'no_notification', detail: null }];
+    if (!pushesMessage && notification === undefined) return [{ outcome: 'no_notification', detail: null }];
 
     const app = await this.repositories.apps.findApp(job.appId).catch((error: unknown) => {
       if (error instanceof NotFound) return undefined;
@@ -369,7 +405,7 @@ export class Dispatcher {
     if (!app) return [{ outcome: 'not_installed', detail: 'The app no longer exists' }];
     const install = await this.repositories.apps.findInstall(job.appId, job.userId);
     const results: PartResult[] = [];
-    if (hasMessage) results.push(await this.pushMessage(job, app, install, message));
+    if (pushesMessage) results.push(await this.pushMessage(job, app, install, message));
     if (notification !== undefined) results.push(await this.notify(job, app, install, notification));
     return results;
   }
