@@ -183,6 +183,35 @@ test('Reply With Exact Message answers {session_id, message}, refusing one DevDa
   expect(jsonOut(await build({ replyWith: 'message', message: 'Hello!' }))[0].message).toBe('Hello!');
 });
 
+test('Reply With Exact Message refuses a placeholder, which DevData fills only in a prompt', async () => {
+  // Fixed, it would reach the user as written, braces and all.
+  const fixed = await build({ replyWith: 'message', message: 'Take a break, {{user_name}}!' });
+  expect(fixed.error?.name).toBe('NodeOperationError');
+  expect(fixed.error?.message).toBe(
+    'The message uses {{user_name}}, which DevData fills only in a prompt (input item 0)',
+  );
+  expect(fixed.error?.description).toContain('Set Reply With to Prompt');
+  // In an expression, where n8n would have made it empty.
+  const expression = await build({
+    replyWith: 'message',
+    message: '=Take a break, {{ user_name }}! {{user_facts}} {{ $json.transcript }}',
+  });
+  expect(expression.error?.message).toBe(
+    'The message uses {{user_name}}, {{user_facts}}, which DevData fills only in a prompt (input item 0)',
+  );
+  // What an expression gave counts too.
+  const given = await build({ replyWith: 'message', message: '={{ $json.text }}' }, [
+    { session_id: 's', text: 'Hello {{ user_chat }} there' },
+  ]);
+  expect(given.error?.message).toBe(
+    'The message uses {{user_chat}}, which DevData fills only in a prompt (input item 0)',
+  );
+  // Other braces are the message's own.
+  expect(jsonOut(await build({ replyWith: 'message', message: 'Use {{ braces }} freely' }))[0].message).toBe(
+    'Use {{ braces }} freely',
+  );
+});
+
 test('an empty Session ID is refused', async () => {
   const result = await build({ prompt: 'Hello {{user_name}}' }, [{ uid: 'no session here' }]);
   expect(result.error?.message).toBe('The Session ID is empty (input item 0)');

@@ -117,7 +117,8 @@ const properties: INodeProperties[] = [
     required: true,
     default: '',
     placeholder: 'Time for a short break?',
-    description: 'The notification text, pushed as it is (6 characters or more)',
+    description:
+      "The notification text, pushed as it is (6 characters or more). DevData fills no placeholder here: for the user's data, reply with a prompt.",
     displayOptions: { show: { replyWith: ['message'] } },
   },
   {
@@ -167,9 +168,32 @@ function writtenPrompt(this: IExecuteFunctions, itemIndex: number): string {
   return text.replace(SET_ASIDE, (_, name: string) => `{{${name}}}`);
 }
 
+/** DevData's variables written in `text` as `{{ name }}`, each once, in order. */
+function variablesIn(text: string): ProactiveVariable[] {
+  return [...new Set(Array.from(text.matchAll(NAME_PLACEHOLDER), (match) => match[1]).filter(isVariable))];
+}
+
 /** `{session_id, message}`: the text DevData pushes as it is. */
 function messageReply(this: IExecuteFunctions, sessionId: string, itemIndex: number): IDataObject {
   const message = String(this.getNodeParameter('message', itemIndex, '') ?? '');
+  // DevData fills no placeholder in a message: as written it reaches the user in braces, and in an expression n8n
+  // makes it empty. Looked for in what was written and in what an expression gave.
+  const source = this.getNodeParameter('message', itemIndex, '', { rawExpressions: true });
+  const placed = [
+    ...new Set([...variablesIn(typeof source === 'string' ? source : ''), ...variablesIn(message)]),
+  ];
+  if (placed.length > 0) {
+    const names = placed.map((name) => `{{${name}}}`).join(', ');
+    throw new NodeOperationError(
+      this.getNode(),
+      itemMessage(`The message uses ${names}, which DevData fills only in a prompt`, itemIndex),
+      {
+        itemIndex,
+        description:
+          "Reply With Exact Message pushes the text as it is. Set Reply With to Prompt to have DevData fill the user's data in and generate the notification, or write the message without the placeholder.",
+      },
+    );
+  }
   const length = [...message].length;
   if (length <= MESSAGE_MIN_EXCLUSIVE) {
     throw new NodeOperationError(
