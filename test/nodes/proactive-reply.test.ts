@@ -22,10 +22,12 @@ test('a fixed prompt keeps its {{placeholders}} as text; params are the variable
     prompt: 'Remind {{user_name}} of the demo. Facts: {{ user_facts }}. Again, {{user_name}}.',
   });
   const [reply] = jsonOut(result);
+  // Written without spaces inside the braces, the one form every DevData service fills (the real service this one
+  // is modelled on fills only `{{user_facts}}`).
   expect(reply).toEqual({
     session_id: 'sess-42',
     notification: {
-      prompt: 'Remind {{user_name}} of the demo. Facts: {{ user_facts }}. Again, {{user_name}}.',
+      prompt: 'Remind {{user_name}} of the demo. Facts: {{user_facts}}. Again, {{user_name}}.',
       params: ['user_name', 'user_facts'],
     },
   });

@@ -233,7 +233,11 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
     return messageReply.call(this, sessionId, itemIndex);
   }
 
-  let prompt = writtenPrompt.call(this, itemIndex);
+  // Each of DevData's placeholders as `{{name}}`, however spaced: a DevData service that fills only that form (the
+  // real service this one is modelled on does) would leave `{{ user_facts }}` to the model as written.
+  let prompt = writtenPrompt
+    .call(this, itemIndex)
+    .replace(PLACEHOLDER, (match, name: string) => (isVariable(name) ? `{{${name}}}` : match));
   // In characters (code points), as DevData counts them: an emoji is one, as in a message.
   const length = [...prompt.trim()].length;
   if (length < MIN_PROMPT_LENGTH) {
