@@ -175,6 +175,13 @@ describe.each(DIALECTS)('per-app isolation in the dispatcher on %s', (dialect) =
  */
 async function hangingLlm() {
   const held: { res: ServerResponse; prompt: string }[] = [];
+  let holds = true;
+  const answer = (res: ServerResponse, prompt: string) =>
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(
+        JSON.stringify({ choices: [{ message: { role: 'assistant', content: `Generated: ${prompt}` } }] }),
+      );
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -183,7 +190,8 @@ async function hangingLlm() {
       const prompt = (
         JSON.parse(Buffer.concat(chunks).toString('utf8')) as { messages: { content: string }[] }
       ).messages[0].content;
-      held.push({ res, prompt });
+      if (holds) held.push({ res, prompt });
+      else answer(res, prompt);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -191,14 +199,16 @@ async function hangingLlm() {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     /** Requests held open right now. */
     holding: () => held.length,
+    /** The prompts of those requests. */
+    prompts: () => held.map(({ prompt }) => prompt),
+    /** Answers the requests held now. */
     release: () => {
-      for (const { res, prompt } of held.splice(0)) {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(
-          JSON.stringify({
-            choices: [{ message: { role: 'assistant', content: `Generated: ${prompt}` } }],
-          }),
-        );
-      }
+      for (const { res, prompt } of held.splice(0)) answer(res, prompt);
+    },
+    /** Answers the requests held now, and every later one at once. */
+    free: () => {
+      holds = false;
+      for (const { res, prompt } of held.splice(0)) answer(res, prompt);
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -227,12 +237,14 @@ describe.each(DIALECTS)('the LLM and the webhook slots on %s', (dialect) => {
     server = await startServer(dialect, {
       llmBaseUrl: llm.url,
       llmTimeoutMs: 600_000,
+      // A notification may wait for the model this long: longer than any test here.
+      webhookTimeoutMs: 600_000,
       webhookConcurrency: 2,
       webhookConcurrencyPerApp: 1,
     });
   });
   afterAll(async () => {
-    llm?.release();
+    llm?.free();
     await server?.close();
     await Promise.all([llm?.close(), hooks?.close(), prompting?.close()]);
   });
@@ -283,6 +295,68 @@ describe.each(DIALECTS)('the LLM and the webhook slots on %s', (dialect) => {
     expect(await outcomes('first')).toEqual(['pushed']);
     expect(await outcomes('second')).toEqual(['pushed']);
     expect(await outcomes('quiet')).toEqual(['no_notification']);
+  }, 120_000);
+
+  it('the model gets as many notifications at once as the webhook calls may be, each app its share', async () => {
+    const admin = adminClient(server);
+    const appIds: Record<string, string> = {};
+    for (const name of ['busy', 'other']) {
+      const created = await admin.post('/v1/admin/apps', {
+        name,
+        capabilities: ['external_integration', 'proactive_notification'],
+        external_integration: {
+          triggers_on: 'transcript_processed',
+          webhook_url: `${prompting.url}?app=${name}`,
+        },
+        proactive_notification: { scopes: ['user_name'] },
+      });
+      expect(created.status).toBe(201);
+      appIds[name] = created.body.id;
+    }
+    // Two users of the busy app, one of the other; each user's name is in the prompt the model gets.
+    const users = await Promise.all([1, 2, 3].map(() => newUser(server)));
+    const everyone = (await admin.get('/v1/admin/users')).body as { id: string; name: string }[];
+    const names = users.map((user) => everyone.find((u) => u.id === user.id)!.name);
+    expect(names.every((name) => typeof name === 'string' && name.length > 0)).toBe(true);
+    for (const [i, user] of users.entries()) {
+      const installed = await admin.post(`/v1/admin/apps/${appIds[i < 2 ? 'busy' : 'other']}/installs`, {
+        user_id: user.id,
+        granted_scopes: ['user_name'],
+      });
+      expect(installed.status).toBe(201);
+    }
+    const segments = {
+      segments: [{ text: 'Hello', speaker: 'SPEAKER_00', is_user: true, start: 0, end: 1 }],
+    };
+    /** Users whose window for the busy app is claimed: their notification passed every check. */
+    const claimed = async () =>
+      (await server.store.db.selectFrom('rate_counters').select('key').execute()).filter((row) =>
+        row.key.startsWith(`proactive:${appIds.busy}:`),
+      ).length;
+
+    for (const user of users.slice(0, 2)) {
+      expect((await user.client.post('/v1/dev/user/transcripts/share/segments', segments)).status).toBe(202);
+    }
+    while ((await claimed()) < 2) await new Promise((r) => setTimeout(r, 1));
+    expect((await users[2].client.post('/v1/dev/user/transcripts/share/segments', segments)).status).toBe(
+      202,
+    );
+    // The busy app's second notification waits for its share (one at a time): the other app's is generated
+    // beside its first, never both of the busy app's.
+    while (llm.holding() < 2) await new Promise((r) => setTimeout(r, 1));
+    const held = llm.prompts();
+    expect(held.filter((prompt) => prompt.includes(names[2]))).toHaveLength(1);
+    expect(held.filter((prompt) => prompt.includes(names[0]) || prompt.includes(names[1]))).toHaveLength(1);
+
+    llm.release();
+    // The busy app's second notification now has its turn.
+    while (llm.holding() < 1) await new Promise((r) => setTimeout(r, 1));
+    llm.release();
+    await server.app.dispatcher.idle();
+    for (const user of users) {
+      const inbox = await user.client.get('/v1/dev/user/notifications');
+      expect(inbox.body.notifications).toHaveLength(1);
+    }
   }, 120_000);
 });
 

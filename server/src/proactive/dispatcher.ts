@@ -14,6 +14,7 @@ import {
 import { PROACTIVE_SCOPES, type ProactiveScope } from '../contract/scopes';
 import type { Repositories } from '../store';
 import type { App, Install } from '../store/apps';
+import type { ClaimedWindow } from '../store/proactive';
 import { NotFound } from '../store/db/store-errors';
 import { Breakers } from './breaker';
 import { generate } from './generator';
@@ -59,6 +60,14 @@ interface Result {
 }
 /** What one part of a valid reply (its message, its notification) led to. */
 type PartResult = Omit<Result, 'statusCode'>;
+
+/** A notification that passed every check, the user's window for the app claimed for it: to be generated. */
+interface Generation {
+  app: App;
+  notification: ReplyNotification;
+  window: ClaimedWindow;
+  claimedAt: number;
+}
 
 const SURROGATE_PAIRS = /[\ud800-\udbff][\udc00-\udfff]/g;
 
@@ -145,6 +154,11 @@ function transportOutcome(error: unknown, maxBytes: number): { outcome: Outcome;
  */
 export class Dispatcher {
   private readonly queue: WorkQueue;
+  /**
+   * The notifications being generated, apart from the webhook calls and with the same bounds (at once, per app):
+   * a model that is slow or hangs holds these slots, never a webhook call's.
+   */
+  private readonly generations: WorkQueue;
   private readonly breakers: Breakers;
   /**
    * Work outside the queue's slots, so that `idle()` waits for it too: deliveries of refused calls being recorded,
@@ -165,6 +179,8 @@ export class Dispatcher {
       config.webhookConcurrencyPerApp,
       config.webhookBacklogBytes,
     );
+    // Nothing to bound in bytes: each user's window for an app lets one notification wait at a time.
+    this.generations = new WorkQueue(config.webhookConcurrency, config.webhookConcurrencyPerApp, Infinity);
     this.breakers = new Breakers(config.breakerFailures, config.breakerCooldownMs);
   }
 
@@ -206,6 +222,7 @@ export class Dispatcher {
   async idle(): Promise<void> {
     await this.queue.idle();
     await Promise.all([...this.background]);
+    await this.generations.idle();
     await this.pusher.settle();
   }
 
@@ -222,9 +239,9 @@ export class Dispatcher {
         job = { ...queued, url: target.url, secret: target.secret };
         const answer = await this.call(job, body);
         if (!Array.isArray(answer)) {
-          // The webhook has answered: its slot is free for the next call. What the reply leads to, the model's
-          // generation above all, goes on outside the queue, so a slow or hanging model delays no app's webhook
-          // call. It needs no bound of its own: each user's window for an app lets one generation at a time.
+          // The webhook has answered: its slot is free for the next call. What the reply leads to goes on outside
+          // the queue, a notification's generation in a queue of its own, so a slow or hanging model delays no
+          // app's webhook call.
           this.inBackground(this.act(job, started, answer.statusCode, answer.reply));
           return;
         }
@@ -245,7 +262,16 @@ export class Dispatcher {
   private async act(job: Call, started: number, statusCode: number, reply: WebhookReplyParts): Promise<void> {
     let results: Result[];
     try {
-      results = (await this.handle(job, reply)).map((result) => ({ ...result, statusCode }));
+      const { parts, generation } = await this.handle(job, reply);
+      results = parts.map((result) => ({ ...result, statusCode }));
+      if (generation) {
+        const { app, notification, window, claimedAt } = generation;
+        this.generations.push(
+          job.appId,
+          () => this.generateAndRecord(job, started, statusCode, app, notification, window, claimedAt),
+          0,
+        );
+      }
     } catch (error) {
       this.log.error({ err: error, app: job.appId, session: job.sessionId }, 'proactive dispatch failed');
       results = [
@@ -253,6 +279,30 @@ export class Dispatcher {
       ];
     }
     await this.record(job, started, results);
+  }
+
+  /** Generates and pushes a notification that passed every check, in its generation slot; records the outcome. */
+  private async generateAndRecord(
+    job: Call,
+    started: number,
+    statusCode: number,
+    app: App,
+    notification: ReplyNotification,
+    window: ClaimedWindow,
+    claimedAt: number,
+  ): Promise<void> {
+    let result: Result;
+    try {
+      result = { ...(await this.generateAndPush(job, app, notification, window, claimedAt)), statusCode };
+    } catch (error) {
+      this.log.error({ err: error, app: job.appId, session: job.sessionId }, 'proactive generation failed');
+      result = {
+        outcome: 'network_error',
+        statusCode,
+        detail: 'Internal error while generating the notification',
+      };
+    }
+    await this.record(job, started, [result]);
   }
 
   /** Records each result as a delivery (never throws), then prunes old deliveries now and then. */
@@ -392,22 +442,29 @@ export class Dispatcher {
    * result; a reply with neither gives `no_notification`. A malformed notification is its own
    * `invalid_reply`.
    */
-  private async handle(job: Call, reply: WebhookReplyParts): Promise<PartResult[]> {
+  private async handle(
+    job: Call,
+    reply: WebhookReplyParts,
+  ): Promise<{ parts: PartResult[]; generation?: Generation }> {
     const message = reply.message ?? '';
     const pushesMessage = hasMessage(reply);
     const notification = reply.notification ?? undefined;
-    if (!pushesMessage && notification === undefined) return [{ outcome: 'no_notification', detail: null }];
+    if (!pushesMessage && notification === undefined) {
+      return { parts: [{ outcome: 'no_notification', detail: null }] };
+    }
 
     const app = await this.repositories.apps.findApp(job.appId).catch((error: unknown) => {
       if (error instanceof NotFound) return undefined;
       throw error;
     });
-    if (!app) return [{ outcome: 'not_installed', detail: 'The app no longer exists' }];
+    if (!app) return { parts: [{ outcome: 'not_installed', detail: 'The app no longer exists' }] };
     const install = await this.repositories.apps.findInstall(job.appId, job.userId);
-    const results: PartResult[] = [];
-    if (pushesMessage) results.push(await this.pushMessage(job, app, install, message));
-    if (notification !== undefined) results.push(await this.notify(job, app, install, notification));
-    return results;
+    const parts: PartResult[] = [];
+    if (pushesMessage) parts.push(await this.pushMessage(job, app, install, message));
+    if (notification === undefined) return { parts };
+    const checked = await this.check(job, app, install, notification);
+    if ('outcome' in checked) return { parts: [...parts, checked] };
+    return { parts, generation: checked };
   }
 
   /** A reply's `message`: pushed at once, without a template, generation or the proactive window. */
@@ -430,15 +487,15 @@ export class Dispatcher {
   }
 
   /**
-   * A reply's `notification`, as the app sent it: checked, filled, generated and pushed, or dropped with the
-   * reason.
+   * A reply's `notification`, as the app sent it: checked, and the user's window for the app claimed for it, to be
+   * generated and pushed; or dropped with the reason.
    */
-  private async notify(
+  private async check(
     job: Call,
     app: App,
     install: Install | undefined,
     sent: unknown,
-  ): Promise<PartResult> {
+  ): Promise<PartResult | Generation> {
     const drop = (outcome: Outcome, detail: string) => ({ outcome, detail });
     const parsed = replyNotification.safeParse(sent);
     if (!parsed.success) return drop('invalid_reply', replyMismatch(parsed.error, ['notification']));
@@ -471,15 +528,39 @@ export class Dispatcher {
       return drop('prompt_too_long', `The prompt is too long: ${promptLength}/${MAX_PROMPT} characters`);
     }
 
-    const window = await this.claimWindow(job.appId, job.userId);
+    const claimedAt = Date.now();
+    const window = await this.claimWindow(job.appId, job.userId, claimedAt);
     if (!window) {
       return drop(
         'rate_limited',
         `At most one proactive notification per user per app every ${this.config.proactiveWindowMs / 1000} s`,
       );
     }
+    return { app, notification, window, claimedAt };
+  }
+
+  /**
+   * A checked notification, its window claimed at `claimedAt`: filled, generated and pushed, or dropped with the
+   * reason. One that waited for its slot past the time its claim allows for that is dropped, so that the claim
+   * still holds while the model answers.
+   */
+  private async generateAndPush(
+    job: Call,
+    app: App,
+    notification: ReplyNotification,
+    window: ClaimedWindow,
+    claimedAt: number,
+  ): Promise<PartResult> {
+    const drop = (outcome: Outcome, detail: string) => ({ outcome, detail });
     let pushed = false;
     try {
+      const waited = Date.now() - claimedAt;
+      if (waited > this.config.webhookTimeoutMs) {
+        return drop(
+          'generation_failed',
+          `Not generated: it waited ${waited} ms for the LLM, busy with other notifications, more than the ${this.config.webhookTimeoutMs} ms allowed (DEVDATA_WEBHOOK_TIMEOUT_MS)`,
+        );
+      }
       const variables = notification.params.filter((p): p is ProactiveScope =>
         (PROACTIVE_SCOPES as readonly string[]).includes(p),
       );
@@ -520,9 +601,10 @@ export class Dispatcher {
    * refused while the last successful push is younger than the window or another push is being prepared.
    * The window then starts at the push; a failed attempt releases it.
    */
-  private claimWindow(appId: string, userId: string) {
-    const now = Date.now();
-    const pendingUntil = now + this.config.llmTimeoutMs + this.config.webhookTimeoutMs;
+  private claimWindow(appId: string, userId: string, now: number) {
+    // Long enough for the notification to wait for a generation slot (as long as a webhook call may take) and
+    // for the model to answer.
+    const pendingUntil = now + this.config.webhookTimeoutMs + this.config.llmTimeoutMs;
     return this.repositories.proactive.claimWindow(
       appId,
       userId,
