@@ -394,7 +394,11 @@ export interface FuzzOutcome {
 }
 
 const LISTS: { path: string; key: string; query: string; kept?: boolean }[] = [
-  { path: '/v1/dev/user/conversations', key: 'conversations', query: 'include_discarded=true&limit=100' },
+  {
+    path: '/v1/dev/user/conversations',
+    key: 'conversations',
+    query: 'include_discarded=true&statuses=in_progress,completed&limit=100',
+  },
   { path: '/v1/dev/user/memories', key: 'memories', query: 'limit=1000' },
   { path: '/v1/dev/user/action-items', key: 'action_items', query: 'limit=1000' },
   // DELETE abandons a goal: it stays, inactive.
@@ -496,6 +500,15 @@ export async function fuzzServer(
           if (Array.isArray(body[list.key])) idsIn(body[list.key], created);
           created.forEach((id) => set.add(id));
         }
+      }
+      // A live transcript session writes its conversation (in progress until the session is finished).
+      if (
+        user &&
+        pathOnly.startsWith('/v1/dev/user/transcripts/') &&
+        typeof body.conversation_id === 'string'
+      ) {
+        const key = `${user.id} /v1/dev/user/conversations`;
+        written.set(key, (written.get(key) ?? new Set<string>()).add(body.conversation_id));
       }
     }
   };
