@@ -1528,6 +1528,36 @@ describe('proactive pipeline without an LLM', () => {
   });
 });
 
+describe('proactive pipeline with an LLM base URL that has a query (Azure OpenAI)', () => {
+  let server: TestServer;
+  let hooks: Receiver;
+  let llm: Receiver;
+
+  beforeAll(async () => {
+    hooks = await receiver(() => notify('Time for a break, {{user_name}}.', ['user_name']));
+    llm = await receiver(() => ({ json: { choices: [{ message: { content: 'Stretch your legs!' } }] } }));
+    server = await startServer('sqlite', {
+      llmBaseUrl: `${llm.url}/openai/deployments/coach?api-version=2024-06-01`,
+    });
+  });
+  afterAll(async () => {
+    await server.close();
+    await Promise.all([hooks.close(), llm.close()]);
+  });
+
+  it('calls /chat/completions under the base path, keeping the query', async () => {
+    const user = await newUser(server);
+    const app = await makeApp(server, { name: 'Azure coach', webhookUrl: `${hooks.url}/hook` });
+    await install(server, app.id, user.id);
+    expect((await user.client.post('/v1/dev/user/transcripts/az/segments', segments('Hi'))).status).toBe(202);
+    await server.app.dispatcher.idle();
+    const [call] = llm.callsTo('/openai/deployments/coach/chat/completions');
+    expect(call?.query.get('api-version')).toBe('2024-06-01');
+    const inbox = expectShape(notificationsPage, (await user.client.get('/v1/dev/user/notifications')).body);
+    expect(inbox.notifications.map((n) => [n.text, n.generated])).toEqual([['Stretch your legs!', true]]);
+  });
+});
+
 describe('proactive pipeline with an LLM that hangs or refuses', () => {
   const llmTimeoutMs = 3_000;
   let server: TestServer;

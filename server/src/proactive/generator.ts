@@ -27,12 +27,22 @@ function refusalReason(data: unknown): string {
 export type Generation = { ok: true; text: string; generated: boolean } | { ok: false; reason: string };
 
 /**
+ * The base URL's `/chat/completions`, put before its query: a base that carries one (`?api-version=…`, as Azure
+ * OpenAI's does) would otherwise have the path appended to the query's value.
+ */
+function completionsUrl(base: string): string {
+  const url = new URL(base);
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}/chat/completions`;
+  return url.toString();
+}
+
+/**
  * Generates the notification text from the filled prompt with an OpenAI-compatible `/chat/completions`
  * endpoint (OpenAI, Ollama, vLLM, llama.cpp); without one configured the prompt itself is the text.
  */
 export async function generate(config: ServerConfig, prompt: string): Promise<Generation> {
   if (!config.llmBaseUrl) return { ok: true, text: prompt.trim(), generated: false };
-  const url = `${config.llmBaseUrl}/chat/completions`;
+  const url = completionsUrl(config.llmBaseUrl);
   try {
     const response = await axios.post(
       url,
