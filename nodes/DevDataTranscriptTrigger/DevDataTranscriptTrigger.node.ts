@@ -93,7 +93,7 @@ export class DevDataTranscriptTrigger implements INodeType {
             name: "With the Last Node's Notification",
             value: 'lastNode',
             description:
-              'Wait for the workflow (DevData waits up to 15 seconds) and answer with the first item of its last node: end the workflow with DevData → Proactive Reply → Build. A workflow that fails or ends without a notification pushes nothing (a message in that item is pushed as it is).',
+              'Wait for the workflow (DevData waits up to 15 seconds unless its DEVDATA_WEBHOOK_TIMEOUT_MS says otherwise) and answer with the first item of its last node: end the workflow with DevData → Proactive Reply → Build. A workflow that fails or ends without a notification pushes nothing (a message in that item is pushed as it is).',
           },
           {
             name: 'Without a Notification',
