@@ -292,6 +292,23 @@ function readCredentials(file: string): SavedCredentials | null {
 /** Whether `path` names a directory (a SQLite file there cannot be opened). */
 const isDirectory = (path: string) => existsSync(path) && statSync(path).isDirectory();
 
+/**
+ * The createdb command that makes the database a postgres:// URL names, on the URL's host, port and user: a bare
+ * `createdb` would use the local socket and the login's name, another server and user than the URL's. A password
+ * is left out (createdb asks for it, or takes PGPASSWORD).
+ */
+function createdbCommand(database: string): string {
+  const url = new URL(database);
+  const quote = (word: string) =>
+    /^[\w.@%+=:,/-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+  const parts = ['createdb'];
+  if (url.hostname) parts.push('-h', quote(decodeURIComponent(url.hostname).replace(/^\[(.*)\]$/, '$1')));
+  if (url.port) parts.push('-p', url.port);
+  if (url.username) parts.push('-U', quote(decodeURIComponent(url.username)));
+  parts.push(quote(decodeURIComponent(url.pathname.slice(1))));
+  return parts.join(' ');
+}
+
 function databaseError(database: string, error: unknown): unknown {
   const name = databaseName(database);
   const { code, message } = error as { code?: string; message?: string };
@@ -327,7 +344,9 @@ function databaseError(database: string, error: unknown): unknown {
       `${name} cannot be opened (${message}): make its directory, or give the path of a file in one, ${elsewhere}`,
     );
   if (code === '3D000')
-    return new Error(`${name} does not exist (${message}): create it (createdb), ${elsewhere}`);
+    return new Error(
+      `${name} does not exist (${message}): create it (${createdbCommand(database)}), ${elsewhere}`,
+    );
   if (code === '28000' || code === '28P01')
     return new Error(
       `${name} refuses its user (${message}): fix the user or password in the URL, ${elsewhere}`,

@@ -969,6 +969,14 @@ describe('devdata-server start', () => {
         if (command !== 'init' && database.includes('missing')) continue;
         expect(result.stderr).toContain(`${database} ${problem}`);
         expect(result.stderr).toContain('point --database at another database');
+        // The fix is the command for that server and user: a bare createdb would use the local socket and
+        // the login's name.
+        if (problem.startsWith('does not exist')) {
+          const url = new URL(database);
+          expect(result.stderr).toContain(
+            `create it (createdb -h ${url.hostname}${url.port ? ` -p ${url.port}` : ''} -U ${url.username} devdata_no_such_database)`,
+          );
+        }
       }
     });
   });
