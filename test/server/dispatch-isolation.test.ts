@@ -6,6 +6,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { deliveriesPage } from '../../server/src/contract/proactive';
+import { eventReceiver, type EventReceiver } from '../helpers/event-receiver';
 import { adminClient, client, expectShape, newUser } from '../helpers/http';
 import { DIALECTS, startServer, type TestServer } from '../helpers/server';
 
@@ -222,15 +223,17 @@ describe.each(DIALECTS)('the LLM and the webhook slots on %s', (dialect) => {
   let server: TestServer;
   let llm: Awaited<ReturnType<typeof hangingLlm>>;
   let hooks: Awaited<ReturnType<typeof webhook>>;
-  let prompting: Awaited<ReturnType<typeof webhookAnswering>>;
+  let prompting: EventReceiver;
 
   beforeAll(async () => {
     llm = await hangingLlm();
     hooks = await webhook(() => 'answer');
     // Two apps answer with a prompt (this receiver), one with nothing to say (`hooks`).
-    prompting = await webhookAnswering({
-      notification: { prompt: 'Say hello to {{user_name}}', params: ['user_name'] },
-    });
+    prompting = await eventReceiver(() => ({
+      status: 200,
+      contentType: 'application/json',
+      body: JSON.stringify({ notification: { prompt: 'Say hello to {{user_name}}', params: ['user_name'] } }),
+    }));
     // Two webhook calls at once, one per app: two apps' notifications waiting for the model would hold them all if
     // generation took webhook slots. The model's timeout is far beyond the test's own: it answers only when
     // released.
@@ -359,20 +362,3 @@ describe.each(DIALECTS)('the LLM and the webhook slots on %s', (dialect) => {
     }
   }, 120_000);
 });
-
-/** A webhook on a free loopback port that answers every call with `json`. */
-async function webhookAnswering(json: unknown) {
-  const server: Server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(json)));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/prompting`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}

@@ -127,6 +127,19 @@ async function expectRevocationReachesB(pair: Pair, tenant: Tenant) {
 const askWithKey = (server: Pair['a'], key: string) =>
   fetch(`${server.baseUrl}/v1/dev/key`, { headers: { authorization: `Bearer ${key}` } });
 
+/** What `server`'s /healthz says of Redis. */
+const redisOf = async (server: Pair['a']): Promise<string> =>
+  ((await (await fetch(`${server.baseUrl}/healthz`)).json()) as { redis: string }).redis;
+
+/** Waits, asking every 50 ms, until `condition` holds; fails after `timeoutMs`. */
+async function until(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /**
  * A new key of `tenant`'s user, made through A and since taken by B (so B holds it in its key cache), with the time
  * (performance.now()) until which B's cached copy would still accept it.
@@ -322,19 +335,7 @@ describe('two instances while their Redis stops and comes back', () => {
   });
 
   /** What each instance's /healthz says of Redis. */
-  const health = async (): Promise<string[]> =>
-    Promise.all(
-      [pair.a, pair.b].map(
-        async (s) => ((await (await fetch(`${s.baseUrl}/healthz`)).json()) as { redis: string }).redis,
-      ),
-    );
-  async function until(condition: () => Promise<boolean>, timeoutMs: number) {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await condition())) {
-      if (Date.now() > deadline) throw new Error('condition not met in time');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
+  const health = async (): Promise<string[]> => Promise.all([pair.a, pair.b].map(redisOf));
 
   it('answer without waiting for a slow Redis, counting the limit in each instance meanwhile', async () => {
     const tenant = await newTenant(pair, webhook.url);
@@ -460,16 +461,6 @@ describe('two instances, one of which loses its Redis for a while', () => {
     await proxy?.stop();
     await webhook?.close();
   });
-
-  const redisOf = async (server: Pair['a']) =>
-    ((await (await fetch(`${server.baseUrl}/healthz`)).json()) as { redis: string }).redis;
-  async function until(condition: () => Promise<boolean>, timeoutMs: number) {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await condition())) {
-      if (Date.now() > deadline) throw new Error('condition not met in time');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
 
   it('refuse on B a key revoked through A while A could not reach Redis, once A can again', async () => {
     const { created, cachedUntil } = await keyCachedOnB(pair, await newTenant(pair, webhook.url));
