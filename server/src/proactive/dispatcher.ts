@@ -439,7 +439,7 @@ export class Dispatcher {
   /**
    * Decides what a valid reply leads to: its `message` (more than 5 characters) is pushed as it is, as the real
    * service does; its `notification` is pushed when it passes every check. Each part that is there gives one
-   * result; a reply with neither gives `no_notification`. A malformed notification is its own
+   * result (`call` has answered a reply with neither as `no_notification`). A malformed notification is its own
    * `invalid_reply`.
    */
   private async handle(
@@ -449,10 +449,6 @@ export class Dispatcher {
     const message = reply.message ?? '';
     const pushesMessage = hasMessage(reply);
     const notification = reply.notification ?? undefined;
-    if (!pushesMessage && notification === undefined) {
-      return { parts: [{ outcome: 'no_notification', detail: null }] };
-    }
-
     const app = await this.repositories.apps.findApp(job.appId).catch((error: unknown) => {
       if (error instanceof NotFound) return undefined;
       throw error;
