@@ -124,6 +124,22 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
     const { mcp } = await userWith();
     const { tools } = await mcp.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(TOOL_NAMES);
+    // Each has a title a client shows a person (protocol 2025-06-18), also where a 2025-03-26 client looks for it,
+    // and says of each hint what it is: an absent one reads as its default (destructive, not idempotent, open).
+    for (const tool of tools)
+      expect({ name: tool.name, title: tool.title, annotations: tool.annotations }).toEqual({
+        name: tool.name,
+        title: expect.stringMatching(/^[A-Z][a-z]+ [a-z ]+$/),
+        annotations: {
+          title: tool.title,
+          readOnlyHint: expect.any(Boolean),
+          destructiveHint: expect.any(Boolean),
+          idempotentHint: expect.any(Boolean),
+          openWorldHint: false,
+        },
+      });
+    expect(new Set(tools.map((tool) => tool.title)).size).toBe(tools.length);
+    expect(tools.find((tool) => tool.name === 'get_conversation_by_id')?.title).toBe('Read a conversation');
     for (const tool of tools) {
       expect(tool.description).toMatch(/Needs the key scope [a-z_]+:(read|write)\.$/);
       expect(tool.inputSchema.type).toBe('object');
@@ -175,7 +191,14 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
     );
     // Dates are described in words, not by zod's ~600-character regular expressions (the server checks them as
     // strictly: see the refusals of bad dates). What null means for each nullable argument takes about 100 bytes.
-    expect(Buffer.byteLength(JSON.stringify(tools))).toBeLessThan(16_500);
+    // A client gives the model each tool's name, description and arguments; its title and hints are for the client.
+    const modelReads = tools.map(({ name, description, inputSchema }) => ({
+      name,
+      description,
+      inputSchema,
+    }));
+    expect(Buffer.byteLength(JSON.stringify(modelReads))).toBeLessThan(15_000);
+    expect(Buffer.byteLength(JSON.stringify(tools))).toBeLessThan(17_500);
     expect(JSON.stringify(tools)).not.toContain('pattern');
     // A date filter is told as a string or null, as due_at is, not as a union of two strings in a union with
     // null; and an integer is bounded only where the bound says something.

@@ -83,9 +83,12 @@ export const TOOL_LIST = TOOLS.map((tool) => {
   delete inputSchema.$schema;
   return {
     name: tool.name,
+    title: tool.title,
     description: `${tool.description} Needs the key scope ${tool.scope}.`,
     inputSchema: inputSchema as { type: 'object'; [key: string]: unknown },
     annotations: {
+      // Where a client of protocol 2025-03-26, before the tool's own title, looks for it.
+      title: tool.title,
       readOnlyHint: tool.kind === 'read',
       destructiveHint: tool.kind === 'delete',
       // A client may retry such a call when its answer is lost (only a create would leave a second record).

@@ -20,6 +20,8 @@ export interface ToolContext {
 
 export interface McpTool {
   name: string;
+  /** What a client shows a person for the tool (the model reads `name` and `description`). */
+  title: string;
   description: string;
   /** The scope of the REST endpoint this tool stands for. */
   scope: Scope;
@@ -46,6 +48,7 @@ function tool<S extends z.ZodObject>(
 /** The tool that deletes one `record` ('action item': `delete_action_item`, taking `action_item_id`). */
 function deleteTool(
   record: string,
+  title: string,
   description: string,
   scope: Scope,
   repository: (repositories: Repositories) => { delete(userId: string, id: string): Promise<unknown> },
@@ -53,6 +56,7 @@ function deleteTool(
   const idField = `${record.replaceAll(' ', '_')}_id`;
   return tool({
     name: `delete_${record.replaceAll(' ', '_')}`,
+    title,
     description,
     scope,
     kind: 'delete',
@@ -194,6 +198,7 @@ const transcriptTextOffset = readingOffset(
 export const TOOLS: McpTool[] = [
   tool({
     name: 'get_conversations',
+    title: 'List conversations',
     description:
       "List the user's completed conversations, newest first, without transcripts (use get_conversation_by_id for " +
       'one transcript). Each has an id, when it started and finished, its status, and a summary (title, ' +
@@ -237,6 +242,7 @@ export const TOOLS: McpTool[] = [
   }),
   tool({
     name: 'search_conversations',
+    title: 'Search conversations',
     description:
       "Find the user's completed conversations about something (their title, overview and transcript), most " +
       'relevant first, without transcripts (use get_conversation_by_id with an id for one). Each result has the ' +
@@ -271,6 +277,7 @@ export const TOOLS: McpTool[] = [
   }),
   tool({
     name: 'get_conversation_by_id',
+    title: 'Read a conversation',
     description:
       'Read one conversation by its id, with its summary and a part of its transcript: from ' +
       `transcript_segment_offset (default the start), up to ${DEFAULT_TRANSCRIPT_SEGMENTS} segments in ` +
@@ -295,6 +302,7 @@ export const TOOLS: McpTool[] = [
   }),
   tool({
     name: 'get_memories',
+    title: 'List memories',
     description:
       'List what the service remembers about the user (memories: facts and preferences), newest first.',
     scope: 'memories:read',
@@ -316,6 +324,7 @@ export const TOOLS: McpTool[] = [
   }),
   tool({
     name: 'search_memories',
+    title: 'Search memories',
     description:
       'Find what the service remembers about the user on a subject, most relevant first. Each result has the ' +
       'memory and its score. When many match, the most recent are ranked: give categories to reach older ones.',
@@ -334,6 +343,7 @@ export const TOOLS: McpTool[] = [
   }),
   tool({
     name: 'create_memory',
+    title: 'Create a memory',
     description: 'Remember a fact about the user (a memory). Answers the new memory with its id.',
     scope: 'memories:write',
     kind: 'create',
@@ -351,6 +361,7 @@ export const TOOLS: McpTool[] = [
   }),
   tool({
     name: 'edit_memory',
+    title: 'Edit a memory',
     description: 'Change a memory: only the fields given change. Answers the memory as it now is.',
     scope: 'memories:write',
     kind: 'edit',
@@ -369,12 +380,14 @@ export const TOOLS: McpTool[] = [
   }),
   deleteTool(
     'memory',
+    'Delete a memory',
     'Delete a memory for good.',
     'memories:write',
     (repositories) => repositories.memories,
   ),
   tool({
     name: 'get_action_items',
+    title: 'List action items',
     description:
       "List the user's action items (tasks, promises, follow-ups), newest first, or with query those whose " +
       'description matches, most relevant first.',
@@ -404,6 +417,7 @@ export const TOOLS: McpTool[] = [
   }),
   tool({
     name: 'create_action_item',
+    title: 'Create an action item',
     description: 'Add an action item (a task or follow-up) for the user. Answers the new item with its id.',
     scope: 'action_items:write',
     kind: 'create',
@@ -422,6 +436,7 @@ export const TOOLS: McpTool[] = [
   }),
   tool({
     name: 'edit_action_item',
+    title: 'Edit an action item',
     description: 'Change an action item: only the fields given change. Answers the item as it now is.',
     scope: 'action_items:write',
     kind: 'edit',
@@ -442,6 +457,7 @@ export const TOOLS: McpTool[] = [
   }),
   tool({
     name: 'complete_action_item',
+    title: 'Complete an action item',
     description: 'Mark an action item done. Answers the item as it now is.',
     scope: 'action_items:write',
     kind: 'edit',
@@ -451,12 +467,14 @@ export const TOOLS: McpTool[] = [
   }),
   deleteTool(
     'action item',
+    'Delete an action item',
     'Delete an action item for good.',
     'action_items:write',
     (repositories) => repositories.actionItems,
   ),
   tool({
     name: 'get_goals',
+    title: 'List goals',
     description:
       "List the user's goals, newest first: active ones unless include_inactive. Each has its current and target value.",
     scope: 'goals:read',
@@ -478,6 +496,7 @@ export const TOOLS: McpTool[] = [
   }),
   tool({
     name: 'get_goal',
+    title: 'Read a goal',
     description: 'Read one goal by its id (active or not).',
     scope: 'goals:read',
     kind: 'read',
@@ -486,6 +505,7 @@ export const TOOLS: McpTool[] = [
   }),
   tool({
     name: 'get_people',
+    title: 'List people',
     description: 'List the people the user knows (speakers in conversations), by name, each with their id.',
     scope: 'people:read',
     kind: 'read',
