@@ -56,7 +56,8 @@ DEVDATA_REDIS_URL=redis://… shares it, live notifications and key revocations 
 under an earlier prefix keep working);
 DEVDATA_MAX_EVENT_LOOP_DELAY_MS the event-loop lag past which requests are shed with 503 (default 1000, 0: off);
 DEVDATA_RESPONSE_CACHE_MB the memory for list and record answers kept while the data is unchanged (SQLite;
-default 32, 0: off).
+default 32, 0: off); DEVDATA_MCP_ALLOWED_ORIGINS the origins of browser pages /mcp takes besides the server's own
+address (comma-separated, e.g. https://chat.example.com; a client that sends no Origin needs none).
 Webhook and push URLs must be https to public addresses; DEVDATA_ALLOW_LOOPBACK_WEBHOOKS=1 (development only,
 refused with NODE_ENV=production) also allows loopback (127.0.0.0/8, ::1) over http or https.
 The proactive pipeline's DEVDATA_LLM_BASE_URL, DEVDATA_LLM_MODEL, DEVDATA_LLM_API_KEY, DEVDATA_LLM_TIMEOUT_MS,

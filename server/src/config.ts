@@ -5,6 +5,7 @@ import {
   WEBHOOK_SECRET_PREFIX,
 } from './auth/secrets';
 import { closestField } from './contract/common';
+import { originOf } from './http/origin';
 import { EVENT_SETTING_NAMES, eventSettingsFromEnv, type EventSettings } from './events/settings';
 import { integerSetting } from './integer-setting';
 import { OutboundPolicy } from './outbound/policy';
@@ -81,6 +82,12 @@ export interface ServerConfig {
   loadSampleIntervalMs: number;
   /** Event webhook delivery (`DEVDATA_EVENT_*`; see events/settings.ts). */
   events: EventSettings;
+  /**
+   * `DEVDATA_MCP_ALLOWED_ORIGINS`: the origins (`https://chat.example.com`) of the browser pages whose requests
+   * /mcp takes, besides the server's own address, as a browser sends them in `Origin`; none by default. A request
+   * without an `Origin` (a client that is not a browser page) needs none.
+   */
+  mcpAllowedOrigins: readonly string[];
 }
 
 export const DIRECT_NOTIFICATIONS_PER_HOUR = 10;
@@ -105,6 +112,7 @@ export const SETTING_NAMES: readonly string[] = [
   'DEVDATA_ALLOW_LOOPBACK_WEBHOOKS',
   'DEVDATA_PUSH_URL',
   'DEVDATA_MAX_EVENT_LOOP_DELAY_MS',
+  'DEVDATA_MCP_ALLOWED_ORIGINS',
   ...EVENT_SETTING_NAMES,
 ];
 
@@ -229,6 +237,34 @@ function redisUrlSetting(value: string | undefined): string | null {
   return value;
 }
 
+/**
+ * `DEVDATA_MCP_ALLOWED_ORIGINS`: origins separated by commas (spaces around them and empty ones skipped), each
+ * scheme://host[:port] and nothing more, kept as a browser writes it in `Origin` (see originOf):
+ * `https://Chat.example.com:443/` is `https://chat.example.com`. Unset or empty: none.
+ */
+export function allowedOriginsSetting(value: string | undefined): string[] {
+  const entries = (value ?? '').split(',').map((entry) => entry.trim());
+  return entries
+    .filter((entry) => entry !== '')
+    .map((entry) => {
+      if (entry.includes('*')) {
+        throw new Error(
+          'DEVDATA_MCP_ALLOWED_ORIGINS takes no wildcard: name each origin (https://chat.example.com), got ' +
+            `"${withoutPassword(entry)}"`,
+        );
+      }
+      const origin = originOf(entry);
+      if (origin === null) {
+        throw new Error(
+          'DEVDATA_MCP_ALLOWED_ORIGINS must be origins separated by commas, each scheme://host[:port] and ' +
+            'nothing after (e.g. https://chat.example.com or http://localhost:5173), got ' +
+            `"${withoutPassword(entry)}"`,
+        );
+      }
+      return origin;
+    });
+}
+
 /** `DEVDATA_ALLOW_LOOPBACK_WEBHOOKS`: 1/true or 0/false (unset: false); refused when NODE_ENV=production. */
 export function loopbackAllowance(env: NodeJS.ProcessEnv): boolean {
   const value = env.DEVDATA_ALLOW_LOOPBACK_WEBHOOKS;
@@ -309,5 +345,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     ),
     loadSampleIntervalMs: 1_000,
     events: eventSettingsFromEnv(env),
+    mcpAllowedOrigins: allowedOriginsSetting(env.DEVDATA_MCP_ALLOWED_ORIGINS),
   };
 }

@@ -532,6 +532,19 @@ describe('devdata-server arguments and settings', () => {
       env: { DEVDATA_REDIS_URL: 'redis://127.0.0.1:6379/two' },
       message: 'DEVDATA_REDIS_URL must name its database by number',
     },
+    // An origin is a scheme, a host and a port: a page's URL, or a pattern, never matches one a browser sends.
+    {
+      args: ['serve'],
+      env: { DEVDATA_MCP_ALLOWED_ORIGINS: 'https://chat.example.com, https://tools.example.com/chat' },
+      message:
+        'DEVDATA_MCP_ALLOWED_ORIGINS must be origins separated by commas, each scheme://host[:port] and nothing after (e.g. https://chat.example.com or http://localhost:5173), got "https://tools.example.com/chat"',
+    },
+    {
+      args: ['start'],
+      env: { DEVDATA_MCP_ALLOWED_ORIGINS: 'https://*.example.com' },
+      message:
+        'DEVDATA_MCP_ALLOWED_ORIGINS takes no wildcard: name each origin (https://chat.example.com), got "https://*.example.com"',
+    },
     // The password is not repeated (it was, whole).
     {
       args: ['serve'],

@@ -2,10 +2,12 @@
 // the tools it lists, each tool against what the REST API stores and answers, refusals as tool results with the
 // real service's error codes (scopes, bad arguments, unknown ids, the rate limit), a revoked key, the size of a
 // long conversation's result, and generated hostile arguments.
+import { request as httpRequest } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { allowedOriginsSetting } from '../../server/src/config';
 import type { Scope } from '../../server/src/contract/scopes';
 import { toolAnswer } from '../../server/src/mcp/budget';
 import { HOSTILE_SEARCH_QUERIES, mcpToolCalls } from '../helpers/fuzz';
@@ -47,11 +49,11 @@ interface ToolResult {
   isError?: boolean;
 }
 
-/** An MCP client connected to `server`'s /mcp with `key` as bearer. */
-async function connect(server: TestServer, key: string, path = '/mcp'): Promise<Client> {
+/** An MCP client connected to `server`'s /mcp with `key` as bearer (and `origin`, as a browser page's client). */
+async function connect(server: TestServer, key: string, path = '/mcp', origin?: string): Promise<Client> {
   const mcp = new Client({ name: 'devdata-test', version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL(path, server.baseUrl), {
-    requestInit: { headers: { authorization: `Bearer ${key}` } },
+    requestInit: { headers: { authorization: `Bearer ${key}`, ...(origin && { origin }) } },
   });
   await mcp.connect(transport);
   return mcp;
@@ -96,6 +98,48 @@ const createMemoryCall = (id: number) => ({
 const invalidRequest = (message: string) => ({
   status: 400,
   body: { jsonrpc: '2.0', id: null, error: { code: -32600, message: `Invalid Request: ${message}` } },
+});
+
+/**
+ * A POST of `body` as JSON to `path` on `server`, by node:http to 127.0.0.1, with `headers`: a Host of another name
+ * too (fetch sends the URL's), as a browser sends it to a server its page's name was pointed at.
+ */
+function postAs(server: TestServer, path: string, headers: Record<string, string>, body: unknown) {
+  const text = JSON.stringify(body);
+  return new Promise<{ status: number; body: any }>((resolve, reject) => {
+    const sent = httpRequest(
+      {
+        host: '127.0.0.1',
+        port: new URL(server.baseUrl).port,
+        method: 'POST',
+        path,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'content-length': Buffer.byteLength(text),
+          ...headers,
+        },
+      },
+      (reply) => {
+        let answer = '';
+        reply.setEncoding('utf8');
+        reply.on('data', (chunk: string) => (answer += chunk));
+        reply.on('end', () => resolve({ status: reply.statusCode ?? 0, body: JSON.parse(answer) }));
+      },
+    );
+    sent.on('error', reject);
+    sent.end(text);
+  });
+}
+
+/** The 403 of a browser page's request from `origin` to `path`. */
+const originRefused = (origin: string, path = '/mcp') => ({
+  status: 403,
+  body: {
+    detail:
+      `Origin '${origin}' may not use ${path}: a browser page is refused unless its origin is the server's own ` +
+      'address or listed in DEVDATA_MCP_ALLOWED_ORIGINS (comma-separated)',
+  },
 });
 
 /** The bytes of a tool result as sent: its text and structuredContent together, in UTF-8. */
@@ -802,6 +846,120 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
         batched: structured,
       });
     }
+  });
+
+  it("refuses a browser page of another origin with 403 before the key is checked or counted, and takes its own address's", async () => {
+    const user = await newUser(server);
+    const port = new URL(server.baseUrl).port;
+    const post = (headers: Record<string, string>, path = '/mcp') =>
+      client(server.baseUrl, user.key).raw('POST', path, {
+        headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
+        body: JSON.stringify(createMemoryCall(1)),
+      });
+    const withKey = { authorization: `Bearer ${user.key}` };
+    // Another site, another port or scheme of the server's address, a sandboxed page (null), two Origin headers.
+    for (const origin of [
+      'https://evil.example',
+      'http://127.0.0.1:1',
+      `https://127.0.0.1:${Number(port) + 1}`,
+      'null',
+      `${server.baseUrl}, https://evil.example`,
+    ]) {
+      const refused = await post({ ...withKey, origin });
+      expect({ origin, status: refused.status, body: refused.body }).toEqual({
+        origin,
+        ...originRefused(origin),
+      });
+      // Refused before the key is counted: no rate-limit headers.
+      expect(refused.headers.get('x-ratelimit-remaining')).toBeNull();
+    }
+    const withoutKey = await post({ origin: 'https://evil.example' });
+    expect({ status: withoutKey.status, body: withoutKey.body }).toEqual(
+      originRefused('https://evil.example'),
+    );
+    const atItsPath = await post({ ...withKey, origin: 'https://evil.example' }, '/v1/mcp/sse');
+    expect({ status: atItsPath.status, body: atItsPath.body }).toEqual(
+      originRefused('https://evil.example', '/v1/mcp/sse'),
+    );
+    // A page whose name was pointed at the server (DNS rebinding) sends its own origin, and that name as Host.
+    const rebound = await postAs(
+      server,
+      '/mcp',
+      { ...withKey, host: `evil.example:${port}`, origin: `http://evil.example:${port}` },
+      createMemoryCall(2),
+    );
+    expect(rebound).toEqual(originRefused(`http://evil.example:${port}`));
+    expect(await server.count('memories', { user_id: user.id })).toBe(0);
+    await expect(connect(server, user.key, '/mcp', 'https://evil.example')).rejects.toMatchObject({
+      code: 403,
+    });
+
+    // A page of the address the request goes to, an IP address or localhost, is the server's own.
+    const own = await post({ ...withKey, origin: server.baseUrl });
+    expect(own.status).toBe(200);
+    expect(own.body.result.isError).toBeUndefined();
+    for (const host of [`localhost:${port}`, `[::1]:${port}`]) {
+      const reply = await postAs(
+        server,
+        '/mcp',
+        { ...withKey, host, origin: `http://${host}` },
+        createMemoryCall(3),
+      );
+      expect({ host, status: reply.status, isError: reply.body.result?.isError }).toEqual({
+        host,
+        status: 200,
+        isError: undefined,
+      });
+    }
+    expect(await server.count('memories', { user_id: user.id })).toBe(3);
+    const mcp = await connect(server, user.key, '/mcp', server.baseUrl);
+    open.push(mcp);
+    expect((await answer(mcp, 'get_memories')).memories).toHaveLength(3);
+  });
+
+  describe('with DEVDATA_MCP_ALLOWED_ORIGINS', () => {
+    const allowing = forSuite(() =>
+      startServer(dialect, {
+        mcpAllowedOrigins: allowedOriginsSetting(
+          ' https://Chat.example.com:443/ ,, http://localhost:5173,chrome-extension://abcdefghijklmnop',
+        ),
+      }),
+    );
+
+    it('takes a browser page of an origin it lists, and refuses others', async () => {
+      const { key } = await newUser(allowing);
+      const mcp = await connect(allowing, key, '/mcp', 'https://chat.example.com');
+      open.push(mcp);
+      expect((await answer(mcp, 'create_memory', { content: 'Anna likes tea' })).content).toBe(
+        'Anna likes tea',
+      );
+      const post = (origin: string) =>
+        client(allowing.baseUrl, key).raw('POST', '/mcp', {
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', origin },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+        });
+      // A browser extension's pages send their own scheme.
+      for (const origin of ['http://localhost:5173', 'chrome-extension://abcdefghijklmnop']) {
+        const listed = await post(origin);
+        expect({ origin, status: listed.status, body: listed.body }).toEqual({
+          origin,
+          status: 200,
+          body: { jsonrpc: '2.0', id: 1, result: {} },
+        });
+      }
+      for (const origin of [
+        'https://chat.example.com:8443',
+        'http://chat.example.com',
+        'http://localhost:5174',
+        'chrome-extension://ponmlkjihgfedcba',
+      ]) {
+        const refused = await post(origin);
+        expect({ origin, status: refused.status, body: refused.body }).toEqual({
+          origin,
+          ...originRefused(origin),
+        });
+      }
+    });
   });
 
   it('answers a POST whatever it accepts, as the real service does: JSON, or an event stream to a client taking only that', async () => {

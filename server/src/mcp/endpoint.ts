@@ -1,12 +1,14 @@
 // POST /mcp (and /v1/mcp/sse): the Model Context Protocol over Streamable HTTP, stateless (no session: a new
 // server and transport per request), so any instance answers any request. The developer key authenticates it as
 // it does /v1/dev, by the same hook: a revoked key is a 401, and every POST counts against the key's rate limit, a
-// batch once for each tool call in it.
+// batch once for each tool call in it. A browser page's request (it has an Origin) of an origin not allowed is a 403.
+import { isIP } from 'node:net';
 import type {
   FastifyBaseLogger,
   FastifyPluginAsync,
   FastifyReply,
   FastifyRequest,
+  onRequestHookHandler,
   RouteHandlerMethod,
 } from 'fastify';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -31,6 +33,7 @@ import { developerAuth, rateLimitAnswer, type DeveloperKey } from '../auth/hooks
 import { quoted } from '../contract/common';
 import type { RequestLimiter } from '../auth/rate-limit';
 import { HttpError } from '../http/http-errors';
+import { originOf } from '../http/origin';
 import { jsonBodyText } from '../http/request-body';
 import { isUnavailable } from '../store/db/store-errors';
 import { SERVER_VERSION } from '../version';
@@ -52,6 +55,41 @@ const MCP_PATHS = ['/mcp', '/v1/mcp/sse'] as const;
 const INSTRUCTIONS =
   "Tools over one user's data on devdata-server: conversations (with transcripts), memories (facts about the " +
   'user), action items (tasks), goals and people. Ids come from the list tools; pass them as they are.';
+
+/**
+ * Whether a browser page at `origin` (its `Origin` header) may use the endpoint: its origin is one the operator
+ * allows, or the address the request was sent to (`host`, its Host header) when that is an IP address or
+ * localhost. A page whose host name was pointed at the server (DNS rebinding) sends a request of its own origin,
+ * with that name as its Host too: a name is the server's own only when the operator names it.
+ */
+function originAllowed(origin: string, host: string | undefined, allowed: readonly string[]): boolean {
+  const page = originOf(origin);
+  if (page === null) return false;
+  if (allowed.includes(page)) return true;
+  const scheme = /^https?:/.exec(page)?.[0];
+  if (scheme === undefined || host === undefined || originOf(`${scheme}//${host}`) !== page) return false;
+  const name = new URL(page).hostname.replace(/^\[(.*)\]$/, '$1');
+  return isIP(name) !== 0 || name === 'localhost';
+}
+
+/**
+ * Refuses (403) a request from a browser page of an origin not allowed (see originAllowed), before its body is
+ * read or its key checked, as Streamable HTTP has a server do against DNS rebinding. A request without an `Origin`
+ * (n8n, an IDE, a desktop app, curl: no browser page) passes.
+ */
+const checkOrigin: onRequestHookHandler = async (request) => {
+  const origin = request.headers.origin;
+  if (
+    origin === undefined ||
+    originAllowed(origin, request.headers.host, request.server.config.mcpAllowedOrigins)
+  )
+    return;
+  throw new HttpError(
+    403,
+    `Origin ${quoted(origin)} may not use ${request.routeOptions.url}: a browser page is refused unless its ` +
+      "origin is the server's own address or listed in DEVDATA_MCP_ALLOWED_ORIGINS (comma-separated)",
+  );
+};
 
 function jsonRpcError(code: number, message: string) {
   return { jsonrpc: '2.0', error: { code, message }, id: null };
@@ -418,7 +456,16 @@ const mcp: FastifyPluginAsync<{ limiter: RequestLimiter }> = async (app, { limit
     await answerWithSdk(request, reply, message, limited);
   };
   for (const path of MCP_PATHS)
-    app.post(path, { bodyLimit: BODY_LIMIT, schema: { hide: true }, config: { answersShed: true } }, handle);
+    app.post(
+      path,
+      {
+        bodyLimit: BODY_LIMIT,
+        schema: { hide: true },
+        config: { answersShed: true },
+        onRequest: checkOrigin,
+      },
+      handle,
+    );
 };
 
 export default mcp;
