@@ -283,6 +283,12 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
       'edit_action_item',
       'edit_memory',
     ]);
+    // Only a create is "only additive updates", the protocol's destructiveHint false: an edit overwrites.
+    const destructive = tools
+      .filter((tool) => tool.annotations?.readOnlyHint === false && tool.annotations.destructiveHint === true)
+      .map((tool) => tool.name)
+      .sort();
+    expect(destructive).toEqual(idempotent);
     for (const name of ['create_memory', 'create_action_item'])
       expect(tools.find((tool) => tool.name === name)?.annotations).toMatchObject({
         readOnlyHint: false,

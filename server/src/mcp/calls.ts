@@ -90,7 +90,8 @@ export const TOOL_LIST = TOOLS.map((tool) => {
       // Where a client of protocol 2025-03-26, before the tool's own title, looks for it.
       title: tool.title,
       readOnlyHint: tool.kind === 'read',
-      destructiveHint: tool.kind === 'delete',
+      // The protocol's false is "only additive updates": an edit overwrites what was there, as a delete removes it.
+      destructiveHint: tool.kind === 'edit' || tool.kind === 'delete',
       // A client may retry such a call when its answer is lost (only a create would leave a second record).
       idempotentHint: tool.kind !== 'create',
       openWorldHint: false,
