@@ -7,6 +7,7 @@ import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { allowedOriginsSetting } from '../../server/src/config';
 import type { Scope } from '../../server/src/contract/scopes';
 import { toolAnswer } from '../../server/src/mcp/budget';
@@ -966,6 +967,69 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
         });
       }
     });
+  });
+
+  it('refuses a request or notification whose MCP-Protocol-Version it does not speak with 400, and takes one it speaks or none', async () => {
+    const user = await newUser(server);
+    const post = (body: unknown, version?: string) =>
+      client(server.baseUrl, user.key).raw('POST', '/mcp', {
+        headers: {
+          authorization: `Bearer ${user.key}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(version !== undefined && { 'mcp-protocol-version': version }),
+        },
+        body: JSON.stringify(body),
+      });
+    const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
+    const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
+    for (const [body, version] of [
+      [ping, '1999-01-01'],
+      [ping, ''],
+      [ping, '2025-06-18, 2025-11-25'],
+      [initialized, 'latest'],
+      [createMemoryCall(1), '2025-13-01'],
+    ] as const) {
+      const refused = await post(body, version);
+      expect({ version, status: refused.status, body: refused.body }).toEqual({
+        version,
+        status: 400,
+        body: {
+          jsonrpc: '2.0',
+          id: null,
+          error: {
+            code: -32000,
+            message: `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
+          },
+        },
+      });
+    }
+    expect(await server.count('memories', { user_id: user.id })).toBe(0);
+    // Each version it speaks, and none (a client of 2025-03-26 sends none); initialize comes before one is agreed.
+    for (const version of [...SUPPORTED_PROTOCOL_VERSIONS, undefined]) {
+      const answered = await post(ping, version);
+      expect({ version, status: answered.status, body: answered.body }).toEqual({
+        version,
+        status: 200,
+        body: { jsonrpc: '2.0', id: 1, result: {} },
+      });
+    }
+    expect((await post(initialized, '2025-06-18')).status).toBe(202);
+    const initialize = await post(
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'test', version: '1' },
+        },
+      },
+      '1999-01-01',
+    );
+    expect(initialize.status).toBe(200);
+    expect(initialize.body.result.protocolVersion).toBe('2025-06-18');
   });
 
   it('answers a POST whatever it accepts, as the real service does: JSON, or an event stream to a client taking only that', async () => {
