@@ -13,15 +13,15 @@ import { createServer } from 'node:net';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import SQLite from 'better-sqlite3';
-import { sql } from 'kysely';
-import pino from 'pino';
-import { buildApp } from './app';
 import { configFromEnv, keyPrefixSetting, unknownSettings } from './config';
-import { assertRedisDatabase } from './cluster/redis';
-import { instanceInit, type InitResult } from './scripts/init';
-import { seedDemo } from './scripts/seed';
+import type { InitResult } from './scripts/init';
 import { SERVER_VERSION } from './version';
-import { migrateToLatest, openStore, PG_CONNECT_TIMEOUT_MS, type Store } from './store/db/database';
+import { PG_CONNECT_TIMEOUT_MS } from './store/defaults';
+import type { Store } from './store/db/database';
+
+// The rest of the server (the database drivers and Kysely, the repositories, fastify and the MCP SDK, pino, the
+// Redis client) is imported by the commands that use it, when they get there: --version, --help and a refused
+// argument or setting answer without loading it.
 
 const DEFAULT_DATABASE = 'sqlite:./devdata.sqlite';
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -369,16 +369,6 @@ function databaseError(database: string, error: unknown): unknown {
 }
 
 /**
- * Fails now rather than at the first write on a SQLite file this process may read but not write (a served
- * database already migrated writes nothing until a request does). Setting the schema version it has changes nothing.
- */
-async function assertWritable(store: Store): Promise<void> {
-  if (store.dialect !== 'sqlite') return;
-  const { rows } = await sql<{ user_version: number }>`pragma user_version`.execute(store.db);
-  await sql.raw(`pragma user_version = ${Number(rows[0].user_version)}`).execute(store.db);
-}
-
-/**
  * Whether the database is there to open without making it: a PostgreSQL one is (the server never creates one),
  * a SQLite file only once it exists (opening one that does not would create it), an in-memory one never.
  */
@@ -427,7 +417,8 @@ function holdServingLock(database: string): void {
 }
 
 /** Opens the database, naming it in what goes wrong (a SQLite file that is not a database fails here). */
-function open(database: string): Store {
+async function open(database: string): Promise<Store> {
+  const { openStore } = await import('./store/db/database.js');
   try {
     return openStore(database);
   } catch (error) {
@@ -437,6 +428,7 @@ function open(database: string): Store {
 
 /** Migrates and checks that it can be written, naming the database in what goes wrong. */
 async function prepare(store: Store, database: string): Promise<void> {
+  const { assertWritable, migrateToLatest } = await import('./store/db/database.js');
   try {
     await migrateToLatest(store);
     await assertWritable(store);
@@ -455,7 +447,7 @@ async function savedCredentials(
   file: string | null,
   store: Store | null,
 ): Promise<SavedCredentials | null> {
-  const init = store && instanceInit(store);
+  const init = store && (await import('./scripts/init.js')).instanceInit(store);
   const initialized =
     init !== null &&
     (await init.isInitialized().catch((error: unknown) => {
@@ -558,14 +550,18 @@ function saveAdminToken(file: string, token: string): void {
 
 /** First start: init, save the credentials in the file made for them, then the demo data. */
 async function firstRun(store: Store, database: string, file: CredentialsFile | null): Promise<InitResult> {
-  const credentials = await instanceInit(store, { keyPrefix: configFromEnv().keyPrefix }).initialize();
+  const init = (await import('./scripts/init.js')).instanceInit(store, {
+    keyPrefix: configFromEnv().keyPrefix,
+  });
+  const credentials = await init.initialize();
   file?.save({ database: databaseName(database), ...credentials });
+  const { seedDemo } = await import('./scripts/seed.js');
   await seedDemo(store);
   return credentials;
 }
 
 async function openMigrated(database: string): Promise<Store> {
-  const store = open(database);
+  const store = await open(database);
   try {
     await prepare(store, database);
   } catch (error) {
@@ -578,6 +574,7 @@ async function openMigrated(database: string): Promise<Store> {
 async function serve(store: Store, host: string, port: number, onListening?: (baseUrl: string) => void) {
   // Written asynchronously: a request does not wait for its log line's write, and lines written together go out
   // in one write. pino flushes what is pending when the process exits.
+  const [{ buildApp }, { default: pino }] = await Promise.all([import('./app.js'), import('pino')]);
   const app = await buildApp({
     store,
     logger: { level: logLevel(), stream: pino.destination({ sync: false }) },
@@ -668,7 +665,7 @@ async function main(argv: string[]) {
       // only meet the lock next, so the lock's message, which names that process, comes first.
       if (databaseExists(opts.database)) holdServingLock(opts.database);
       await assertPortFree('serve', host, port);
-      if (redisUrl) await assertRedisDatabase(redisUrl);
+      if (redisUrl) await (await import('./cluster/redis.js')).assertRedisDatabase(redisUrl);
       // Opening a SQLite file that is not there would serve a new, empty database: one no key opens (a typo).
       if (!databaseExists(opts.database) && opts.database !== 'sqlite::memory:')
         throw new Error(
@@ -681,7 +678,11 @@ async function main(argv: string[]) {
     case 'init': {
       const keyPrefix = keyPrefixSetting(process.env.DEVDATA_KEY_PREFIX);
       const store = await openMigrated(opts.database);
-      const result = await instanceInit(store, { keyPrefix }).initialize();
+      const result = await (
+        await import('./scripts/init.js')
+      )
+        .instanceInit(store, { keyPrefix })
+        .initialize();
       await store.close();
       const lines = opts.json
         ? [JSON.stringify(result)]
@@ -696,7 +697,7 @@ async function main(argv: string[]) {
       const store = await openMigrated(opts.database);
       let token: string;
       try {
-        token = await instanceInit(store).replaceAdminTokens();
+        token = await (await import('./scripts/init.js')).instanceInit(store).replaceAdminTokens();
       } finally {
         await store.close();
       }
@@ -718,6 +719,7 @@ async function main(argv: string[]) {
           `${databaseName(opts.database)} does not exist: run \`devdata-server init --database ${opts.database}\` first`,
         );
       const store = await openMigrated(opts.database);
+      const { seedDemo } = await import('./scripts/seed.js');
       const counts = await seedDemo(store);
       await store.close();
       console.log(`Seeded demo data: ${JSON.stringify(counts)}`);
@@ -742,9 +744,9 @@ async function main(argv: string[]) {
       // credentials file is created exclusively.
       if (databaseExists(opts.database)) holdServingLock(opts.database);
       await assertPortFree('start', host, port);
-      if (redisUrl) await assertRedisDatabase(redisUrl);
+      if (redisUrl) await (await import('./cluster/redis.js')).assertRedisDatabase(redisUrl);
       const file = credentialsFileFor(opts.database);
-      const existing = databaseExists(opts.database) ? open(opts.database) : null;
+      const existing = databaseExists(opts.database) ? await open(opts.database) : null;
       let saved: InitResult | null;
       let credentialsFile: CredentialsFile | null;
       try {
@@ -756,7 +758,7 @@ async function main(argv: string[]) {
       }
       let store: Store;
       try {
-        store = existing ?? open(opts.database);
+        store = existing ?? (await open(opts.database));
       } catch (error) {
         credentialsFile?.discard();
         throw error;

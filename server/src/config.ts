@@ -4,12 +4,12 @@ import {
   DEFAULT_DEV_KEY_PREFIX,
   WEBHOOK_SECRET_PREFIX,
 } from './auth/secrets';
-import { closestField } from './contract/common';
+import { closestField } from './closest-field';
 import { originOf } from './http/origin';
 import { EVENT_SETTING_NAMES, eventSettingsFromEnv, type EventSettings } from './events/settings';
 import { integerSetting } from './integer-setting';
 import { OutboundPolicy } from './outbound/policy';
-import { KEY_CACHE_TTL_MS } from './store/users';
+import { KEY_CACHE_TTL_MS } from './store/defaults';
 import { withoutPassword } from './without-password';
 
 /** Settings the server reads from its environment (the CLI's flags override host, port and database). */

@@ -4,6 +4,7 @@
 import { PostgresAdapter, type Kysely } from 'kysely';
 import { DEFAULT_DEV_KEY_PREFIX, displayKey, hashSecret, newSecret } from '../auth/secrets';
 import { DEFAULT_SCOPES, type Scope } from '../contract/scopes';
+import { KEY_CACHE_TTL_MS } from './defaults';
 import { newId } from '../ids';
 import { writeBookkeeping } from './db/database';
 import type { Row } from './db/records';
@@ -12,11 +13,6 @@ import type { Database } from './db/schema';
 import { NotFound } from './db/store-errors';
 import { transaction } from './db/transaction';
 
-/**
- * How long a key read from the database is trusted by default: a revocation elsewhere shows here within
- * this even when the broadcast of it is lost.
- */
-export const KEY_CACHE_TTL_MS = 500;
 const KEY_CACHE_SIZE = 10_000;
 /** Watched keys read per query by recheckWatchedKeys. */
 const RECHECK_CHUNK = 1_000;

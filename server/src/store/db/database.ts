@@ -11,6 +11,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { withoutPassword } from '../../without-password';
+import { PG_CONNECT_TIMEOUT_MS } from '../defaults';
 import type { Database } from './schema';
 import { migrations } from './migrations';
 
@@ -38,13 +39,6 @@ const ping = async (db: Kysely<Database>) => {
 
 const INT8_OID = 20;
 const STATEMENT_CACHE_SIZE = 500;
-
-/**
- * How long a new PostgreSQL connection may take to be answered. A host that takes the connection and never
- * answers (a hung server, a firewall holding it) would otherwise hold a start, or a request, forever: past this it
- * is out of reach like a refused one.
- */
-export const PG_CONNECT_TIMEOUT_MS = 10_000;
 
 /**
  * The pool's clients, each connect bounded by PG_CONNECT_TIMEOUT_MS. Set on the clients rather than the pool: the
@@ -191,6 +185,16 @@ export function openStore(url: string): Store {
     return { db, dialect: 'sqlite', url, ping: () => ping(db), dataVersion, close: () => db.destroy() };
   }
   throw new Error(`Unsupported database URL "${withoutPassword(url)}": use sqlite:<path> or postgres://…`);
+}
+
+/**
+ * Fails now rather than at the first write on a SQLite file this process may read but not write (a served
+ * database already migrated writes nothing until a request does). Setting the schema version it has changes nothing.
+ */
+export async function assertWritable(store: Pick<Store, 'db' | 'dialect'>): Promise<void> {
+  if (store.dialect !== 'sqlite') return;
+  const { rows } = await sql<{ user_version: number }>`pragma user_version`.execute(store.db);
+  await sql.raw(`pragma user_version = ${Number(rows[0].user_version)}`).execute(store.db);
 }
 
 /** Any one number of our own: the advisory lock that lets one instance at a time migrate a PostgreSQL database. */
