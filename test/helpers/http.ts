@@ -82,12 +82,13 @@ export function devClient(server: TestServer): Client {
 }
 
 /** Posts `body` to `server`'s /mcp as JSON, as the SDK's client does, with `key` as bearer. */
-export const postMcp = (server: TestServer, key: string, body: unknown) =>
+export const postMcp = (server: TestServer, key: string, body: unknown, protocolVersion?: string) =>
   client(server.baseUrl, key).raw('POST', '/mcp', {
     headers: {
       authorization: `Bearer ${key}`,
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
+      ...(protocolVersion !== undefined && { 'mcp-protocol-version': protocolVersion }),
     },
     body: JSON.stringify(body),
   });

@@ -971,16 +971,7 @@ describe.each(DIALECTS)('MCP endpoint on %s', (dialect) => {
 
   it('refuses a request or notification whose MCP-Protocol-Version it does not speak with 400, and takes one it speaks or none', async () => {
     const user = await newUser(server);
-    const post = (body: unknown, version?: string) =>
-      client(server.baseUrl, user.key).raw('POST', '/mcp', {
-        headers: {
-          authorization: `Bearer ${user.key}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          ...(version !== undefined && { 'mcp-protocol-version': version }),
-        },
-        body: JSON.stringify(body),
-      });
+    const post = (body: unknown, version?: string) => postMcp(server, user.key, body, version);
     const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
     const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
     for (const [body, version] of [
@@ -1806,16 +1797,7 @@ describe.each(DIALECTS)('MCP endpoint rate limit on %s', (dialect) => {
       method: 'initialize',
       params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } },
     };
-    const post = (body: unknown, version?: string) =>
-      client(server.baseUrl, user.key).raw('POST', '/mcp', {
-        headers: {
-          authorization: `Bearer ${user.key}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          ...(version && { 'mcp-protocol-version': version }),
-        },
-        body: JSON.stringify(body),
-      });
+    const post = (body: unknown, version?: string) => postMcp(server, user.key, body, version);
     // Each of these POSTs counts once, as any POST does, and runs nothing: its calls count for nothing more.
     const tooMany = await post(Array.from({ length: 101 }, (_, n) => createMemoryCall(n + 1)));
     expect({ status: tooMany.status, body: tooMany.body }).toEqual(
