@@ -21,7 +21,7 @@ import { runCli, serveCli, type ServeProcess } from './cli';
  * that release's commit (`git rev-parse --short HEAD` on it), so every migration added after it is tested on a
  * database that version wrote. The commit must be in the clone's history (not cut off by a shallow clone).
  */
-export const PREVIOUS_VERSION = '90d5a80';
+export const PREVIOUS_VERSION = '25e8b64';
 
 const ROOT = join(__dirname, '../..');
 const CACHE = join(ROOT, 'node_modules/.cache/devdata-previous');
