@@ -17,7 +17,7 @@ import SQLite from 'better-sqlite3';
 import { configFromEnv, keyPrefixSetting, unknownSettings } from './config';
 import type { InitResult } from './scripts/init';
 import { SERVER_VERSION } from './version';
-import { PG_CONNECT_TIMEOUT_MS } from './store/defaults';
+import { PG_CONNECT_TIMEOUT_MS } from './store/db/defaults';
 import type { Store } from './store/db/database';
 
 // The rest of the server (the database drivers and Kysely, the repositories, fastify and the MCP SDK, pino, the

@@ -9,7 +9,7 @@ import { originOf } from './http/origin';
 import { EVENT_SETTING_NAMES, eventSettingsFromEnv, type EventSettings } from './events/settings';
 import { integerSetting } from './integer-setting';
 import { OutboundPolicy } from './outbound/policy';
-import { KEY_CACHE_TTL_MS } from './store/defaults';
+import { KEY_CACHE_TTL_MS } from './store/db/defaults';
 import { withoutPassword } from './without-password';
 
 /** Settings the server reads from its environment (the CLI's flags override host, port and database). */

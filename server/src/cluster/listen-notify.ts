@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { randomUUID } from 'node:crypto';
 import { envelope, opened, Unsent, type Bus, type BusState, type Channel } from './bus';
-import { PG_CONNECT_TIMEOUT_MS } from '../store/defaults';
+import { PG_CONNECT_TIMEOUT_MS } from '../store/db/defaults';
 import type { Database } from '../store/db/schema';
 
 /** PostgreSQL channels are per database, so their names need no prefix. */

@@ -4,7 +4,7 @@
 import { PostgresAdapter, type Kysely } from 'kysely';
 import { DEFAULT_DEV_KEY_PREFIX, displayKey, hashSecret, newSecret } from '../auth/secrets';
 import { DEFAULT_SCOPES, type Scope } from '../contract/scopes';
-import { KEY_CACHE_TTL_MS } from './defaults';
+import { KEY_CACHE_TTL_MS } from './db/defaults';
 import { newId } from '../ids';
 import { writeBookkeeping } from './db/database';
 import type { Row } from './db/records';

@@ -11,7 +11,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { withoutPassword } from '../../without-password';
-import { PG_CONNECT_TIMEOUT_MS } from '../defaults';
+import { PG_CONNECT_TIMEOUT_MS } from './defaults';
 import type { Database } from './schema';
 import { migrations } from './migrations';
 
