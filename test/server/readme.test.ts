@@ -115,6 +115,37 @@ describe('the published README', () => {
       expect({ path, exists: existsSync(join(REPO, path)) }).toEqual({ path, exists: true });
   });
 
+  it('says which credentials `npm run demo` creates in n8n, and that the examples needing another lack it', () => {
+    // The demo's credentials, as test/e2e/harness.ts gives them to n8n: `name: '…', type: '…'`.
+    const harness = readFileSync(join(REPO, 'test/e2e/harness.ts'), 'utf8');
+    const body = /export function n8nCredentials\([\s\S]*?\n}\n/.exec(harness)?.[0] ?? '';
+    const created = [...body.matchAll(/name: '([^']+)',\s*type: '([^']+)'/g)].map(([, name, type]) => ({
+      name,
+      type,
+    }));
+    expect(created.length).toBeGreaterThan(0);
+    const text = readme.replace(/\s+/g, ' ');
+    const said = text.slice(text.indexOf('`npm run demo` imports them all'), text.indexOf('| file |'));
+    expect(said).toContain(`${['no', 'one', 'two', 'three'][created.length]} credentials`);
+    for (const { name } of created) expect(said).toContain(`*${name}*`);
+    // A credential type an example uses and the demo does not create is named as one the user brings.
+    const examples = readdirSync(join(REPO, 'examples')).filter((file) => file.endsWith('.json'));
+    const used = new Set(
+      examples.flatMap((file) =>
+        (
+          JSON.parse(readFileSync(join(REPO, 'examples', file), 'utf8')) as {
+            nodes: Array<{ credentials?: Record<string, unknown> }>;
+          }
+        ).nodes.flatMap((node) => Object.keys(node.credentials ?? {})),
+      ),
+    );
+    const missing = [...used].filter((type) => !created.some((credential) => credential.type === type));
+    expect(missing).toEqual(['postgres']);
+    expect(said).toMatch(
+      /it creates no other, so the PostgreSQL sync needs a \*Postgres\* credential of yours/,
+    );
+  });
+
   it('leaves the server to its manual: no server commands, no paths only a clone has', () => {
     expect(readme).not.toMatch(/npx devdata-server|devdata-server (init|seed|serve)/);
     expect(readme).not.toMatch(/\]\((?!https?:|#)/); // no relative links
