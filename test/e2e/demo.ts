@@ -83,10 +83,10 @@ async function freePortAbove(port: number, other: number): Promise<number> {
   }
 }
 
-/** `npm run demo` with every DEMO_* setting the user gave, and `variable` set to `value`. */
-function demoCommand(variable: string, value: number): string {
+/** `npm run demo` with every DEMO_* setting the user gave, and those of `values` set as it says. */
+function demoCommand(values: Partial<Record<(typeof SETTINGS)[number], number>>): string {
   const words = SETTINGS.flatMap((name) => {
-    const given = name === variable ? String(value) : process.env[name];
+    const given = values[name] !== undefined ? String(values[name]) : process.env[name];
     if (given === undefined || given === '') return [];
     return [`${name}=${/^[\w@%+=:,./-]+$/.test(given) ? given : `'${given.replaceAll("'", `'\\''`)}'`}`];
   });
@@ -98,7 +98,7 @@ async function main() {
   const ports = [
     { what: 'devdata-server', variable: 'DEMO_DEVDATA_PORT', port: portSetting('DEMO_DEVDATA_PORT', 8080) },
     { what: 'n8n', variable: 'DEMO_N8N_PORT', port: portSetting('DEMO_N8N_PORT', 5678) },
-  ];
+  ] as const;
   if (ports[0].port === ports[1].port) {
     const [devdataPort, n8nPort] = ports;
     const described = ({ variable, port }: { variable: string; port: number }) =>
@@ -108,7 +108,7 @@ async function main() {
     throw new Error(
       `${described(devdataPort)} and ${described(n8nPort)} are the same port, and the demo needs one for ` +
         `devdata-server and another for n8n.\n` +
-        `Give them different ports: ${demoCommand(moved.variable, await freePortAbove(moved.port, moved.port))}`,
+        `Give them different ports: ${demoCommand({ [moved.variable]: await freePortAbove(moved.port, moved.port) })}`,
     );
   }
 
@@ -124,18 +124,34 @@ async function main() {
     );
 
   // Then: with a port taken, another server would answer in place of the demo's (with keys the demo's n8n does
-  // not hold), so nothing is started or installed.
-  for (const [index, { what, variable, port }] of ports.entries())
-    if (await portTaken(port))
-      throw new Error(
-        `Port ${port} is already in use, so the demo cannot start ${what} there.\n` +
-          `Stop what listens on it (${
-            what === 'devdata-server'
-              ? 'a devdata-server from `npm start` stops with Ctrl+C in its terminal; '
-              : ''
-          }\`ss -ltnp "sport = :${port}"\` shows which process it is),\n` +
-          `or run the demo on a free port: ${demoCommand(variable, await freePortAbove(port, ports[1 - index].port))}`,
-      );
+  // not hold), so nothing is started or installed. Both ports are checked, so that with both taken the fix given
+  // is the whole one.
+  const taken = [];
+  for (const entry of ports) if (await portTaken(entry.port)) taken.push(entry);
+  const npmStart = 'a devdata-server from `npm start` stops with Ctrl+C in its terminal; ';
+  if (taken.length === 1) {
+    const [{ what, variable, port }] = taken;
+    const other = ports.find((entry) => entry.variable !== variable)!.port;
+    throw new Error(
+      `Port ${port} is already in use, so the demo cannot start ${what} there.\n` +
+        `Stop what listens on it (${what === 'devdata-server' ? npmStart : ''}` +
+        `\`ss -ltnp "sport = :${port}"\` shows which process it is),\n` +
+        `or run the demo on a free port: ${demoCommand({ [variable]: await freePortAbove(port, other) })}`,
+    );
+  }
+  if (taken.length === 2) {
+    const [devdataPort, n8nPort] = ports;
+    const devdataFree = await freePortAbove(devdataPort.port, n8nPort.port);
+    const n8nFree = await freePortAbove(n8nPort.port, devdataFree);
+    throw new Error(
+      `Ports ${devdataPort.port} and ${n8nPort.port} are both already in use, so the demo cannot start ` +
+        `devdata-server on ${devdataPort.port} nor n8n on ${n8nPort.port}.\n` +
+        `Stop what listens on them (${npmStart}` +
+        `\`ss -ltnp "( sport = :${devdataPort.port} or sport = :${n8nPort.port} )"\` shows which processes ` +
+        `they are),\n` +
+        `or run the demo on two free ports: ${demoCommand({ DEMO_DEVDATA_PORT: devdataFree, DEMO_N8N_PORT: n8nFree })}`,
+    );
+  }
 
   // The build comes after the port check, so a taken port is said at once rather than after it.
   console.log('Building the package and the server…');

@@ -97,6 +97,39 @@ describe('npm run demo with a port already taken', () => {
     }
   });
 
+  it('refuses when both ports are taken, naming both and suggesting a free one for each', async () => {
+    // With only the first named, the user who moved it would be refused again for the second.
+    const servers: Array<Awaited<ReturnType<typeof occupy>>> = [];
+    try {
+      const devdataPort = await freePort();
+      servers.push(await occupy(devdataPort));
+      const n8nPort = await freePort();
+      servers.push(await occupy(n8nPort));
+      const result = runDemo({ DEMO_DEVDATA_PORT: String(devdataPort), DEMO_N8N_PORT: String(n8nPort) });
+      expect(result).toEqual({
+        status: 1,
+        stdout: '',
+        stderr: expect.stringContaining(
+          `Ports ${devdataPort} and ${n8nPort} are both already in use, so the demo cannot start ` +
+            `devdata-server on ${devdataPort} nor n8n on ${n8nPort}.\n`,
+        ),
+        cache: [],
+      });
+      expect(result.stderr).toContain('npm start');
+      expect(result.stderr).toContain(`sport = :${devdataPort} or sport = :${n8nPort}`);
+      const [, devdataFree, n8nFree] =
+        /or run the demo on two free ports: DEMO_DEVDATA_PORT=(\d+) DEMO_N8N_PORT=(\d+) npm run demo\n/
+          .exec(result.stderr)
+          ?.map(Number) ?? [];
+      expect(devdataFree).toBeGreaterThan(0);
+      expect(n8nFree).toBeGreaterThan(0);
+      expect([devdataPort, n8nPort, n8nFree]).not.toContain(devdataFree);
+      expect([devdataPort, n8nPort]).not.toContain(n8nFree);
+    } finally {
+      for (const server of servers) server?.close();
+    }
+  });
+
   it('refuses the default port 8080, taken for example by `npm start`', async () => {
     const server = await occupy(8080);
     try {
