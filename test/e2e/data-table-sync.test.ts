@@ -8,7 +8,8 @@ syncSuite({
   credentials: async () => [],
   async setUp(rest) {
     const project = await rest('GET', '/projects/personal');
-    // The table with the columns the example's sticky note and docs/syncing-action-items.md name.
+    // The table with the columns the example's sticky note and docs/syncing-action-items.md name (the editor's
+    // datetime is the API's `date`).
     const table = await rest('POST', `/projects/${project.id}/data-tables`, {
       name: 'DevData action items',
       columns: [

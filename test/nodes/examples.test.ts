@@ -36,3 +36,33 @@ test('action-item-sync.json says a scheduled run must read only new tasks: every
   expect(notes).toMatch(/only the tasks added since the last run/);
   expect(notes).toMatch(/a task read twice becomes two action items/);
 });
+
+test('action-item-sync-data-table.json and docs/syncing-action-items.md name the columns it writes with the types n8n lists', () => {
+  // n8n's Data Table editor lists a column's type as string, number, boolean or datetime (its API's `date`): a
+  // user told "Date" or "Text" finds no such type.
+  const { nodes } = JSON.parse(readFileSync(join(EXAMPLES, 'action-item-sync-data-table.json'), 'utf8')) as {
+    nodes: Array<{ type: string; parameters: { content?: string; columns?: { value: object } } }>;
+  };
+  const written = new Set(
+    nodes
+      .filter((node) => node.type === 'n8n-nodes-base.dataTable' && node.parameters.columns)
+      .flatMap((node) => Object.keys(node.parameters.columns!.value)),
+  );
+  const columns =
+    '`description` (string), `completed` (boolean), `due_at` (datetime) and `devdata_id` (string)';
+  expect([...columns.matchAll(/`(\w+)`/g)].map(([, name]) => name).sort()).toEqual([...written].sort());
+  const notes = nodes
+    .filter((node) => node.type === 'n8n-nodes-base.stickyNote')
+    .map((node) => node.parameters.content)
+    .join('\n');
+  const docs = readFileSync(join(EXAMPLES, '..', 'docs', 'syncing-action-items.md'), 'utf8').replace(
+    /\s+/g,
+    ' ',
+  );
+  for (const text of [notes, docs]) {
+    expect(text).toContain(columns);
+    // Every parenthesised type the text gives a column is one of n8n's.
+    for (const [, type] of text.matchAll(/`\w+` \((\w+)\)/g))
+      expect(['string', 'number', 'boolean', 'datetime']).toContain(type);
+  }
+});
