@@ -203,7 +203,7 @@ What to try (credentials "DevData Developer API" and "DevData App API" are ready
   1. Open "DevData: sync action items from another tool" and click "Execute workflow": 120 tasks become
      action items in 3 requests. See them with:
      curl -H "Authorization: Bearer $DEV_KEY" "$DEVDATA/v1/dev/user/action-items?limit=1000"
-  2. Open "DevData: daily goal progress digest" and run it from "Run": the digest lands in the inbox
+  2. Open "DevData: daily goal progress digest" and click "Execute workflow": the digest lands in the inbox
      (curl -H "Authorization: Bearer $DEV_KEY" $DEVDATA/v1/dev/user/notifications).
   3. Add a DevData node to a new workflow and browse its resources: conversations, memories, goals, people…
 

@@ -216,3 +216,19 @@ describe('npm run demo while another demo of the clone runs', () => {
     }
   });
 });
+
+describe('what npm run demo prints to try', () => {
+  it('names n8n 2.x\'s button, "Execute workflow", in each step that runs a workflow', () => {
+    // Printed only once n8n runs: read from the demo's source, as it prints it.
+    const source = readFileSync(join(REPO, 'test/e2e/demo.ts'), 'utf8');
+    const steps = source
+      .slice(source.indexOf('What to try'), source.indexOf('Logs:'))
+      .split(/\n\s+(?=\d\. )/);
+    const opening = steps.filter((step) => /^\d\. Open "/.test(step));
+    expect(opening).toHaveLength(2);
+    for (const step of opening) {
+      expect(step).toContain('click "Execute workflow"');
+      expect(step).not.toMatch(/"Run"|Test workflow|Execute Workflow/);
+    }
+  });
+});
