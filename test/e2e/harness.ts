@@ -304,11 +304,10 @@ export async function startDevdataServer(
   const init = await run(process.execPath, [DEVDATA_CLI, 'init', '--json', '--database', database]);
   const credentials = JSON.parse(init.stdout) as Credentials;
   if (options.seed) await run(process.execPath, [DEVDATA_CLI, 'seed', '--demo', '--database', database]);
-  const port = options.port ?? (await freePort());
   return await serveDevdata(processes, {
     database,
     credentials,
-    port,
+    port: options.port,
     env: options.env,
     logFile: join(workDir, 'devdata-server.log'),
   });
@@ -326,27 +325,30 @@ export async function startAnotherDevdataInstance(
   return await serveDevdata(processes, {
     database: first.database,
     credentials: first.credentials,
-    port: await freePort(),
     env: options.env ?? first.env,
     logFile: options.logFile,
   });
 }
 
-/** `serve` on an initialised database; resolves once it answers /healthz. */
+/**
+ * `serve` on an initialised database, on `port` or else one the system picks; resolves once it has said where it
+ * listens and answers /healthz there. A port picked here beforehand could be taken by another process before the
+ * server listens (seen on a busy machine: the server exited, and another test's server answered /healthz).
+ */
 async function serveDevdata(
   processes: Processes,
   options: {
     database: string;
     credentials: Credentials;
-    port: number;
+    port?: number;
     env?: NodeJS.ProcessEnv;
     logFile: string;
   },
 ): Promise<DevdataServer> {
-  const { database, credentials, port, logFile } = options;
-  processes.start(
+  const { database, credentials, logFile } = options;
+  const child = processes.start(
     process.execPath,
-    [DEVDATA_CLI, 'serve', '--port', String(port), '--database', database],
+    [DEVDATA_CLI, 'serve', '--port', String(options.port ?? 0), '--database', database],
     // n8n's webhooks are on 127.0.0.1 here: the development allowance lets the server call them.
     // The tests read which requests it answered from its log (serverRequests).
     {
@@ -359,7 +361,20 @@ async function serveDevdata(
     },
     logFile,
   );
-  const baseUrl = `http://127.0.0.1:${port}`;
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const baseUrl = await waitFor(
+    'devdata-server to listen',
+    async () => {
+      // Exited (a port taken by another process, say): waiting on is pointless, and its log says why.
+      if (child.exitCode !== null) {
+        const exited = new Error(`devdata-server exited with ${child.exitCode}:\n${tail(logFile, 20)}`);
+        throw Object.assign(exited, { fatal: true });
+      }
+      return /"msg":"Server listening at (http:\/\/127\.0\.0\.1:\d+)"/.exec(output)?.[1];
+    },
+    30_000,
+  );
   await waitFor(
     'devdata-server /healthz',
     async () => ((await fetch(`${baseUrl}/healthz`)).ok ? true : undefined),
